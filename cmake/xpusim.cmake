@@ -1,0 +1,30 @@
+# Helpers shared by every layer.
+
+set(XS_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wno-maybe-uninitialized -Wno-restrict)
+
+# xs_add_layer(NAME SOURCES ... DEPS ...): one static library per layer, public headers in include/.
+function(xs_add_layer name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(xpusim_${name} STATIC ${ARG_SOURCES})
+  target_include_directories(xpusim_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include
+                                            PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(xpusim_${name} PUBLIC ${ARG_DEPS})
+  target_compile_options(xpusim_${name} PRIVATE ${XS_WARNINGS})
+  if(XS_WERROR)
+    target_compile_options(xpusim_${name} PRIVATE -Werror)
+  endif()
+endfunction()
+
+# xs_add_test(NAME SOURCES ... DEPS ...): one GoogleTest binary, discovered by CTest.
+function(xs_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest_main)
+  target_compile_options(${name} PRIVATE ${XS_WARNINGS})
+  target_compile_definitions(${name} PRIVATE XS_TESTDATA_DIR="${PROJECT_SOURCE_DIR}/data"
+                                             XS_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS fast)
+  endif()
+  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+endfunction()

@@ -1,0 +1,93 @@
+#pragma once
+// Reading input documents (JSON and YAML) into a JSON tree, and typed, strict field readers.
+// The parser libraries stay behind this layer: other layers see nlohmann::json values only
+// through FieldReader.
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/core/result.h"
+#include "xpusim/core/unit_parse.h"
+
+namespace xpusim::config {
+
+using Json = nlohmann::ordered_json;
+
+/// Reads a JSON file. Missing file or malformed JSON throws InputError naming the file and,
+/// for syntax errors, the line and column.
+Json load_json_file(const std::string& path);
+/// Reads a YAML file (a JSON file is valid YAML too) into a JSON tree; errors as above.
+Json load_yaml_file(const std::string& path);
+/// Picks the reader by extension (.json → JSON, .yaml/.yml → YAML).
+Json load_document(const std::string& path);
+
+/// Strict reader over one JSON object: each read marks the key as consumed; finish() reports
+/// every key that was never read as "unknown key" with the closest known key. Errors are
+/// collected in the Diagnostics passed in, with the dotted path of the field.
+class FieldReader {
+ public:
+  FieldReader(const Json& object, std::string path, core::Diagnostics& diags,
+              bool strict = true);
+
+  bool has(const std::string& key) const;
+  std::string path_of(const std::string& key) const;
+
+  std::string str(const std::string& key);                    ///< required string
+  std::string str_or(const std::string& key, const std::string& fallback);
+  long long integer(const std::string& key);                  ///< required integer
+  long long integer_or(const std::string& key, long long fallback);
+  double number(const std::string& key);                      ///< required plain number
+  double number_or(const std::string& key, double fallback);
+  bool boolean_or(const std::string& key, bool fallback);
+  /// A required quantity written as a string with units ("4.9 TB/s"); a bare number, a wrong
+  /// unit, or a negative/zero value (when positive is set) is a diagnostic.
+  template <typename Q>
+  Q quantity(const std::string& key, bool positive = true);
+  /// The raw sub-object (marks the key consumed); a non-object is a diagnostic.
+  const Json* object(const std::string& key, bool required = true);
+  const Json* array(const std::string& key, bool required = true);
+  /// Marks a key as known without reading it (documentation-only fields).
+  void ignore(const std::string& key);
+
+  /// Reports unknown keys (when strict). Call once after all reads.
+  void finish();
+  core::Diagnostics& diagnostics() { return diags_; }
+
+ private:
+  const Json* get(const std::string& key, bool required, const char* expected);
+  void type_error(const std::string& key, const Json& v, const char* expected);
+
+  const Json& obj_;
+  std::string path_;
+  core::Diagnostics& diags_;
+  bool strict_;
+  std::set<std::string> used_;
+};
+
+/// Renders a JSON value compactly for messages.
+std::string brief(const Json& v);
+
+template <typename Q>
+Q FieldReader::quantity(const std::string& key, bool positive) {
+  const Json* v = get(key, true, "a string with a unit");
+  if (!v) return Q{};
+  const std::string expected = core::UnitExample<Q>::get();
+  if (!v->is_string()) {
+    diags_.error(path_of(key),
+                 v->is_number() ? "number without a unit" : "wrong type", brief(*v), expected);
+    return Q{};
+  }
+  auto r = core::parse_quantity<Q>(v->get<std::string>());
+  if (!r) {
+    diags_.error(path_of(key), r.error(), v->get<std::string>(), expected);
+    return Q{};
+  }
+  if (positive && !(r->base() > 0.0)) {
+    diags_.error(path_of(key), "must be positive", v->get<std::string>(), expected);
+  }
+  return *r;
+}
+
+}  // namespace xpusim::config

@@ -1,0 +1,1 @@
+#include "xpusim/hw/catalog.h"

@@ -1,0 +1,2 @@
+// Placeholder until the layer's first source lands.
+namespace xpusim::net {}

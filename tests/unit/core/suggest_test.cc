@@ -1,0 +1,37 @@
+#include <gtest/gtest.h>
+
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/core/format.h"
+#include "xpusim/core/registry.h"
+#include "xpusim/core/suggest.h"
+
+using namespace xpusim::core;
+
+TEST(Suggest, ClosestMatchForTypos) {
+  std::vector<std::string> ids = {"trn2-48xl", "trn3-ultraserver-gen2", "gb300-nvl72"};
+  EXPECT_EQ(closest_match("gb300-nv72", ids).value_or(""), "gb300-nvl72");
+  EXPECT_EQ(closest_match("trn3-ultraserver-gen", ids).value_or(""), "trn3-ultraserver-gen2");
+  EXPECT_FALSE(closest_match("completely-different-thing", ids).has_value());
+}
+
+TEST(Registry, UnknownNameListsValidOnesAndClosest) {
+  Registry<int> r("topology");
+  r.add("ring", "ring", 1);
+  r.add("switch", "switch", 2);
+  try {
+    r.get("swtich", "net.topology");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("net.topology: unknown topology 'swtich'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("one of: ring, switch"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("did you mean 'switch'?"), std::string::npos) << msg;
+  }
+}
+
+TEST(Format, NumbersAreDeterministic) {
+  EXPECT_EQ(fmt_num(4.9), "4.9");
+  EXPECT_EQ(fmt_num(2517.0), "2517");
+  EXPECT_EQ(fmt_num(0.00123456, 3), "0.00123");
+  EXPECT_EQ(fmt_int(1048576), "1,048,576");
+}
