@@ -1,13 +1,72 @@
-// xpusim train: placeholder until the sub-command lands.
+// xpusim train: one training step of a model on a system with a parallel plan.
+
+#include <fstream>
 #include <iostream>
 
-#include "commands.h"
+#include "cli_util.h"
+#include "train_options.h"
+#include "xpusim/cost/energy.h"
+#include "xpusim/report/train_report.h"
 
 namespace xpusim::cli {
 
-int run_train(const Args&) {
-  std::cerr << "xpusim train: not implemented yet\n";
-  return 3;
+int run_train(const Args& args) {
+  CLI::App app{"Simulate one training step: step time, tokens/s, MFU, breakdown, memory per chip", "xpusim train"};
+  TrainOptions o;
+  bool json = false;
+  std::string trace;
+  app.add_option("--system", o.system, "system id (xpusim catalog list)");
+  app.add_option("--model", o.model, "model id (xpusim model list) or path to a config.json");
+  app.add_option("--chips", o.chips, "total chips; more than one UltraServer/rack means a cluster of them");
+  app.add_option("--scenario", o.scenario, "YAML scenario file (flags given on the command line win)");
+  app.add_option("--tp", o.tp, "tensor parallel degree");
+  app.add_option("--pp", o.pp, "pipeline stages");
+  app.add_option("--dp", o.dp, "data parallel degree");
+  app.add_option("--cp", o.cp, "context parallel degree");
+  app.add_option("--ep", o.ep, "expert parallel degree");
+  app.add_option("--vpp", o.vpp, "virtual pipeline stages per rank (interleaved 1F1B)");
+  app.add_option("--micro-batch", o.micro_batch, "sequences per micro-batch");
+  app.add_option("--global-batch", o.global_batch, "sequences per step (default: ~4M tokens)");
+  app.add_option("--seq-len", o.seq_len, "sequence length (default: min(max positions, 8192))");
+  app.add_option("--precision", o.precision, "matmul precision: bf16, fp16, fp8, mxfp8, mxfp4, nvfp4 ...");
+  app.add_option("--zero", o.zero, "optimizer sharding: none, 1, 2, 3, fsdp (default 1)");
+  app.add_option("--recompute", o.recompute, "none, selective, full (default: the least that fits)");
+  app.add_option("--executor", o.executor, "event (default) or analytical")->check(CLI::IsMember({"event", "analytical"}));
+  app.add_option("--trace", trace, "write the event-driven timeline as Chrome trace JSON (Perfetto)");
+  app.add_flag("--json", json, "print one JSON document");
+  if (int rc = parse(app, args); rc >= 0) return rc;
+
+  apply_scenario_file(o);
+  const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
+  BuiltTrain b = build_train(o, cat, data_dir() + "/models");
+  const engine::TrainScenario& s = b.scenario;
+  const bool want_trace = !trace.empty();
+  engine::TrainResult r = (o.executor == "analytical" && !want_trace) ? engine::simulate_analytical(s)
+                                                                       : engine::simulate_event(s, want_trace);
+  if (!r.feasible) {
+    std::cerr << "error: plan infeasible: " << r.reason << "\n";
+    return 2;
+  }
+  const cost::EnergyCost e = cost::energy_cost(*s.system, r.activity, r.step_time);
+  if (want_trace) {
+    std::ofstream out(trace);
+    if (!out) core::fail("--trace", "cannot write file", trace, "a writable path");
+    out << engine::chrome_trace_json(r);
+  }
+  if (json) {
+    auto j = report::train_json(s, r, e);
+    j["plan_searched"] = b.searched;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << report::train_text(s, r, e);
+    if (b.searched)
+      std::cout << "  (plan chosen by search over " << b.evaluated << " candidates; fix any of --tp/--pp/--dp/--recompute to override)\n";
+  }
+  if (!r.fits) {
+    if (!json) std::cerr << "infeasible: " << r.reason << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace xpusim::cli

@@ -24,6 +24,15 @@ struct Sourced {
   std::string note;    ///< conflicts, derivations
 };
 
+/// One catalog fact as written in its file, for listings and provenance reports: the dotted
+/// path inside the file ("peak.bf16", "scale_up[0].bandwidth_per_chip"), the value as text
+/// ("671 TFLOP/s", "8", "true") and its provenance. Every number of a file appears here, in file
+/// order, including counts and flags that are stored as plain ints/bools in the structs.
+struct FactRecord {
+  std::string path;
+  Sourced<std::string> fact;
+};
+
 /// Architecture family: selects the compute model (systolic NeuronCore or GPU SMs).
 enum class ChipFamily { Trainium, NvidiaGpu };
 
@@ -67,6 +76,11 @@ struct ChipSpec {
   Sourced<core::Watts> tdp;
   std::optional<NeuronCoreSpec> neuron;
   std::optional<GpuSpec> gpu;
+  /// Administrative power limit below the part's nominal TDP (e.g. H100 96GB at 500 W); it lowers
+  /// sustained clocks. Absent when the chip runs at its nominal TDP.
+  std::optional<Sourced<core::Watts>> power_cap;
+  std::string description;
+  std::vector<FactRecord> facts;  ///< every number of the chip file with its provenance
 
   bool supports(core::Dtype d) const { return peak.count(d) != 0; }
   /// Peak rate for `d`; XS_CHECKs that the dtype is supported.
@@ -87,6 +101,10 @@ struct TopologyDim {
   Sourced<core::Seconds> latency;  ///< per hop / per message start-up
   double oversubscription = 1.0;   ///< fat-tree tapering (1 = non-blocking)
   int tiers = 1;                   ///< fat-tree levels (latency grows with tiers)
+  bool rail_optimized = false;     ///< NIC i of every node on its own leaf (rail) switch
+  /// The catalog published the figure per direction (NIC line rate); bandwidth_per_chip holds
+  /// twice that so that the both-directions convention above holds for every dimension.
+  bool published_per_direction = false;
 };
 
 /// A system: chips joined by a scale-up fabric inside a domain and a scale-out fabric across.
@@ -107,6 +125,7 @@ struct SystemSpec {
   /// Power drawn per chip by the rest of the system (host CPU, NICs, switches, fans) at load.
   Sourced<core::Watts> overhead_power_per_chip;
   std::string description;
+  std::vector<FactRecord> facts;  ///< every number of the system file with its provenance
 };
 
 }  // namespace xpusim::hw

@@ -23,6 +23,10 @@ struct MoeSpec {
   int first_dense_layers = 0;     ///< leading layers with a dense MLP (DeepSeek first_k_dense)
   int layer_freq = 1;             ///< every n-th layer (after the dense ones) is MoE
   bool router_bias = false;
+  /// Per-layer MoE flags when the family states them explicitly (qwen3_moe mlp_only_layers and
+  /// decoder_sparse_step, DeepSeek first_k_dense_replace + moe_layer_freq); empty = use
+  /// first_dense_layers and layer_freq. Filled by the loader.
+  std::vector<bool> layer_moe;
 };
 
 struct MlaSpec {
@@ -59,10 +63,21 @@ struct ModelSpec {
   MlaSpec mla;
   long long sliding_window = 0;        ///< 0 = none
   std::vector<bool> layer_is_sliding;  ///< per layer (gpt-oss layer_types); empty = all full
+  // Added by the accounting work (additive; defaults keep the old meaning):
+  bool norm_bias = true;       ///< LayerNorm carries a bias (MPT no_bias: false); RMSNorm never
+  int norms_per_layer = 2;     ///< 1 for parallel blocks sharing one input norm (gptj, falcon-7b)
+  bool lm_head_bias = false;   ///< gptj's LM head has a vocab-sized bias
 
   bool is_moe() const { return moe.num_experts > 0; }
   /// Whether layer `i` (0-based) has a routed-expert MLP.
   bool layer_is_moe(int i) const;
+  /// Whether layer `i` uses sliding-window attention (window = sliding_window).
+  bool layer_sliding(int i) const;
+  /// Keys one query of layer `i` sees when the context holds `context` tokens (window cap).
+  long long layer_context(int i, long long context) const;
+  /// Query/key head dimension (MLA: qk_nope + qk_rope) and value head dimension.
+  long long qk_head_dim() const;
+  long long v_head_dim() const;
 };
 
 }  // namespace xpusim::workload

@@ -1,0 +1,62 @@
+#pragma once
+// Time of one operator on one chip: a roofline (math at an achievable fraction of the dtype's
+// peak vs bytes at an achievable fraction of HBM peak) plus what a roofline misses — tile
+// quantisation on 128×128 systolic arrays (Trainium TensorE), wave quantisation over GPU SMs,
+// per-kernel / per-instruction overheads — with a few global parameters per hardware family
+// (compute/calibration.h).
+
+#include <string>
+
+#include "xpusim/compute/calibration.h"
+#include "xpusim/core/dtype.h"
+#include "xpusim/core/units.h"
+#include "xpusim/hw/spec.h"
+#include "xpusim/workload/ops.h"
+
+namespace xpusim::compute {
+
+enum class Pass { Forward, Backward };
+
+struct OpTime {
+  core::Seconds time;
+  core::Flops flops;       ///< FLOPs executed
+  core::Bytes hbm_bytes;   ///< bytes moved to/from HBM
+  bool compute_bound = true;
+  core::Dtype dtype = core::Dtype::Bf16;  ///< math dtype actually used
+};
+
+/// Dtypes an op may run in on a given chip.
+struct Precision {
+  core::Dtype gemm = core::Dtype::Bf16;     ///< linear layers
+  core::Dtype weights = core::Dtype::Bf16;  ///< weight storage (bytes read)
+  core::Dtype activations = core::Dtype::Bf16;
+  core::Dtype kv = core::Dtype::Bf16;       ///< KV cache storage
+};
+
+class ChipModel {
+ public:
+  ChipModel(const hw::ChipSpec& chip, Calibration cal);
+  explicit ChipModel(const hw::ChipSpec& chip);  ///< with calibration_for(chip)
+
+  /// Time of `op` in the given pass. Attention runs in bf16 (flash attention); GEMMs in the
+  /// fastest dtype the chip supports that is not more precise than requested... see best_dtype.
+  OpTime time(const workload::Op& op, const Precision& p, Pass pass) const;
+
+  /// The dtype a request for `d` actually runs in: `d` when the chip supports it, else the
+  /// nearest slower format (nvfp4→mxfp4→fp8→bf16; mxfp8→fp8→bf16; int8→fp8→bf16; tf32→fp32).
+  core::Dtype best_dtype(core::Dtype d) const;
+  /// Achievable math rate for large GEMMs in dtype `d` (after best_dtype).
+  core::FlopRate achievable_flops(core::Dtype d) const;
+  core::ByteRate achievable_hbm() const;
+  /// Streaming `bytes` through HBM (weights of a memory-bound decode, optimizer updates).
+  core::Seconds memory_time(core::Bytes bytes) const;
+  const hw::ChipSpec& chip() const { return chip_; }
+  const Calibration& calibration() const { return cal_; }
+
+ private:
+  double gemm_utilisation(const workload::Op& op, core::Dtype d) const;
+  const hw::ChipSpec& chip_;
+  Calibration cal_;
+};
+
+}  // namespace xpusim::compute

@@ -1,0 +1,112 @@
+#pragma once
+// One training step of a model on a system with a parallel plan.
+//
+// Two executors consume the same per-stage costs (engine/stage_costs.h):
+// - analytical: closed form per phase (1F1B / interleaved bubble, exposed communication);
+//   microseconds per plan, used by plan search;
+// - event-driven: the exact pipeline schedule of one representative rank per stage (all
+//   data-parallel replicas and tensor/context/expert-parallel peers are symmetric), with a
+//   compute stream and communication streams per stage, DP gradient buckets overlapping
+//   backward, integer-picosecond time and a deterministic event order. Its cost grows with
+//   pp × micro-batches × vpp, not with the chip count.
+
+#include <string>
+#include <vector>
+
+#include "xpusim/compute/chip_model.h"
+#include "xpusim/cost/activity.h"
+#include "xpusim/hw/spec.h"
+#include "xpusim/mapping/memory.h"
+#include "xpusim/mapping/plan.h"
+#include "xpusim/workload/model.h"
+
+namespace xpusim::engine {
+
+/// Framework-level behaviour that is not hardware: global documented parameters.
+struct FrameworkParams {
+  double tp_comm_exposed = 0.6;   ///< share of TP/SP collectives not hidden behind GEMMs
+  double ep_comm_exposed = 1.0;   ///< share of expert all-to-all on the critical path
+  double fsdp_overlap = 0.85;     ///< share of per-layer FSDP gathers hidden by prefetch
+  core::Seconds step_overhead;    ///< per-step fixed cost (data loader, logging, sync)
+};
+
+struct TrainScenario {
+  const hw::SystemSpec* system = nullptr;
+  workload::ModelSpec model;
+  mapping::TrainPlan plan;
+  FrameworkParams framework;
+};
+
+struct Breakdown {
+  core::Seconds compute;        ///< forward + backward + recompute on the critical path
+  core::Seconds tp_comm;        ///< exposed TP/SP collectives
+  core::Seconds cp_comm;        ///< exposed context-parallel ring exchange
+  core::Seconds ep_comm;        ///< exposed expert all-to-all
+  core::Seconds pp_comm;        ///< pipeline P2P on the critical path
+  core::Seconds dp_comm;        ///< exposed gradient reduction / parameter gathers
+  core::Seconds bubble;         ///< pipeline fill and drain
+  core::Seconds optimizer;      ///< optimizer step
+  core::Seconds other;          ///< per-step overheads
+};
+
+struct TraceEvent {
+  std::string name;
+  std::string category;  ///< "forward", "backward", "comm", "optimizer"
+  int stage = 0;         ///< pipeline stage (Chrome trace pid)
+  int stream = 0;        ///< 0 compute, 1 comm (Chrome trace tid)
+  long long start_ps = 0;
+  long long duration_ps = 0;
+};
+
+struct TrainResult {
+  bool feasible = true;
+  std::string reason;              ///< why infeasible
+  std::string executor;            ///< "analytical" or "event"
+  core::Seconds step_time;
+  double tokens_per_step = 0;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_chip = 0;
+  double model_tflops_per_chip = 0;
+  double hw_tflops_per_chip = 0;
+  double mfu = 0;                  ///< model FLOP/s per chip ÷ dense peak of the plan's dtype
+  Breakdown breakdown;
+  mapping::TrainMemory memory;
+  core::Bytes hbm_capacity;
+  bool fits = true;
+  cost::Activity activity;         ///< per chip per step
+  long long events = 0;            ///< events processed (event executor)
+  std::vector<TraceEvent> trace;
+};
+
+/// Checks the plan (divisibility, chips) and returns a result with feasible=false and the reason
+/// when it is not; also marks fits=false when the memory does not fit (still timed).
+TrainResult simulate_analytical(const TrainScenario& s);
+TrainResult simulate_event(const TrainScenario& s, bool want_trace = false);
+
+/// Chrome trace-event JSON (opens in Perfetto) of an event-driven result.
+std::string chrome_trace_json(const TrainResult& r);
+
+/// Tier-A plan search: the fastest feasible plan that fits, over TP (inside the scale-up
+/// domain), PP, CP, ZeRO and recompute choices, keeping the user's fixed fields (>0 / set).
+struct SearchSpace {
+  std::vector<int> tp = {1, 2, 4, 8, 16, 32, 64};
+  std::vector<int> pp = {1, 2, 4, 8, 16, 32, 64};
+  std::vector<int> cp = {1};
+  std::vector<mapping::Recompute> recompute = {mapping::Recompute::None,
+                                               mapping::Recompute::Selective,
+                                               mapping::Recompute::Full};
+  std::vector<mapping::Zero> zero = {mapping::Zero::Zero1, mapping::Zero::Fsdp};
+  /// When > 0, each candidate's global batch is this many tokens (in sequences, at least one
+  /// micro-batch per data-parallel rank, rounded up to a multiple of dp × micro-batch);
+  /// when 0 the base scenario's global batch is kept.
+  long long batch_tokens = 0;
+};
+struct SearchResult {
+  bool found = false;
+  TrainScenario best;
+  TrainResult result;
+  int evaluated = 0;
+};
+SearchResult search_plan(const TrainScenario& base, long long chips, const SearchSpace& space);
+
+}  // namespace xpusim::engine

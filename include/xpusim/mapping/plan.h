@@ -1,0 +1,68 @@
+#pragma once
+// Parallel plans for training and serving. Plain data; mapping/plan.cc validates them against
+// a model and a chip count (divisibility), mapping/memory.h sizes them per chip.
+
+#include <string>
+
+#include "xpusim/core/dtype.h"
+#include "xpusim/core/result.h"
+
+namespace xpusim::workload { struct ModelSpec; }
+
+namespace xpusim::mapping {
+
+enum class Zero { None, Zero1, Zero2, Zero3, Fsdp };  ///< optimizer/gradient/parameter sharding
+enum class Recompute { None, Selective, Full };       ///< activation recomputation
+
+std::string zero_name(Zero z);          ///< "none", "1", "2", "3", "fsdp"
+std::string recompute_name(Recompute r);  ///< "none", "selective", "full"
+
+/// A training plan. chips = tp × pp × cp × dp; experts are sharded ep-ways inside dp × cp
+/// (Megatron-core convention: the expert-parallel group is carved out of data parallelism).
+struct TrainPlan {
+  int tp = 1;   ///< tensor parallel
+  int pp = 1;   ///< pipeline stages
+  int dp = 1;   ///< data parallel replicas
+  int cp = 1;   ///< context parallel (sequence split across chips, ring attention)
+  int ep = 1;   ///< expert parallel
+  int vpp = 1;  ///< virtual pipeline stages per rank (interleaved 1F1B)
+  bool sequence_parallel = true;  ///< Megatron SP: shards norm/dropout activations over tp
+  Zero zero = Zero::Zero1;
+  Recompute recompute = Recompute::None;
+  long long micro_batch = 1;    ///< sequences per micro-batch per dp replica
+  long long global_batch = 1;   ///< sequences per optimizer step
+  long long seq_len = 2048;
+  core::Dtype precision = core::Dtype::Bf16;  ///< matmul precision
+  // Added (additive):
+  int expert_tp = 0;            ///< expert tensor parallel (Megatron ETP); 0 = same as tp
+  bool flash_attention = true;  ///< fused attention: the s×s scores are never stored
+
+  int chips() const { return tp * pp * cp * dp; }
+  int etp() const { return expert_tp > 0 ? expert_tp : tp; }
+  /// Ranks that hold the same dense weights and reduce their gradients: dp × cp.
+  int dense_dp() const { return dp * cp; }
+  /// Ranks that hold the same expert shard (Megatron expert-data-parallel): tp·cp·dp/(ep·etp).
+  int expert_dp() const { return tp * cp * dp / (ep * etp()); }
+  /// Micro-batches per step per pipeline = global_batch / (dp × micro_batch).
+  long long micro_batches() const { return global_batch / (static_cast<long long>(dp) * micro_batch); }
+};
+
+/// A serving plan: one model replica spans tp × pp chips; experts ep-ways within it.
+struct ServePlan {
+  int tp = 1;
+  int pp = 1;
+  int ep = 1;
+  core::Dtype weight_dtype = core::Dtype::Bf16;
+  core::Dtype kv_dtype = core::Dtype::Bf16;
+  core::Dtype math_dtype = core::Dtype::Bf16;
+  int chips_per_replica() const { return tp * pp; }
+};
+
+/// Checks divisibility of a training plan against a model and chip count: tp divides heads
+/// (and kv heads or the reverse), pp ≤ layers, chips = tp·pp·cp·dp, ep divides dp·cp and the
+/// expert count, global batch divisible by dp × micro-batch, seq_len divisible by cp (and
+/// 2·cp for causal load balance). Returns the reason when infeasible.
+core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::ModelSpec& model,
+                                    int chips);
+
+}  // namespace xpusim::mapping

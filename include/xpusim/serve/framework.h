@@ -1,0 +1,74 @@
+#pragma once
+// Serving frameworks: the few global, documented parameters of each framework family that the
+// step-cost model needs (per-step host overhead, per-layer overhead, kernel efficiencies), and
+// the scheduler defaults a user of that framework gets. Values and how they were fitted:
+// docs/serving.md, "Framework parameters". Never keyed on a model, a row or a source.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xpusim/compute/calibration.h"
+#include "xpusim/core/units.h"
+#include "xpusim/hw/spec.h"
+
+namespace xpusim::serve {
+
+enum class Framework { TensorRtLlm, Vllm, Nim, Sglang, NeuronTnx, NeuronNxdi };
+
+/// "trtllm", "vllm", "nim", "sglang", "neuron-tnx", "neuron-nxdi".
+std::string framework_name(Framework f);
+std::optional<Framework> parse_framework(const std::string& name);
+std::vector<std::string> framework_names();
+/// The framework a user of this chip gets by default: TensorRT-LLM on NVIDIA, NxDI on Trainium.
+Framework default_framework(const hw::ChipSpec& chip);
+
+/// How the engine forms batches.
+enum class SchedulerKind {
+  StaticBatch,     ///< fixed batch, prefill all then decode until the longest finishes
+  DecodePriority,  ///< continuous batching, decodes first then prefill chunks in the budget
+  PrefillPriority  ///< continuous batching, a prefill-only step whenever a request is admissible
+};
+std::string scheduler_name(SchedulerKind k);
+std::optional<SchedulerKind> parse_scheduler(const std::string& name);
+
+/// KV admission policy.
+enum class KvPolicy {
+  Reserve,   ///< reserve prompt + max output at admission (TRT-LLM GUARANTEED_NO_EVICT)
+  OnDemand   ///< allocate blocks as tokens arrive; preempt (recompute) the newest when full (vLLM)
+};
+
+struct FrameworkProfile {
+  Framework framework = Framework::TensorRtLlm;
+  /// Serving-kernel efficiencies replacing the compute layer's training-fitted calibration
+  /// (fraction of dense peak for GEMMs, extra factor for low precision, flash attention,
+  /// HBM streaming) and the per-kernel overhead (launch; ~0 under CUDA graphs / compiled NEFFs).
+  compute::Calibration calibration;
+  /// Extra factor on the math rate of prompt (context-encoding) steps: compiled static-shape
+  /// buckets and unfused prefill kernels on Neuron; 1 elsewhere.
+  double prefill_efficiency = 1.0;
+  /// Decode attention reads each KV head once for its whole query group (GQA-aware kernels:
+  /// TensorRT-LLM XQA from v0.7, FlashInfer, vLLM paged attention v2). False: once per query
+  /// head (TensorRT-LLM masked MHA before v0.7).
+  bool gqa_kv_sharing = true;
+  /// Expert-parallel all-to-all overlapped with compute (SGLang/DeepEP two-batch overlap):
+  /// a step costs max(compute, communication) instead of their sum.
+  bool overlap_ep_comm = false;
+  core::Seconds step_overhead;   ///< per engine iteration: scheduling, sampling, host sync
+  core::Seconds layer_overhead;  ///< per layer per iteration (collective launch/sync latency)
+  // Scheduler defaults a user of this framework gets.
+  SchedulerKind scheduler = SchedulerKind::DecodePriority;
+  KvPolicy kv_policy = KvPolicy::Reserve;
+  bool chunked_prefill = true;
+  long long max_num_seqs = 256;
+  long long max_batched_tokens = 8192;
+  long long block_size = 32;     ///< KV page size in tokens
+  double kv_memory_fraction = 0.90;  ///< fraction of HBM left after weights given to the KV cache
+};
+
+/// The profile of framework `f` on `chip` (kernel efficiencies per hardware family).
+FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip);
+/// Applies version-specific behaviour ("0.5", "0.6.1", "1.0"; empty = current).
+void apply_framework_version(FrameworkProfile& p, const std::string& version);
+
+}  // namespace xpusim::serve

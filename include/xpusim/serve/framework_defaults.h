@@ -1,0 +1,38 @@
+#pragma once
+// From a validation row (../shared/validation/README.md) to a serving scenario: the framework
+// the notes name (or the chip's default), the layout and scheduler a user of that framework
+// would get when the row leaves them empty, the benchmark's load (static batch, single stream,
+// offline queue, MLPerf server Poisson, closed-loop concurrency), and the statistic the row
+// reports. validation::predict_infer is a thin adapter over predict_infer_row.
+
+#include <string>
+#include <vector>
+
+#include "xpusim/core/result.h"
+#include "xpusim/serve/scenario.h"
+#include "xpusim/validation/row.h"
+
+namespace xpusim::serve {
+
+/// What the row measures, read from the scenario's result.
+enum class RowMetric {
+  OutputTokensPerS, OutputTokensPerSPerChip, InputTokensPerSPerChip,
+  TtftMean, TtftP50, TpotMean, TpotP50, E2eMean, RequestsPerS
+};
+
+struct RowScenario {
+  ServeScenario scenario;
+  RowMetric metric = RowMetric::OutputTokensPerS;
+  std::vector<std::string> assumptions;
+};
+
+/// The scenario for an infer row; an error (reason) when the row cannot be simulated.
+core::Result<RowScenario> scenario_for_row(const validation::Row& row, const hw::Catalog& catalog);
+
+/// The figure the row's metric names, from a report.
+double metric_value(const ServeReport& rep, RowMetric m);
+
+/// Predicts an infer row (status Unsupported with the reason when it cannot).
+validation::Prediction predict_infer_row(const validation::Row& row, const ServeEnv& env);
+
+}  // namespace xpusim::serve

@@ -1,0 +1,88 @@
+#pragma once
+// A serving scenario by names (system, model, layout, precision, framework, scheduler, load),
+// resolved against the catalog and the model files into step-cost models and a simulation,
+// and the report a user reads: throughput, latency percentiles, KV and batch over time,
+// goodput, timeouts, energy and cost. The CLI, the validation predictor and plan search all
+// go through run_scenario().
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xpusim/core/result.h"
+#include "xpusim/core/units.h"
+#include "xpusim/hw/catalog.h"
+#include "xpusim/serve/framework.h"
+#include "xpusim/serve/simulator.h"
+
+namespace xpusim::serve {
+
+struct ServeScenario {
+  std::string system;            ///< catalog id
+  std::string model;             ///< model id or path to a config.json
+  long long chips = 0;           ///< total chips (0 = one engine's worth)
+  int tp = 0;                    ///< 0 = smallest power of two that leaves room for the KV cache
+  int pp = 1;
+  int ep = 1;
+  bool attention_dp = false;     ///< DP attention + EP experts (tp must be 1)
+  std::string precision = "bf16";       ///< matmul precision
+  std::string weight_precision;         ///< empty = precision (int8/fp8 weight-only: set this)
+  std::string kv_precision;             ///< empty = fp8 for fp8/fp4 math, else bf16
+  std::optional<Framework> framework;   ///< empty = default for the chip
+  std::string framework_version;        ///< e.g. "0.6.1" (version-specific kernels); empty = current
+  bool overlap_ep_comm = false;         ///< two-batch overlap of the EP all-to-all
+  long long compiled_seq_len = 0;       ///< Neuron static shapes: decode attends over this bucket
+  // Scheduler overrides (empty / 0 = the framework's default).
+  std::optional<SchedulerKind> scheduler;
+  std::optional<KvPolicy> kv_policy;
+  std::optional<bool> chunked_prefill;
+  long long max_num_seqs = 0, max_batched_tokens = 0, static_batch = 0, block_size = 0;
+  LoadSpec load;
+  long long prefill_chips = 0;   ///< > 0: disaggregated, this many chips prefill, the rest decode
+  int draft_len = 0;             ///< speculative decoding: tokens drafted per step (0 = off)
+  double acceptance = 0.7;       ///< per-token acceptance
+  std::string draft_model;       ///< draft model id/path (empty = heads on the target, no cost)
+  core::Seconds timeout = core::seconds(60);
+  core::Seconds ttft_slo = core::seconds(2);
+  core::Seconds tpot_slo = core::milliseconds(200);
+};
+
+struct ServeEnv {
+  const hw::Catalog* catalog = nullptr;
+  std::string models_dir;
+};
+
+struct ServeReport {
+  ServeScenario scenario;               ///< with every default filled in
+  std::vector<std::string> assumptions; ///< defaults chosen and why
+  std::string framework;
+  ReplicaMemory memory;                 ///< per chip of a (prefill) engine
+  int engines = 0, decode_engines = 0;
+  long long chips_used = 0;
+  SimResult sim;
+  double output_tokens_per_s_per_chip = 0;
+  double goodput_requests_per_s = 0;
+  double joules_per_output_token = 0;
+  double dollars_per_million_output_tokens = 0;
+  double power_per_chip_w = 0;
+  bool energy_estimated = true, price_estimated = true;
+  StepCost sample_decode_step;          ///< one decode step at the mean batch (breakdown)
+};
+
+/// Why a scenario cannot run (expected infeasibility, exit 1): the memory breakdown.
+struct Infeasible {
+  std::string reason;
+};
+
+/// Resolves and simulates. Bad names or layouts throw core::InputError (with the closest
+/// match); a model that does not fit returns an error holding the memory breakdown.
+core::Result<ServeReport> run_scenario(const ServeScenario& sc, const ServeEnv& env);
+
+/// Fills tp (and checks the layout) the way run_scenario does; exposed for search.
+int default_tp(const hw::SystemSpec& sys, const workload::ModelSpec& m, core::Dtype weights,
+               long long chips, bool attention_dp);
+
+/// Dtype from a precision name; InputError naming `path` with the valid names.
+core::Dtype precision_dtype(const std::string& name, const std::string& path);
+
+}  // namespace xpusim::serve

@@ -1,0 +1,55 @@
+#pragma once
+// Plan search for serving: the fewest chips (and the plan: TP, batch limit, colocated or a
+// prefill:decode pool ratio) that serve a request rate within an SLO on one system; and the
+// side-by-side comparison of systems for the same load (chips, tokens/s per chip, $ per
+// million tokens, J per token) that `xpusim serve --compare` and `xpusim demo` print.
+
+#include <string>
+#include <vector>
+
+#include "xpusim/core/result.h"
+#include "xpusim/serve/scenario.h"
+
+namespace xpusim::serve {
+
+struct SearchSpec {
+  ServeScenario base;            ///< system, model, precision, framework, lengths
+  double rate_per_s = 1.0;       ///< requests per second to serve
+  core::Seconds ttft_p90_slo = core::seconds(2);
+  core::Seconds tpot_p90_slo = core::milliseconds(100);
+  long long requests = 2000;     ///< requests per trial simulation
+  bool try_disaggregated = true;
+};
+
+struct PlanCandidate {
+  int tp = 1;
+  long long max_num_seqs = 0;
+  long long prefill_chips = 0;   ///< 0 = colocated
+  long long chips = 0;
+  bool meets_slo = false;
+  double ttft_p90_ms = 0, tpot_p90_ms = 0;
+  double output_tokens_per_s_per_chip = 0;
+  double dollars_per_million_output_tokens = 0;
+  double joules_per_output_token = 0;
+  std::string note;
+};
+
+struct SearchResult {
+  std::string system;
+  bool found = false;
+  PlanCandidate best;
+  std::vector<PlanCandidate> tried;  ///< every plan evaluated, in order
+};
+
+/// The cheapest plan in chips meeting the SLO at the rate (ties: lower $ per M tokens).
+SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env);
+
+/// search_plan on each system with the same load; systems that cannot serve it are listed
+/// with found = false and the reason in best.note.
+std::vector<SearchResult> compare_systems(const SearchSpec& spec, const std::vector<std::string>& systems,
+                                          const ServeEnv& env);
+
+/// The systems `--compare` uses by default: trn3-ultraserver-gen2, trn2-ultraserver, gb300-nvl72.
+std::vector<std::string> default_compare_systems();
+
+}  // namespace xpusim::serve

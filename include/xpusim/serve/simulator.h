@@ -1,0 +1,136 @@
+#pragma once
+// Request-level discrete-event simulation of LLM serving. Deterministic: integer-picosecond
+// time, events ordered by (time, sequence number), seeds are inputs. One StepCostModel per
+// pool times each engine iteration; requests flow arrival → queue → (chunked) prefill →
+// decode → done, through static batching or continuous batching with a paged KV cache
+// (admission by reservation or on demand with recompute preemption), optionally split over a
+// prefill pool and a decode pool with the KV cache sent over the network between them, and
+// optionally with speculative decoding.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "xpusim/core/units.h"
+#include "xpusim/serve/framework.h"
+#include "xpusim/serve/step_cost.h"
+
+namespace xpusim::serve {
+
+/// Integer simulation time: picoseconds.
+using SimTime = std::int64_t;
+SimTime to_sim_time(core::Seconds s);  ///< rounds to the nearest picosecond
+core::Seconds from_sim_time(SimTime t);
+
+struct Request {
+  SimTime arrival = 0;
+  long long in_len = 1;
+  long long out_len = 1;
+};
+
+enum class ArrivalKind { Offline, Poisson, ClosedLoop, Trace };
+std::string arrival_name(ArrivalKind k);
+
+/// Length distribution of generated requests.
+enum class LengthDist {
+  Fixed,          ///< every request in_len / out_len
+  OpenOrcaLike    ///< MLPerf Llama-2-70B task: inputs lognormal, mean ≈ in_len, capped at 1024;
+                  ///< outputs lognormal with mean out_len, capped at 1024 (docs/serving.md)
+};
+
+struct LoadSpec {
+  ArrivalKind arrival = ArrivalKind::Offline;
+  double rate_per_s = 1.0;     ///< Poisson rate (requests per second)
+  long long concurrency = 1;   ///< closed-loop clients (each sends its next request at once)
+  long long requests = 1000;   ///< requests in the run
+  long long in_len = 1024, out_len = 128;
+  LengthDist lengths = LengthDist::Fixed;
+  std::uint64_t seed = 1;
+  std::vector<Request> trace;  ///< ArrivalKind::Trace: the requests (arrival order)
+};
+
+/// Generates the open-loop requests (arrival times and lengths) of a load. Closed-loop loads
+/// get their lengths here and their arrival times from the simulation.
+std::vector<Request> generate_requests(const LoadSpec& load);
+/// Reads a trace CSV with header `arrival_s,in_len,out_len`; InputError with line numbers.
+std::vector<Request> read_trace(const std::string& path);
+
+struct SchedulerSpec {
+  SchedulerKind kind = SchedulerKind::DecodePriority;
+  KvPolicy kv_policy = KvPolicy::Reserve;
+  bool chunked_prefill = true;
+  long long max_num_seqs = 256;        ///< running sequences per engine
+  long long max_batched_tokens = 8192; ///< tokens per step per engine
+  long long static_batch = 0;          ///< StaticBatch: batch size (0 = max_num_seqs)
+  long long block_size = 32;           ///< KV page in tokens
+  /// Tokens of KV capacity per engine (0 = from memory); tests set it to pin admission.
+  long long kv_tokens_override = 0;
+};
+
+struct SpecDecodeSpec {
+  int draft_len = 0;           ///< 0 = off; tokens drafted per step
+  double acceptance = 0.7;     ///< per-token acceptance probability
+  /// Cost of one draft-model step relative to the target's decode step at the same batch
+  /// (0 when the draft shares the target's forward: Medusa/EAGLE heads). Set from a draft
+  /// model by the caller (draft_step_cost) or left 0.
+  const StepCostModel* draft = nullptr;  ///< draft model engine (optional)
+  /// Expected tokens emitted per verification step: (1 − α^(k+1)) / (1 − α).
+  double tokens_per_step() const;
+};
+
+/// One pool of identical engines.
+struct PoolSpec {
+  const StepCostModel* cost = nullptr;
+  int engines = 1;
+};
+
+struct SimSpec {
+  PoolSpec pool;               ///< colocated engines (or the prefill pool when disaggregated)
+  bool disaggregated = false;
+  PoolSpec decode_pool;        ///< disaggregated: the decode engines
+  core::Seconds kv_transfer_per_token;  ///< disaggregated: KV send time per prompt token
+  core::Seconds kv_transfer_latency;    ///< disaggregated: fixed start-up per transfer
+  SchedulerSpec scheduler;
+  SpecDecodeSpec spec;
+  LoadSpec load;
+  core::Seconds timeout = core::seconds(0);  ///< endpoint timeout (0 = none) for the count
+  int timeline_samples = 200;  ///< samples of KV use and batch size over time
+};
+
+struct Percentiles {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+};
+
+struct TimelinePoint {
+  double time_s = 0;
+  double kv_utilisation = 0;   ///< fraction of KV capacity in use (mean over engines)
+  double batch = 0;            ///< running sequences per engine (mean over engines)
+};
+
+struct SimResult {
+  long long requests = 0;           ///< completed
+  long long preemptions = 0;
+  long long steps = 0;
+  long long input_tokens = 0, output_tokens = 0;
+  core::Seconds duration;           ///< first arrival to last completion
+  core::Seconds busy_time;          ///< Σ over engines of time spent in steps
+  double requests_per_s = 0, output_tokens_per_s = 0, input_tokens_per_s = 0;
+  Percentiles ttft_ms, tpot_ms, itl_ms, e2e_s;  ///< TPOT/ITL over requests with out_len > 1
+  double mean_batch = 0;            ///< time-weighted running sequences per engine
+  double mean_kv_utilisation = 0;   ///< time-weighted
+  double mean_in_system = 0;        ///< time-average requests in the system (Little's L)
+  long long timed_out = 0;          ///< requests with end-to-end latency above the timeout
+  std::vector<TimelinePoint> timeline;
+  // Per-request figures in completion order (seconds), for goodput and tests.
+  std::vector<double> ttft_each_s, tpot_each_s, e2e_each_s;
+};
+
+/// Runs the simulation. The caller guarantees the StepCostModels outlive the call.
+SimResult simulate(const SimSpec& spec);
+
+/// Requests per second that met both SLOs (ttft ≤ ttft_slo and tpot ≤ tpot_slo).
+double goodput(const SimResult& r, core::Seconds ttft_slo, core::Seconds tpot_slo);
+
+Percentiles percentiles(std::vector<double> v);
+
+}  // namespace xpusim::serve

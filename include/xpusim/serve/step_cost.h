@@ -1,0 +1,117 @@
+#pragma once
+// Cost of one engine iteration (a "step") of one model replica: the linear layers of every
+// token in the step (compute/ ChipModel per operator), attention over each sequence's context
+// (prefill: causal pairs at the flash-attention rate; decode: the KV cache streamed from HBM),
+// the tensor/expert/pipeline-parallel collectives per layer (net/ collective_cost on the
+// system's real topology), the LM head for sequences that sample, and the framework's fixed
+// per-step and per-layer overheads. Linear-layer and collective costs depend only on the token
+// count and are memoised per count, so a step costs O(1) after warm-up.
+
+#include <memory>
+#include <vector>
+
+#include "xpusim/compute/chip_model.h"
+#include "xpusim/core/dtype.h"
+#include "xpusim/core/result.h"
+#include "xpusim/core/units.h"
+#include "xpusim/hw/spec.h"
+#include "xpusim/mapping/plan.h"
+#include "xpusim/serve/framework.h"
+#include "xpusim/workload/model.h"
+
+namespace xpusim::net { class Topology; }
+
+namespace xpusim::serve {
+
+/// Where one replica runs and how it is split.
+struct ReplicaPlan {
+  mapping::ServePlan plan;        ///< tp, pp, ep and the weight / KV / math dtypes
+  /// DP attention (SGLang/DeepSeek style): every chip runs attention for its own sequences
+  /// (tp = 1) while the experts are sharded ep-ways over the ep chips; each chip is then an
+  /// engine of its own whose MoE layers exchange tokens with the other ep-1 chips.
+  bool attention_dp = false;
+  /// Chips one engine spans (tp × pp, or 1 with attention_dp).
+  int engine_chips() const { return attention_dp ? 1 : plan.tp * plan.pp; }
+  /// Chips the collectives of one engine span (ep with attention_dp).
+  int group_chips() const { return attention_dp ? plan.ep : plan.tp * plan.pp; }
+};
+
+/// The work of one step, aggregated over its sequences.
+struct StepWork {
+  long long prefill_tokens = 0;  ///< prompt tokens processed in this step (all chunks)
+  double prefill_pairs = 0;      ///< Σ over chunks q·(p + q/2): causal query-key pairs
+  long long prefill_seqs = 0;    ///< chunks in the step
+  long long sampled_prefills = 0;  ///< chunks that end their prompt (produce a first token)
+  long long decode_seqs = 0;     ///< sequences decoding in this step
+  double decode_context = 0;     ///< Σ context (tokens in the KV cache) of decoding sequences
+  long long decode_q = 1;        ///< tokens per decoding sequence (1 + draft length when verifying)
+};
+
+/// Breakdown of one step's time (the parts add up to `total`).
+struct StepCost {
+  core::Seconds total;
+  core::Seconds linear;     ///< GEMMs, norms, activations, LM head
+  core::Seconds attention;
+  core::Seconds comm;       ///< TP all-reduce, EP all-to-all, PP send/recv
+  core::Seconds overhead;   ///< framework per-step + per-layer overheads
+  core::Bytes hbm_bytes;    ///< bytes streamed from HBM per chip (weights + KV)
+  core::Flops flops;        ///< FLOPs per chip
+};
+
+/// Memory per chip of one engine.
+struct ReplicaMemory {
+  core::Bytes hbm;              ///< HBM capacity per chip
+  core::Bytes weights;          ///< weights per chip
+  core::Bytes workspace;        ///< activations, CUDA graphs / NEFFs, communication buffers
+  core::Bytes kv_capacity;      ///< KV cache per chip (fraction of what is left)
+  core::Bytes kv_per_token;     ///< KV bytes per token per chip (all layers on the chip)
+  long long kv_tokens = 0;      ///< tokens the KV cache holds per engine
+};
+
+class StepCostModel {
+ public:
+  /// `topo` may be null for a single-chip engine; otherwise it must outlive the model.
+  StepCostModel(const hw::SystemSpec& sys, const workload::ModelSpec& model, ReplicaPlan plan,
+                FrameworkProfile profile, const net::Topology* topo);
+  ~StepCostModel();
+  StepCostModel(StepCostModel&&) noexcept;
+
+  /// Time of one step doing `w`.
+  StepCost cost(const StepWork& w) const;
+  /// Total time only (the simulator's hot path).
+  core::Seconds time(const StepWork& w) const;
+  /// Memory per chip; kv_tokens ≤ 0 means the weights do not fit.
+  const ReplicaMemory& memory() const { return mem_; }
+  const FrameworkProfile& profile() const { return profile_; }
+  const ReplicaPlan& plan() const { return plan_; }
+  const workload::ModelSpec& model() const { return model_; }
+  const hw::SystemSpec& system() const { return sys_; }
+  /// Achievable HBM bandwidth per chip under this framework.
+  core::ByteRate hbm_rate() const;
+
+ private:
+  struct Linear { double time_s, flops, bytes, comm_s; };
+  Linear linear(long long tokens, long long logits) const;
+  Linear linear_uncached(long long tokens) const;
+  double comm_seconds(long long tokens) const;
+
+  const hw::SystemSpec& sys_;
+  workload::ModelSpec model_;
+  ReplicaPlan plan_;
+  FrameworkProfile profile_;
+  const net::Topology* topo_;
+  std::unique_ptr<compute::ChipModel> chip_;
+  ReplicaMemory mem_;
+  compute::Precision prec_;
+  int layers_per_chip_ = 1;
+  // Layer kinds on the busiest pipeline stage: (is_moe, sliding) → count.
+  struct Kind { bool moe; bool sliding; int count; int layer; };
+  std::vector<Kind> kinds_;
+  // Attention shape per chip.
+  double heads_ = 1, kv_heads_ = 1, d_qk_ = 128, d_v_ = 128, kv_elem_bytes_ = 2;
+  double attn_rate_ = 1, hbm_rate_ = 1;
+  double head_time_per_token_ = 0, head_flops_per_token_ = 0, head_bytes_ = 0;
+  mutable std::vector<Linear> cache_;
+};
+
+}  // namespace xpusim::serve

@@ -1,0 +1,47 @@
+#pragma once
+// One row of a validation CSV (schema: ../shared/validation/README.md) and the prediction made
+// for it. Empty cells are std::nullopt: the simulator then applies the default a user of that
+// framework would get, and says which in Prediction::assumptions.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xpusim/hw/catalog.h"
+
+namespace xpusim::validation {
+
+struct Row {
+  std::string id, kind, system, model, precision, fsdp_or_zero, recompute, mode, metric;
+  std::string trust, source_url, notes;
+  long long chips = 0;
+  std::optional<long long> seq_len, global_batch_seqs, micro_batch, tp, pp, dp, cp, ep, vpp;
+  std::optional<long long> in_len, out_len, batch_or_concurrency;
+  double value = 0.0;  ///< measured
+  int line = 0;        ///< line in the CSV file
+};
+
+enum class Status { Ok, Unsupported, Error };
+
+struct Prediction {
+  Status status = Status::Ok;
+  double predicted = 0.0;
+  std::string reason;                    ///< why unsupported / error
+  std::vector<std::string> assumptions;  ///< defaults chosen for empty cells, etc.
+};
+
+/// What a predictor needs besides the row.
+struct Context {
+  const hw::Catalog* catalog = nullptr;
+  std::string models_dir;
+};
+
+/// Reads a validation CSV; malformed rows/unknown columns are InputError diagnostics with line.
+std::vector<Row> read_csv(const std::string& path);
+
+/// Train rows (engine/), infer rows (serve/).
+Prediction predict_train(const Row& row, const Context& ctx);
+Prediction predict_infer(const Row& row, const Context& ctx);
+
+}  // namespace xpusim::validation

@@ -1,0 +1,36 @@
+#pragma once
+// Running every row of a validation file and summarising the errors per kind.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "xpusim/validation/row.h"
+
+namespace xpusim::validation {
+
+struct RowResult {
+  Row row;
+  Prediction prediction;
+  double error_pct = 0.0;  ///< signed: (predicted − measured) / measured × 100
+};
+
+struct KindSummary {
+  int n = 0, ok = 0, unsupported = 0, errors = 0;
+  double median_abs_error_pct = 0.0;
+  double p90_abs_error_pct = 0.0;
+  double mean_abs_error_pct = 0.0;
+};
+
+/// Predicts every row (train rows with predict_train, infer rows with predict_infer).
+std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx);
+/// Per kind ("train", "infer"): counts and |error| statistics over the ok rows.
+std::map<std::string, KindSummary> summarize(const std::vector<RowResult>& results);
+/// The same restricted to rows accepted by `pred` (e.g. one hardware family).
+KindSummary summarize_if(const std::vector<RowResult>& results,
+                         bool (*pred)(const RowResult&, const std::string&), const std::string& arg);
+
+/// Percentile (nearest-rank with linear interpolation) of absolute values.
+double percentile(std::vector<double> v, double p);
+
+}  // namespace xpusim::validation

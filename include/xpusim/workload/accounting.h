@@ -1,0 +1,100 @@
+#pragma once
+// Exact parameter, FLOP and byte accounting for a ModelSpec.
+//
+// Conventions (documented in docs/models.md):
+// - A GEMM of (m × k) by (k × n) is 2·m·n·k FLOPs.
+// - Model FLOPs per training token = 6 × (active matmul parameters, incl. the LM head, not
+//   the input embedding) + attention FLOPs (QK^T and AV: 2 × 2 × s_ctx × d_head × heads per
+//   token forward, times 3 for training; causal halves the average context).
+// - Hardware FLOPs add the recomputed forward: selective recompute re-runs attention's
+//   score/softmax/AV part; full recompute re-runs the transformer layers' forward (8N instead
+//   of 6N for the layers; the LM head is not checkpointed, as in Megatron-LM).
+
+#include "xpusim/core/dtype.h"
+#include "xpusim/core/units.h"
+#include "xpusim/workload/model.h"
+
+namespace xpusim::workload {
+
+struct ParamCounts {
+  double total = 0;       ///< every weight, incl. embeddings, LM head (untied), norms, biases
+  double active = 0;      ///< weights touched by one token (top-k + shared experts)
+  double embedding = 0;   ///< input embedding (+ learned positions)
+  double lm_head = 0;     ///< 0 when tied
+  double per_layer_dense_attn = 0;  ///< attention block (incl. its norm) of one layer
+  double expert = 0;      ///< one routed expert
+  // Added (additive):
+  double routed_total = 0;  ///< all routed-expert weights of all layers (what EP shards)
+  double matmul_active = 0; ///< weights one token multiplies: active layers' GEMM weights + LM
+                            ///< head (counted even when tied); no embedding, norms or biases
+};
+
+ParamCounts count_params(const ModelSpec& m);
+
+/// Parameters of one layer, split by what they are (for memory and FLOP accounting).
+struct LayerParams {
+  bool moe = false;
+  double attn_matmul = 0;    ///< q/k/v/o (MLA: q_a, q_b, kv_a, kv_b, o) GEMM weights
+  double attn_other = 0;     ///< attention biases, q/k norms, MLA latent norms, sinks, input norm
+  double mlp_norm = 0;       ///< the MLP's input norm (0 when one norm feeds both branches)
+  double dense_matmul = 0;   ///< dense MLP GEMM weights (0 in MoE layers)
+  double dense_bias = 0;
+  double router_matmul = 0;
+  double router_bias = 0;
+  double expert_matmul = 0;  ///< ONE routed expert's GEMM weights
+  double expert_bias = 0;    ///< ONE routed expert's biases
+  double shared_matmul = 0;  ///< all shared experts
+  double shared_bias = 0;
+  int experts = 0;
+  int top_k = 0;
+
+  double attention() const { return attn_matmul + attn_other; }
+  double routed() const { return experts * (expert_matmul + expert_bias); }
+  /// Everything but the routed experts (what TP shards and every EP rank holds).
+  double non_routed() const {
+    return attention() + mlp_norm + dense_matmul + dense_bias + router_matmul + router_bias +
+           shared_matmul + shared_bias;
+  }
+  double total() const { return non_routed() + routed(); }
+  double active() const { return non_routed() + top_k * (expert_matmul + expert_bias); }
+  double matmul_active() const {
+    return attn_matmul + dense_matmul + router_matmul + shared_matmul + top_k * expert_matmul;
+  }
+};
+LayerParams layer_params(const ModelSpec& m, int layer);
+
+/// Mean number of keys a query sees in a causal sequence of `seq` tokens with an optional
+/// sliding window (0 = none): (1/s)·Σ_{i=1..s} min(i, w); (s+1)/2 without a window.
+double causal_mean_keys(long long seq, long long window);
+
+/// Forward attention FLOPs (QK^T and AV) of one query token in layer `layer` attending to
+/// `keys` keys: 2·heads·(d_qk + d_v)·keys.
+double attention_flops_per_token(const ModelSpec& m, int layer, double keys);
+
+enum class RecomputeKind { None, Selective, Full };
+
+/// Training FLOPs per token at sequence length `seq` (causal attention).
+struct TrainFlops {
+  double model = 0;     ///< forward + backward, no recompute (what MFU counts)
+  double hardware = 0;  ///< including recomputation
+};
+TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKind rc);
+
+/// Forward FLOPs of one prefill token, averaged over a causal prompt of length `prompt_len`.
+/// The LM head runs for the last prompt position only (as serving engines do), so its
+/// 2·vocab·hidden is divided by prompt_len.
+double prefill_flops_per_token(const ModelSpec& m, long long prompt_len);
+/// Forward FLOPs of one decode step of one sequence whose context (incl. the new token) is L.
+double decode_flops_per_token(const ModelSpec& m, long long context);
+
+/// Bytes of all weights stored in `dtype` (norms and biases kept in bf16 are ignored).
+core::Bytes weight_bytes(const ModelSpec& m, core::Dtype dtype);
+/// Bytes of the weights one decode step must read (active experts only when the batch is 1).
+core::Bytes active_weight_bytes(const ModelSpec& m, core::Dtype dtype);
+/// KV-cache bytes per token across all layers (MLA: compressed latent + rope key; sliding
+/// layers are counted in full here; see kv_bytes_per_token_at for the window cap).
+core::Bytes kv_bytes_per_token(const ModelSpec& m, core::Dtype dtype);
+/// KV-cache bytes of one sequence at context L, with sliding-window layers capped at the window.
+core::Bytes kv_bytes_for_context(const ModelSpec& m, core::Dtype dtype, long long context);
+
+}  // namespace xpusim::workload

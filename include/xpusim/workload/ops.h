@@ -1,0 +1,51 @@
+#pragma once
+// The operators of one transformer layer (and of the embedding/LM head) for a given shard of
+// work: tokens on this chip, tensor-parallel degree, context-parallel degree, expert-parallel
+// degree. Plain data consumed by compute/ (which times each op on a chip). FLOPs are forward
+// FLOPs; backward is derived by compute/ (2× for GEMMs: data and weight gradients).
+
+#include <string>
+#include <vector>
+
+#include "xpusim/core/dtype.h"
+#include "xpusim/workload/model.h"
+
+namespace xpusim::workload {
+
+enum class OpKind { Gemm, Attention, Elementwise, MoeDispatch };
+
+struct Op {
+  OpKind kind = OpKind::Gemm;
+  std::string name;
+  // GEMM: (m × k) · (k × n), repeated `count` times (grouped GEMM for experts).
+  long long m = 0, n = 0, k = 0, count = 1;
+  // Attention (flash-style): batch × heads on this chip, query and key lengths, head dims.
+  long long batch = 0, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, d_qk = 0, d_v = 0;
+  bool causal = true;
+  long long window = 0;  ///< sliding window (0 = full)
+  // Elementwise: elements read+written (memory-bound).
+  double elements = 0;
+  bool weights = false;  ///< the GEMM's k × n operand is a weight (read from HBM once)
+
+  double flops() const;  ///< forward FLOPs of this op
+};
+
+/// How one layer's work is split on a chip.
+struct LayerShard {
+  long long batch = 1;    ///< sequences in this micro-batch
+  long long seq = 2048;   ///< full sequence length (before context parallelism)
+  long long q_len = 0;    ///< new tokens per sequence (0 = seq: training/prefill)
+  long long kv_len = 0;   ///< context per sequence (0 = seq)
+  int tp = 1;
+  int cp = 1;
+  int ep = 1;
+  bool sequence_parallel = true;
+};
+
+/// Forward operators of layer `layer` (0-based) for one shard.
+std::vector<Op> layer_ops(const ModelSpec& m, int layer, const LayerShard& s);
+/// LM head (logits) + loss for one shard; the input embedding is a gather (elementwise).
+std::vector<Op> head_ops(const ModelSpec& m, const LayerShard& s);
+std::vector<Op> embedding_ops(const ModelSpec& m, const LayerShard& s);
+
+}  // namespace xpusim::workload

@@ -1,0 +1,47 @@
+#include "xpusim/compute/calibration.h"
+
+namespace xpusim::compute {
+
+std::string family_of(const hw::ChipSpec& chip) {
+  if (chip.family == hw::ChipFamily::Trainium) return "trainium";
+  // NVIDIA generations by architecture: Ampere (A100), Hopper (H100/H200/H800), Blackwell
+  // (B200/GB200/B300/GB300). The catalog id starts with the part name.
+  const std::string& id = chip.id;
+  auto starts = [&](const char* p) { return id.rfind(p, 0) == 0; };
+  if (starts("a100")) return "nvidia-ampere";
+  if (starts("h100") || starts("h200") || starts("h800")) return "nvidia-hopper";
+  return "nvidia-blackwell";
+}
+
+Calibration calibration_for(const hw::ChipSpec& chip) {
+  Calibration c;
+  c.family = family_of(chip);
+  if (c.family == "nvidia-ampere") {
+    c.gemm_efficiency = 0.80;
+    c.low_precision_efficiency = 1.0;
+    c.attention_efficiency = 0.55;
+    c.hbm_efficiency = 0.85;
+    c.kernel_overhead = core::microseconds(4.0);
+  } else if (c.family == "nvidia-hopper") {
+    c.gemm_efficiency = 0.75;
+    c.low_precision_efficiency = 0.80;
+    c.attention_efficiency = 0.50;
+    c.hbm_efficiency = 0.85;
+    c.kernel_overhead = core::microseconds(4.0);
+  } else if (c.family == "nvidia-blackwell") {
+    c.gemm_efficiency = 0.75;
+    c.low_precision_efficiency = 0.80;
+    c.attention_efficiency = 0.50;
+    c.hbm_efficiency = 0.85;
+    c.kernel_overhead = core::microseconds(4.0);
+  } else {  // trainium
+    c.gemm_efficiency = 0.75;
+    c.low_precision_efficiency = 0.85;
+    c.attention_efficiency = 0.45;
+    c.hbm_efficiency = 0.80;
+    c.kernel_overhead = core::microseconds(2.0);
+  }
+  return c;
+}
+
+}  // namespace xpusim::compute

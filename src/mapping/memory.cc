@@ -1,0 +1,307 @@
+// Memory per chip for training and serving. Conventions and formulas: docs/models.md.
+
+#include "xpusim/mapping/memory.h"
+
+#include <algorithm>
+
+#include "xpusim/core/check.h"
+#include "xpusim/core/dtype.h"
+#include "xpusim/workload/accounting.h"
+
+namespace xpusim::mapping {
+
+namespace {
+
+using workload::LayerParams;
+using workload::MlpKind;
+using workload::ModelSpec;
+
+double d(long long v) { return static_cast<double>(v); }
+
+// Mixed-precision Adam: bf16 weights, bf16 gradients, fp32 master weights + two fp32 moments.
+constexpr double kWeightBytes = 2.0;
+constexpr double kGradBytes = 2.0;
+constexpr double kOptimizerBytes = 12.0;
+
+/// Activation units (multiples of s·b·h bytes) of an MLP of intermediate size f: the tensors
+/// between its GEMMs. Two-matrix MLP: activation input and output, 2·(2f) bytes → 4f/h
+/// (16 for f = 4h, Korthikanti). Gated (Megatron fused SwiGLU): the fc1 output [gate, up] 4f and
+/// the fc2 input 2f → 6f/h.
+double mlp_inner_units(const ModelSpec& m, long long f) {
+  const double k = m.mlp == MlpKind::Gated ? 6.0 : 4.0;
+  return k * d(f) / d(m.hidden);
+}
+
+struct LayerUnits {
+  double replicated = 0;  ///< stored once per TP rank without SP, split by t with SP
+  double sharded = 0;     ///< split by t
+};
+
+/// Korthikanti et al. 2022, Sec. 4.1, generalised to GQA/MLA, gated MLPs and MoE. For a
+/// GPT layer (MHA, 4h GeLU MLP, two LayerNorms) replicated = 10 and sharded = 24: 34 in all.
+LayerUnits layer_units(const ModelSpec& m, int layer) {
+  const double h = d(m.hidden);
+  LayerUnits u;
+  // Attention: QKV GEMM input 2 and output-dropout mask 1 (replicated); Q, K, V and the
+  // output-projection input, 2 bytes per element (sharded; 8 for MHA).
+  u.replicated += 2.0 + 1.0;
+  const double q = d(m.heads) * d(m.qk_head_dim());
+  const double heads_kv = m.attention == workload::AttnKind::Mla ? d(m.heads) : d(m.kv_heads);
+  const double k = heads_kv * d(m.qk_head_dim());
+  const double v = heads_kv * d(m.v_head_dim());
+  const double o_in = d(m.heads) * d(m.v_head_dim());
+  u.sharded += 2.0 * (q + k + v + o_in) / h;
+  if (m.attention == workload::AttnKind::Mla) {
+    // The low-rank latents (q_a output, kv_a output) are inputs of the q_b / kv_b GEMMs.
+    u.replicated += 2.0 * d(m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) / h;
+  }
+  // MLP: its input 2 and dropout mask 1 (replicated) + the inner tensors (sharded).
+  u.replicated += 2.0 + 1.0;
+  if (m.layer_is_moe(layer)) {
+    // MoE: the router's fp32 logits, k permuted copies of the input, and the inner tensors of
+    // k experts of expert_ffn (+ shared experts): "scale by top-k × expert_ffn / ffn".
+    const double topk = m.moe.experts_per_token;
+    u.replicated += 4.0 * d(m.moe.num_experts) / h;
+    u.sharded += 2.0 * topk + topk * mlp_inner_units(m, m.moe.expert_ffn) +
+                 m.moe.shared_experts * mlp_inner_units(m, m.moe.shared_ffn);
+  } else {
+    u.sharded += mlp_inner_units(m, m.ffn);
+  }
+  // Norm inputs, 2 bytes each.
+  u.replicated += 2.0 * m.norms_per_layer;
+  return u;
+}
+
+double seq_per_rank(const TrainPlan& p) { return d(p.seq_len) / p.cp; }
+
+double sbh(const ModelSpec& m, const TrainPlan& p) {
+  return seq_per_rank(p) * d(p.micro_batch) * d(m.hidden);
+}
+
+double sp_div(const TrainPlan& p) { return p.sequence_parallel ? p.tp : 1.0; }
+
+double layer_no_recompute(const ModelSpec& m, const TrainPlan& p, int layer) {
+  const LayerUnits u = layer_units(m, layer);
+  double bytes = sbh(m, p) * (u.replicated / sp_div(p) + u.sharded / p.tp);
+  if (!p.flash_attention) {
+    // Softmax output 2, dropout mask 1, dropout output 2 bytes per score: 5·a·s²·b/t.
+    const double s = seq_per_rank(p);
+    bytes += 5.0 * m.heads * s * s * d(p.micro_batch) / p.tp;
+  }
+  return bytes;
+}
+
+/// Layer-micro-batches of activations held at the peak by a chip of stage `r`.
+/// 1F1B: stage r holds min(m, pp − r) micro-batches of its layers. Interleaved (Megatron):
+/// min(m·vpp, 2(pp − r − 1) + (vpp − 1)·pp + 1) model chunks of layers/(pp·vpp) layers; for
+/// r = 0 that is layers·(1 + (pp − 1)/(pp·vpp)).
+double inflight_layer_microbatches(const TrainPlan& p, int layers_in_stage, int total_layers,
+                                   int r) {
+  const long long m = std::max<long long>(1, p.micro_batches());
+  if (p.vpp <= 1) {
+    return d(layers_in_stage) * d(std::min<long long>(m, p.pp - r));
+  }
+  const double chunk = d(total_layers) / (d(p.pp) * p.vpp);
+  const long long chunks = std::min<long long>(m * p.vpp, 2LL * (p.pp - r - 1) + (p.vpp - 1LL) * p.pp + 1);
+  return chunk * d(chunks);
+}
+
+/// Micro-batches whose embedding output a chip of stage r holds (only stage 0 has one):
+/// min(m, pp − r) for both schedules (the embedding sits in rank 0's first model chunk).
+double inflight_microbatches(const TrainPlan& p, int r) {
+  const long long m = std::max<long long>(1, p.micro_batches());
+  return d(std::min<long long>(m, p.pp - r));
+}
+
+}  // namespace
+
+std::vector<int> stage_layers(int layers, int pp, int vpp, int stage) {
+  XS_CHECK(pp >= 1 && stage >= 0 && stage < pp, "stage out of range");
+  std::vector<int> out;
+  if (vpp > 1 && layers % (pp * vpp) == 0) {
+    const int chunk = layers / (pp * vpp);
+    for (int v = 0; v < vpp; ++v)
+      for (int j = 0; j < chunk; ++j) out.push_back((v * pp + stage) * chunk + j);
+    return out;
+  }
+  // Contiguous; the first (layers mod pp) stages take one extra layer.
+  const int base = layers / pp, extra = layers % pp;
+  const int begin = stage * base + std::min(stage, extra);
+  const int n = base + (stage < extra ? 1 : 0);
+  for (int i = 0; i < n; ++i) out.push_back(begin + i);
+  return out;
+}
+
+core::Bytes activation_bytes_per_layer_no_recompute(const ModelSpec& model, const TrainPlan& plan,
+                                                    int layer) {
+  return core::bytes(layer_no_recompute(model, plan, layer));
+}
+
+core::Bytes activation_bytes_per_layer(const ModelSpec& model, const TrainPlan& plan, int layer) {
+  switch (plan.recompute) {
+    case Recompute::None:
+      return core::bytes(layer_no_recompute(model, plan, layer));
+    case Recompute::Selective: {
+      TrainPlan q = plan;
+      q.flash_attention = true;  // selective recompute drops exactly the 5as/h term
+      return core::bytes(layer_no_recompute(model, q, layer));
+    }
+    case Recompute::Full:
+      return core::bytes(2.0 * sbh(model, plan) / sp_div(plan));
+  }
+  return core::Bytes{};
+}
+
+TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan, int stage) {
+  XS_CHECK(plan.tp >= 1 && plan.pp >= 1 && plan.dp >= 1 && plan.cp >= 1 && plan.ep >= 1,
+           "plan degrees must be positive (check_train_plan first)");
+  const int r = stage;
+  const bool first = r == 0, last = r == plan.pp - 1;
+  const std::vector<int> layers = stage_layers(model.layers, plan.pp, plan.vpp, r);
+
+  // Parameters on this chip.
+  double dense = 0, routed = 0, largest_layer = 0;
+  for (int i : layers) {
+    const LayerParams lp = workload::layer_params(model, i);
+    dense += lp.non_routed();
+    routed += lp.routed();
+    largest_layer = std::max(largest_layer, lp.non_routed() / plan.tp + lp.routed() / (plan.ep * plan.etp()));
+  }
+  const auto pc = workload::count_params(model);
+  if (first) dense += pc.embedding;  // vocab-parallel embedding (+ learned positions)
+  if (last) {
+    dense += d(model.hidden);  // final norm
+    // Untied LM head; a tied one needs a copy on the last stage when pp > 1 (Megatron).
+    dense += model.tied_embeddings ? (plan.pp > 1 ? d(model.vocab) * d(model.hidden) : 0.0)
+                                   : pc.lm_head;
+  }
+  const double dense_chip = dense / plan.tp;
+  const double expert_chip = routed / (static_cast<double>(plan.ep) * plan.etp());
+  const double ddp = plan.dense_dp();
+  const double edp = std::max(1, plan.expert_dp());
+
+  const bool shard_opt = plan.zero != Zero::None;
+  const bool shard_grad = plan.zero == Zero::Zero2 || plan.zero == Zero::Zero3 || plan.zero == Zero::Fsdp;
+  const bool shard_weights = plan.zero == Zero::Zero3 || plan.zero == Zero::Fsdp;
+
+  TrainMemory mem;
+  mem.stage = r;
+  mem.weights = core::bytes(kWeightBytes * (dense_chip / (shard_weights ? ddp : 1.0) +
+                                            expert_chip / (shard_weights ? edp : 1.0)));
+  mem.gradients = core::bytes(kGradBytes * (dense_chip / (shard_grad ? ddp : 1.0) +
+                                            expert_chip / (shard_grad ? edp : 1.0)));
+  mem.optimizer = core::bytes(kOptimizerBytes * (dense_chip / (shard_opt ? ddp : 1.0) +
+                                                 expert_chip / (shard_opt ? edp : 1.0)));
+
+  // Activations.
+  double per_layer_sum = 0, worst_layer = 0;
+  for (int i : layers) {
+    per_layer_sum += core::to_bytes(activation_bytes_per_layer(model, plan, i));
+    worst_layer = std::max(worst_layer, layer_no_recompute(model, plan, i));
+  }
+  const double mean_layer = layers.empty() ? 0.0 : per_layer_sum / d(static_cast<long long>(layers.size()));
+  double act = mean_layer * inflight_layer_microbatches(plan, static_cast<int>(layers.size()),
+                                                        model.layers, r);
+  if (plan.recompute == Recompute::Full && !layers.empty()) {
+    act += worst_layer;  // the layer being recomputed holds its full activations transiently
+  }
+  const double unit = sbh(model, plan);
+  if (first) act += unit / sp_div(plan) * inflight_microbatches(plan, r);  // embedding dropout mask
+  if (last) {
+    // Final norm input 2sbh and LM-head input 2sbh (sharded with SP), fp32 logits 4sbv/t.
+    act += 4.0 * unit / sp_div(plan) + 4.0 * unit * d(model.vocab) / d(model.hidden) / plan.tp;
+  }
+  mem.activations = core::bytes(act);
+
+  // Workspace: the documented base, plus ZeRO-3/FSDP's gathered weights of two layers (the one
+  // computing and the one being prefetched).
+  mem.workspace = kTrainWorkspaceBase;
+  if (shard_weights) mem.workspace += core::bytes(2.0 * kWeightBytes * largest_layer);
+  return mem;
+}
+
+TrainMemory train_memory_per_chip(const ModelSpec& model, const TrainPlan& plan) {
+  TrainMemory best = train_memory_of_stage(model, plan, 0);
+  for (int r = 1; r < plan.pp; ++r) {
+    TrainMemory m = train_memory_of_stage(model, plan, r);
+    if (m.total() > best.total()) best = m;
+  }
+  return best;
+}
+
+namespace {
+
+/// KV elements per token per chip of one layer.
+double kv_elems_layer_chip(const ModelSpec& m, const ServePlan& p) {
+  if (m.attention == workload::AttnKind::Mla) {
+    return d(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);  // latent, replicated over tp
+  }
+  const long long kv_per_chip = (m.kv_heads + p.tp - 1) / p.tp;  // replicated when tp > kv
+  return 2.0 * d(kv_per_chip) * d(m.head_dim);
+}
+
+ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long sequences,
+                        long long context, long long step_tokens, int r) {
+  const std::vector<int> layers = stage_layers(model.layers, plan.pp, 1, r);
+  const bool first = r == 0, last = r == plan.pp - 1;
+  const auto pc = workload::count_params(model);
+  double dense = 0, routed = 0;
+  double kv_tokens = 0;  // Σ over this stage's layers of the tokens each keeps per sequence
+  for (int i : layers) {
+    const LayerParams lp = workload::layer_params(model, i);
+    dense += lp.non_routed();
+    routed += lp.routed();
+    kv_tokens += d(model.layer_context(i, context));
+  }
+  if (first) dense += pc.embedding;
+  if (last) {
+    dense += d(model.hidden);
+    dense += model.tied_embeddings ? (plan.pp > 1 ? d(model.vocab) * d(model.hidden) : 0.0)
+                                   : pc.lm_head;
+  }
+  const double wb = core::bytes_per_element(plan.weight_dtype);
+  ServeMemory mem;
+  // Experts: ep-ways within the tp group of the stage, each expert tensor-split over tp/ep.
+  mem.weights = core::bytes(wb * (dense / plan.tp + routed / std::max(plan.tp, plan.ep)));
+  mem.kv_cache = core::bytes(d(sequences) * kv_tokens * kv_elems_layer_chip(model, plan) *
+                             core::bytes_per_element(plan.kv_dtype));
+  // Transient activations of one step of `step_tokens` tokens: residual stream and norm output
+  // (2h), the largest inner MLP tensor (sharded over tp), and, on the last stage, fp32 logits
+  // of one position per sequence.
+  const double ab = core::bytes_per_element(plan.math_dtype);
+  const double inner = model.is_moe() ? d(model.moe.experts_per_token) * d(model.moe.expert_ffn) +
+                                            d(model.moe.shared_experts) * d(model.moe.shared_ffn)
+                                      : d(model.ffn);
+  const double inner_width = std::max(inner, d(model.ffn)) * (model.mlp == MlpKind::Gated ? 3.0 : 2.0);
+  double act = d(step_tokens) * ab * (2.0 * d(model.hidden) + inner_width / plan.tp);
+  if (last) act += d(sequences) * 4.0 * d(model.vocab) / plan.tp;
+  mem.activations = core::bytes(act);
+  mem.workspace = kServeWorkspaceBase;
+  return mem;
+}
+
+}  // namespace
+
+ServeMemory serve_memory_per_chip(const ModelSpec& model, const ServePlan& plan,
+                                  long long sequences, long long context, long long step_tokens) {
+  XS_CHECK(plan.tp >= 1 && plan.pp >= 1 && plan.ep >= 1, "serve plan degrees must be positive");
+  ServeMemory best = serve_stage(model, plan, sequences, context, step_tokens, 0);
+  for (int r = 1; r < plan.pp; ++r) {
+    ServeMemory m = serve_stage(model, plan, sequences, context, step_tokens, r);
+    if (m.total() > best.total()) best = m;
+  }
+  return best;
+}
+
+ServeMemory serve_memory_per_chip(const ModelSpec& model, const ServePlan& plan,
+                                  long long sequences, long long context) {
+  return serve_memory_per_chip(model, plan, sequences, context, sequences);
+}
+
+core::Bytes kv_bytes_per_token_per_chip(const ModelSpec& model, const ServePlan& plan) {
+  const int layers = static_cast<int>(stage_layers(model.layers, plan.pp, 1, 0).size());
+  return core::bytes(d(layers) * kv_elems_layer_chip(model, plan) *
+                     core::bytes_per_element(plan.kv_dtype));
+}
+
+}  // namespace xpusim::mapping

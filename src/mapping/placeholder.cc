@@ -1,2 +1,0 @@
-// Placeholder until the layer's first source lands.
-namespace xpusim::mapping {}

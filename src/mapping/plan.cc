@@ -1,0 +1,106 @@
+#include "xpusim/mapping/plan.h"
+
+#include <string>
+#include <vector>
+
+#include "xpusim/core/suggest.h"
+#include "xpusim/workload/model.h"
+
+namespace xpusim::mapping {
+
+std::string zero_name(Zero z) {
+  switch (z) {
+    case Zero::None: return "none";
+    case Zero::Zero1: return "1";
+    case Zero::Zero2: return "2";
+    case Zero::Zero3: return "3";
+    case Zero::Fsdp: return "fsdp";
+  }
+  return "?";
+}
+
+std::string recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    case Recompute::Full: return "full";
+  }
+  return "?";
+}
+
+core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::ModelSpec& model,
+                                    int chips) {
+  std::vector<std::string> why;
+  auto s = [](long long v) { return std::to_string(v); };
+  struct Degree { const char* name; long long v; };
+  bool positive = true;
+  for (const Degree d : {Degree{"tp", plan.tp}, Degree{"pp", plan.pp}, Degree{"dp", plan.dp},
+                         Degree{"cp", plan.cp}, Degree{"ep", plan.ep}, Degree{"vpp", plan.vpp},
+                         Degree{"micro_batch", plan.micro_batch},
+                         Degree{"global_batch", plan.global_batch},
+                         Degree{"seq_len", plan.seq_len}}) {
+    if (d.v < 1) {
+      why.push_back(std::string(d.name) + " = " + s(d.v) + " must be at least 1");
+      positive = false;
+    }
+  }
+  if (plan.expert_tp < 0) {
+    why.push_back("expert_tp = " + s(plan.expert_tp) + " must be 0 (same as tp) or positive");
+    positive = false;
+  }
+  if (!positive) return core::Error{core::join(why, "; ")};
+
+  if (plan.chips() != chips) {
+    why.push_back("tp·pp·cp·dp = " + s(plan.tp) + "·" + s(plan.pp) + "·" + s(plan.cp) + "·" +
+                  s(plan.dp) + " = " + s(plan.chips()) + " but the system has " + s(chips) +
+                  " chips");
+  }
+  if (model.heads % plan.tp != 0) {
+    why.push_back("tp = " + s(plan.tp) + " does not divide the " + s(model.heads) +
+                  " attention heads");
+  }
+  if (model.attention != workload::AttnKind::Mla && model.kv_heads > 0 &&
+      model.kv_heads % plan.tp != 0 && plan.tp % model.kv_heads != 0) {
+    why.push_back("tp = " + s(plan.tp) + " and the " + s(model.kv_heads) +
+                  " key/value heads: neither divides the other");
+  }
+  if (plan.pp > model.layers) {
+    why.push_back("pp = " + s(plan.pp) + " exceeds the " + s(model.layers) + " layers");
+  } else if (plan.vpp > 1 && model.layers % (plan.pp * plan.vpp) != 0) {
+    why.push_back("interleaving needs layers divisible by pp·vpp = " + s(plan.pp * plan.vpp) +
+                  " (the model has " + s(model.layers) + ")");
+  }
+  if (plan.vpp > 1 && plan.pp == 1) why.push_back("vpp = " + s(plan.vpp) + " needs pp > 1");
+  if (plan.ep > 1) {
+    if (!model.is_moe()) {
+      why.push_back("ep = " + s(plan.ep) + " but the model has no experts");
+    } else if (model.moe.num_experts % plan.ep != 0) {
+      why.push_back("ep = " + s(plan.ep) + " does not divide the " + s(model.moe.num_experts) +
+                    " experts");
+    }
+    if ((static_cast<long long>(plan.dp) * plan.cp) % plan.ep != 0) {
+      why.push_back("ep = " + s(plan.ep) + " does not divide dp·cp = " +
+                    s(static_cast<long long>(plan.dp) * plan.cp));
+    }
+  }
+  if (plan.expert_tp > 0) {
+    const long long grid = static_cast<long long>(plan.tp) * plan.cp * plan.dp;
+    if (grid % (static_cast<long long>(plan.ep) * plan.expert_tp) != 0) {
+      why.push_back("ep·expert_tp = " + s(static_cast<long long>(plan.ep) * plan.expert_tp) +
+                    " does not divide tp·cp·dp = " + s(grid));
+    }
+  }
+  const long long dpmb = static_cast<long long>(plan.dp) * plan.micro_batch;
+  if (plan.global_batch % dpmb != 0) {
+    why.push_back("global batch " + s(plan.global_batch) + " is not divisible by dp·micro_batch = " +
+                  s(dpmb));
+  }
+  if (plan.cp > 1 && plan.seq_len % (2LL * plan.cp) != 0) {
+    why.push_back("seq_len " + s(plan.seq_len) + " is not divisible by 2·cp = " + s(2LL * plan.cp) +
+                  " (context parallelism splits each sequence into 2·cp causal-balanced chunks)");
+  }
+  if (!why.empty()) return core::Error{core::join(why, "; ")};
+  return true;
+}
+
+}  // namespace xpusim::mapping

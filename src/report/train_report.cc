@@ -1,0 +1,105 @@
+#include "xpusim/report/train_report.h"
+
+#include <sstream>
+
+#include "xpusim/core/format.h"
+
+namespace xpusim::report {
+
+using core::fmt_num;
+
+Json plan_json(const mapping::TrainPlan& p) {
+  return Json{{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"ep", p.ep}, {"vpp", p.vpp},
+              {"sequence_parallel", p.sequence_parallel}, {"zero", mapping::zero_name(p.zero)},
+              {"recompute", mapping::recompute_name(p.recompute)}, {"micro_batch", p.micro_batch},
+              {"global_batch", p.global_batch}, {"seq_len", p.seq_len},
+              {"precision", core::dtype_name(p.precision)}, {"micro_batches", p.micro_batches()}};
+}
+
+Json train_json(const engine::TrainScenario& s, const engine::TrainResult& r,
+                const cost::EnergyCost& e) {
+  const auto& b = r.breakdown;
+  Json flops = Json::object();
+  for (const auto& [d, f] : r.activity.flops) flops[core::dtype_name(d)] = core::to_flops(f);
+  const double chips = static_cast<double>(s.plan.chips());
+  return Json{
+      {"system", s.system->id},
+      {"model", s.model.id},
+      {"chips", s.plan.chips()},
+      {"plan", plan_json(s.plan)},
+      {"executor", r.executor},
+      {"feasible", r.feasible},
+      {"fits", r.fits},
+      {"reason", r.reason},
+      {"step_time_s", core::to_seconds(r.step_time)},
+      {"tokens_per_step", r.tokens_per_step},
+      {"tokens_per_s", r.tokens_per_s},
+      {"tokens_per_s_per_chip", r.tokens_per_s_per_chip},
+      {"model_tflops_per_chip", r.model_tflops_per_chip},
+      {"hw_tflops_per_chip", r.hw_tflops_per_chip},
+      {"mfu_pct", r.mfu * 100.0},
+      {"breakdown_s",
+       {{"compute", core::to_seconds(b.compute)}, {"tp_comm", core::to_seconds(b.tp_comm)},
+        {"cp_comm", core::to_seconds(b.cp_comm)}, {"ep_comm", core::to_seconds(b.ep_comm)},
+        {"pp_comm", core::to_seconds(b.pp_comm)}, {"dp_comm", core::to_seconds(b.dp_comm)},
+        {"bubble", core::to_seconds(b.bubble)}, {"optimizer", core::to_seconds(b.optimizer)},
+        {"other", core::to_seconds(b.other)}}},
+      {"memory_per_chip_gib",
+       {{"weights", core::to_gib(r.memory.weights)}, {"gradients", core::to_gib(r.memory.gradients)},
+        {"optimizer", core::to_gib(r.memory.optimizer)}, {"activations", core::to_gib(r.memory.activations)},
+        {"workspace", core::to_gib(r.memory.workspace)}, {"total", core::to_gib(r.memory.total())}}},
+      {"hbm_capacity_gib", core::to_gib(r.hbm_capacity)},
+      {"activity_per_chip",
+       {{"flops_by_dtype", flops}, {"hbm_bytes", core::to_bytes(r.activity.hbm_bytes)},
+        {"scale_up_bytes", core::to_bytes(r.activity.scale_up_bytes)},
+        {"scale_out_bytes", core::to_bytes(r.activity.scale_out_bytes)}}},
+      {"energy_per_step_j", core::to_joules(e.total_energy) * chips},
+      {"power_per_chip_w", core::to_watts(e.average_power)},
+      {"cost_per_step_usd", core::to_dollars(e.dollars) * chips},
+      {"energy_and_price_estimated", true},
+      {"events", r.events},
+  };
+}
+
+std::string train_text(const engine::TrainScenario& s, const engine::TrainResult& r,
+                       const cost::EnergyCost& e) {
+  std::ostringstream o;
+  const auto& p = s.plan;
+  const double chips = static_cast<double>(p.chips());
+  o << "xpusim train: " << s.model.id << " on " << core::fmt_int(p.chips()) << " × "
+    << s.system->chip.name << " (" << s.system->id << ")\n";
+  o << "plan: tp=" << p.tp << " pp=" << p.pp << " dp=" << p.dp << " cp=" << p.cp << " ep=" << p.ep
+    << " vpp=" << p.vpp << " zero=" << mapping::zero_name(p.zero)
+    << " recompute=" << mapping::recompute_name(p.recompute) << " micro-batch=" << p.micro_batch
+    << " global-batch=" << p.global_batch << " seq=" << p.seq_len
+    << " precision=" << core::dtype_name(p.precision) << " (" << p.micro_batches()
+    << " micro-batches)\n\n";
+  o << "  step time            " << fmt_num(core::to_seconds(r.step_time), 4) << " s  (" << r.executor
+    << " executor)\n";
+  o << "  tokens/s             " << fmt_num(r.tokens_per_s, 4) << "  (" << fmt_num(r.tokens_per_s_per_chip, 4)
+    << " per chip)\n";
+  o << "  model TFLOP/s/chip   " << fmt_num(r.model_tflops_per_chip, 4) << "  (MFU "
+    << fmt_num(r.mfu * 100.0, 3) << "%)\n";
+  o << "  hw TFLOP/s/chip      " << fmt_num(r.hw_tflops_per_chip, 4) << "\n\n";
+  const auto& b = r.breakdown;
+  o << "  breakdown (s): compute " << fmt_num(core::to_seconds(b.compute), 3) << ", TP comm "
+    << fmt_num(core::to_seconds(b.tp_comm), 3) << ", CP comm " << fmt_num(core::to_seconds(b.cp_comm), 3)
+    << ", EP comm " << fmt_num(core::to_seconds(b.ep_comm), 3) << ", PP comm "
+    << fmt_num(core::to_seconds(b.pp_comm), 3) << ", DP comm " << fmt_num(core::to_seconds(b.dp_comm), 3)
+    << ", bubble " << fmt_num(core::to_seconds(b.bubble), 3) << ", optimizer "
+    << fmt_num(core::to_seconds(b.optimizer), 3) << "\n";
+  o << "  memory per chip (GiB): weights " << fmt_num(core::to_gib(r.memory.weights), 3) << ", grads "
+    << fmt_num(core::to_gib(r.memory.gradients), 3) << ", optimizer "
+    << fmt_num(core::to_gib(r.memory.optimizer), 3) << ", activations "
+    << fmt_num(core::to_gib(r.memory.activations), 3) << ", workspace "
+    << fmt_num(core::to_gib(r.memory.workspace), 3) << " = " << fmt_num(core::to_gib(r.memory.total()), 4)
+    << " of " << fmt_num(core::to_gib(r.hbm_capacity), 4) << (r.fits ? "  (fits)" : "  (DOES NOT FIT)")
+    << "\n";
+  o << "  energy per step      " << fmt_num(core::to_joules(e.total_energy) * chips / 3.6e6, 4)
+    << " kWh (" << fmt_num(core::to_watts(e.average_power), 4) << " W per chip incl. overhead; estimated)\n";
+  o << "  cost per step        $" << fmt_num(core::to_dollars(e.dollars) * chips, 4)
+    << (e.price_estimated ? " (price estimated)" : "") << "\n";
+  return o.str();
+}
+
+}  // namespace xpusim::report

@@ -1,0 +1,597 @@
+#include "xpusim/serve/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <queue>
+
+#include "xpusim/core/check.h"
+
+namespace xpusim::serve {
+
+double SpecDecodeSpec::tokens_per_step() const {
+  if (draft_len <= 0) return 1.0;
+  const double a = std::clamp(acceptance, 0.0, 0.999999);
+  return (1.0 - std::pow(a, draft_len + 1)) / (1.0 - a);
+}
+
+Percentiles percentiles(std::vector<double> v) {
+  Percentiles p;
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  double s = 0;
+  for (double x : v) s += x;
+  p.mean = s / static_cast<double>(v.size());
+  auto at = [&](double q) {  // nearest-rank
+    const size_t n = v.size();
+    size_t i = static_cast<size_t>(std::ceil(q * static_cast<double>(n)));
+    i = std::clamp<size_t>(i, 1, n);
+    return v[i - 1];
+  };
+  p.p50 = at(0.50);
+  p.p90 = at(0.90);
+  p.p99 = at(0.99);
+  return p;
+}
+
+double goodput(const SimResult& r, core::Seconds ttft_slo, core::Seconds tpot_slo) {
+  if (r.duration.base() <= 0) return 0;
+  long long ok = 0;
+  for (size_t i = 0; i < r.ttft_each_s.size(); ++i)
+    if (r.ttft_each_s[i] <= ttft_slo.base() && r.tpot_each_s[i] <= tpot_slo.base()) ++ok;
+  return static_cast<double>(ok) / r.duration.base();
+}
+
+namespace {
+
+struct ReqState {
+  SimTime arrival = 0, first = -1, finish = -1;
+  long long in_len = 1, out_len = 1;
+  long long prompt = 1;      ///< tokens to prefill (prompt + regenerated tokens after preemption)
+  long long generated = 0;   ///< output tokens produced so far (incl. the first)
+  long long reserved = 0;    ///< KV tokens reserved (Reserve policy)
+  long long dec_start = 0;   ///< engine decode-step counter when it joined decode
+  long long gen_at_start = 0;
+  double ctx_at_start = 0;
+  int engine = -1;
+  int stamp = 0;             ///< invalidates stale heap entries after preemption
+  bool prefilled = false;    ///< disaggregated: KV arrived, decode only
+};
+
+struct PrefillJob { int req; long long done; };
+struct Chunk { int req; long long tokens; };
+
+struct HeapItem {
+  long long finish_step;
+  long long order;
+  int req;
+  int stamp;
+  bool operator>(const HeapItem& o) const {
+    return finish_step != o.finish_step ? finish_step > o.finish_step : order > o.order;
+  }
+};
+
+struct Engine {
+  int pool = 0;
+  const StepCostModel* cost = nullptr;
+  long long kv_cap = 0;
+  std::deque<int> waiting;
+  std::vector<PrefillJob> prefilling;
+  long long n_dec = 0;
+  double ctx_sum = 0;
+  long long dec_steps = 0;
+  std::priority_queue<HeapItem, std::vector<HeapItem>, std::greater<HeapItem>> heap;
+  std::vector<std::pair<int, int>> dec_stack;  // (req, stamp) in admission order
+  long long reserved = 0;
+  bool busy = false;
+  // Current step.
+  std::vector<Chunk> chunks;
+  bool step_decodes = false;
+  SimTime step_start = 0;
+  // Static batching.
+  std::vector<int> static_batch;
+  long long static_step = -1;  // -1: prefill pending; k ≥ 0: decode steps done
+  long long static_len = 0;
+  long long outstanding = 0;   // waiting + running
+};
+
+enum class EvKind { StepDone = 0, KvArrive = 1, Arrival = 2 };
+struct Event {
+  SimTime t;
+  long long seq;
+  EvKind kind;
+  int id;
+  bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+};
+
+class Sim {
+ public:
+  explicit Sim(const SimSpec& s) : s_(s), a_(s.spec.tokens_per_step()) {}
+  SimResult run();
+
+ private:
+  void arrive(int req, SimTime t);
+  int route(int pool) const;
+  void try_start(int e, SimTime t);
+  bool form_continuous(Engine& en);
+  bool form_static(Engine& en);
+  void step_done(int e, SimTime t);
+  void finish(int req, SimTime t);
+  void join_decode(Engine& en, int req);
+  bool kv_admits(const Engine& en, const ReqState& r) const;
+  void preempt_for_growth(Engine& en);
+  void push(SimTime t, EvKind k, int id) { ev_.push(Event{t, seq_++, k, id}); }
+  void advance_clock(SimTime t);
+  double running(const Engine& en) const {
+    return static_cast<double>(en.n_dec + static_cast<long long>(en.prefilling.size()) +
+                               static_cast<long long>(en.static_batch.size()));
+  }
+  double kv_used(const Engine& en) const;
+
+  const SimSpec& s_;
+  double a_;
+  std::vector<ReqState> req_;
+  std::vector<Engine> eng_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> ev_;
+  long long seq_ = 0;
+  long long order_ = 0;
+  SimResult res_;
+  SimTime now_ = 0, first_arrival_ = -1, last_finish_ = 0;
+  long long in_system_ = 0;
+  double area_in_system_ = 0;
+  double area_batch_ = 0, area_kv_ = 0;
+  long long issued_ = 0, total_ = 0;
+  bool arrivals_done_ = false;
+  long long stride_ = 1, sample_count_ = 0;
+  std::vector<double> tpot_ms_;
+};
+
+double Sim::kv_used(const Engine& en) const {
+  if (s_.scheduler.kv_policy == KvPolicy::Reserve) return static_cast<double>(en.reserved);
+  double u = en.ctx_sum;
+  for (const auto& p : en.prefilling) u += static_cast<double>(p.done);
+  return u;
+}
+
+void Sim::advance_clock(SimTime t) {
+  if (t > now_) {
+    area_in_system_ += static_cast<double>(in_system_) * static_cast<double>(t - now_) * 1e-12;
+    now_ = t;
+  }
+}
+
+int Sim::route(int pool) const {
+  int best = -1;
+  for (size_t i = 0; i < eng_.size(); ++i) {
+    if (eng_[i].pool != pool) continue;
+    if (best < 0 || eng_[i].outstanding < eng_[static_cast<size_t>(best)].outstanding)
+      best = static_cast<int>(i);
+  }
+  return best;
+}
+
+void Sim::arrive(int r, SimTime t) {
+  if (first_arrival_ < 0) first_arrival_ = t;
+  ++in_system_;
+  const int e = route(0);
+  req_[static_cast<size_t>(r)].engine = e;
+  auto& en = eng_[static_cast<size_t>(e)];
+  en.waiting.push_back(r);
+  ++en.outstanding;
+  try_start(e, t);
+}
+
+bool Sim::kv_admits(const Engine& en, const ReqState& r) const {
+  const long long blk = std::max<long long>(1, s_.scheduler.block_size);
+  const long long cap = en.kv_cap;
+  if (s_.scheduler.kv_policy == KvPolicy::Reserve) {
+    const long long need = ((r.prompt + (r.out_len - r.generated) + blk - 1) / blk) * blk;
+    // A request larger than the whole cache is admitted alone (it would be rejected by a real
+    // engine; running it keeps the simulation going and shows up as KV utilisation > 1).
+    return en.reserved + need <= cap || (en.reserved == 0);
+  }
+  const double used = kv_used(en) + static_cast<double>(blk) * running(en);
+  return used + static_cast<double>(r.prompt + blk) <= static_cast<double>(cap) || running(en) == 0;
+}
+
+void Sim::join_decode(Engine& en, int r) {
+  auto& q = req_[static_cast<size_t>(r)];
+  const long long rem = q.out_len - q.generated;
+  q.dec_start = en.dec_steps;
+  q.gen_at_start = q.generated;
+  q.ctx_at_start = static_cast<double>(q.prompt + 1);
+  const long long steps = static_cast<long long>(std::ceil(static_cast<double>(rem) / a_ - 1e-9));
+  en.heap.push(HeapItem{en.dec_steps + std::max<long long>(1, steps), order_++, r, q.stamp});
+  en.dec_stack.emplace_back(r, q.stamp);
+  ++en.n_dec;
+  en.ctx_sum += q.ctx_at_start;
+}
+
+void Sim::preempt_for_growth(Engine& en) {
+  if (s_.scheduler.kv_policy != KvPolicy::OnDemand) return;
+  const double blk = static_cast<double>(std::max<long long>(1, s_.scheduler.block_size));
+  auto need = [&] { return kv_used(en) + a_ * static_cast<double>(en.n_dec) + blk * running(en); };
+  while (en.n_dec > 1 && need() > static_cast<double>(en.kv_cap)) {
+    // Newest running decode sequence goes back to the front of the queue (recompute).
+    while (!en.dec_stack.empty()) {
+      auto [r, st] = en.dec_stack.back();
+      en.dec_stack.pop_back();
+      auto& q = req_[static_cast<size_t>(r)];
+      if (q.stamp != st || q.finish >= 0) continue;
+      const double k = static_cast<double>(en.dec_steps - q.dec_start);
+      en.ctx_sum -= q.ctx_at_start + k * a_;
+      --en.n_dec;
+      q.generated = std::min(q.out_len, q.gen_at_start + static_cast<long long>(std::floor(k * a_)));
+      q.prompt = q.in_len + q.generated;
+      ++q.stamp;
+      en.waiting.push_front(r);
+      ++res_.preemptions;
+      break;
+    }
+  }
+}
+
+bool Sim::form_static(Engine& en) {
+  en.chunks.clear();
+  en.step_decodes = false;
+  if (en.static_batch.empty()) {
+    long long b = s_.scheduler.static_batch > 0 ? s_.scheduler.static_batch : s_.scheduler.max_num_seqs;
+    // Wait for a full batch unless no more requests can arrive.
+    if (static_cast<long long>(en.waiting.size()) < b && !arrivals_done_) return false;
+    if (en.waiting.empty()) return false;
+    long long need = 0;
+    while (!en.waiting.empty() && static_cast<long long>(en.static_batch.size()) < b) {
+      const auto& q = req_[static_cast<size_t>(en.waiting.front())];
+      const long long n = q.in_len + q.out_len;
+      if (!en.static_batch.empty() && need + n > en.kv_cap) break;  // KV caps the batch
+      need += n;
+      en.static_batch.push_back(en.waiting.front());
+      en.waiting.pop_front();
+    }
+    en.static_step = -1;
+    en.static_len = 0;
+    for (int r : en.static_batch)
+      en.static_len = std::max(en.static_len, req_[static_cast<size_t>(r)].out_len);
+    en.reserved = need;
+  }
+  return true;
+}
+
+bool Sim::form_continuous(Engine& en) {
+  const auto& sc = s_.scheduler;
+  en.chunks.clear();
+  en.step_decodes = false;
+  preempt_for_growth(en);
+  const long long q = s_.spec.draft_len > 0 ? s_.spec.draft_len + 1 : 1;
+  auto admissible = [&]() {
+    if (en.waiting.empty()) return false;
+    if (running(en) >= static_cast<double>(sc.max_num_seqs)) return false;
+    return kv_admits(en, req_[static_cast<size_t>(en.waiting.front())]);
+  };
+  bool prefill_only = false;
+  if (sc.kind == SchedulerKind::PrefillPriority && (!en.prefilling.empty() || admissible()))
+    prefill_only = true;
+  long long budget = sc.max_batched_tokens;
+  if (!prefill_only && en.n_dec > 0) {
+    en.step_decodes = true;
+    budget -= en.n_dec * q;
+  }
+  const bool decode_pool = s_.disaggregated && en.pool == 1;
+  // Continue chunked prefills, then admit.
+  for (auto& p : en.prefilling) {
+    if (budget <= 0) break;
+    const long long left = req_[static_cast<size_t>(p.req)].prompt - p.done;
+    long long c = sc.chunked_prefill ? std::min(left, budget) : left;
+    if (!sc.chunked_prefill && c > budget && !(en.chunks.empty() && !en.step_decodes)) continue;
+    en.chunks.push_back(Chunk{p.req, c});
+    budget -= c;
+  }
+  while (admissible() && (budget > 0 || decode_pool)) {
+    const int r = en.waiting.front();
+    auto& rq = req_[static_cast<size_t>(r)];
+    if (decode_pool || rq.prefilled) {
+      en.waiting.pop_front();
+      if (sc.kv_policy == KvPolicy::Reserve) {
+        rq.reserved = rq.prompt + rq.out_len - rq.generated;
+        en.reserved += rq.reserved;
+      }
+      join_decode(en, r);
+      continue;
+    }
+    long long c = sc.chunked_prefill ? std::min(rq.prompt, budget) : rq.prompt;
+    if (!sc.chunked_prefill && c > budget && !(en.chunks.empty() && !en.step_decodes)) break;
+    en.waiting.pop_front();
+    if (sc.kv_policy == KvPolicy::Reserve) {
+      const long long blk = std::max<long long>(1, sc.block_size);
+      rq.reserved = ((rq.prompt + rq.out_len - rq.generated + blk - 1) / blk) * blk;
+      en.reserved += rq.reserved;
+    }
+    en.prefilling.push_back(PrefillJob{r, 0});
+    en.chunks.push_back(Chunk{r, c});
+    budget -= c;
+  }
+  if (decode_pool && en.n_dec > 0) en.step_decodes = true;
+  return en.step_decodes || !en.chunks.empty();
+}
+
+void Sim::try_start(int e, SimTime t) {
+  auto& en = eng_[static_cast<size_t>(e)];
+  if (en.busy) return;
+  const bool is_static = s_.scheduler.kind == SchedulerKind::StaticBatch && !s_.disaggregated;
+  if (!(is_static ? form_static(en) : form_continuous(en))) return;
+  StepWork w;
+  if (is_static) {
+    const double b = static_cast<double>(en.static_batch.size());
+    if (en.static_step < 0) {
+      for (int r : en.static_batch) {
+        const double in = static_cast<double>(req_[static_cast<size_t>(r)].in_len);
+        w.prefill_tokens += req_[static_cast<size_t>(r)].in_len;
+        w.prefill_pairs += in * in / 2.0;
+      }
+      w.prefill_seqs = w.sampled_prefills = static_cast<long long>(b);
+    } else {
+      double ctx = 0;
+      for (int r : en.static_batch)
+        ctx += static_cast<double>(req_[static_cast<size_t>(r)].in_len + 1 + en.static_step);
+      w.decode_seqs = static_cast<long long>(b);
+      w.decode_context = ctx;
+    }
+  } else {
+    for (const auto& c : en.chunks) {
+      long long done = 0;
+      for (const auto& p : en.prefilling) if (p.req == c.req) done = p.done;
+      const double qd = static_cast<double>(c.tokens);
+      w.prefill_tokens += c.tokens;
+      w.prefill_pairs += qd * (static_cast<double>(done) + qd / 2.0);
+      ++w.prefill_seqs;
+      if (done + c.tokens >= req_[static_cast<size_t>(c.req)].prompt) ++w.sampled_prefills;
+    }
+    if (en.step_decodes) {
+      w.decode_seqs = en.n_dec;
+      w.decode_context = en.ctx_sum;
+      w.decode_q = s_.spec.draft_len > 0 ? s_.spec.draft_len + 1 : 1;
+    }
+  }
+  double secs = en.cost->time(w).base();
+  if (w.decode_seqs > 0 && s_.spec.draft_len > 0 && s_.spec.draft) {
+    // Draft model: draft_len sequential single-token steps at the same batch and context.
+    StepWork d;
+    d.decode_seqs = w.decode_seqs;
+    d.decode_context = w.decode_context;
+    secs += s_.spec.draft_len * s_.spec.draft->time(d).base();
+  }
+  en.busy = true;
+  en.step_start = t;
+  const SimTime dt = std::max<SimTime>(1, to_sim_time(core::seconds(secs)));
+  // Time-weighted batch and KV use.
+  const double cap = static_cast<double>(std::max<long long>(1, en.kv_cap));
+  area_batch_ += running(en) * static_cast<double>(dt) * 1e-12;
+  area_kv_ += std::min(1.0, kv_used(en) / cap) * static_cast<double>(dt) * 1e-12;
+  res_.busy_time += from_sim_time(dt);
+  ++res_.steps;
+  if (e == 0) {
+    if (sample_count_ % stride_ == 0) {
+      res_.timeline.push_back(TimelinePoint{static_cast<double>(t) * 1e-12, std::min(1.0, kv_used(en) / cap),
+                                            running(en)});
+      if (static_cast<int>(res_.timeline.size()) >= 2 * std::max(1, s_.timeline_samples)) {
+        std::vector<TimelinePoint> half;
+        for (size_t i = 0; i < res_.timeline.size(); i += 2) half.push_back(res_.timeline[i]);
+        res_.timeline.swap(half);
+        stride_ *= 2;
+      }
+    }
+    ++sample_count_;
+  }
+  push(t + dt, EvKind::StepDone, e);
+}
+
+void Sim::finish(int r, SimTime t) {
+  auto& q = req_[static_cast<size_t>(r)];
+  q.finish = t;
+  --in_system_;
+  last_finish_ = std::max(last_finish_, t);
+  ++res_.requests;
+  res_.output_tokens += q.out_len;
+  res_.input_tokens += q.in_len;
+  const double ttft = static_cast<double>(q.first - q.arrival) * 1e-12;
+  const double e2e = static_cast<double>(t - q.arrival) * 1e-12;
+  const double tpot = q.out_len > 1 ? static_cast<double>(t - q.first) * 1e-12 / static_cast<double>(q.out_len - 1) : 0.0;
+  res_.ttft_each_s.push_back(ttft);
+  res_.tpot_each_s.push_back(tpot);
+  res_.e2e_each_s.push_back(e2e);
+  if (q.out_len > 1) tpot_ms_.push_back(tpot * 1e3);
+  if (s_.timeout.base() > 0 && e2e > s_.timeout.base()) ++res_.timed_out;
+  // Closed loop: the client sends its next request at once.
+  if (s_.load.arrival == ArrivalKind::ClosedLoop && issued_ < total_) {
+    const int nr = static_cast<int>(issued_++);
+    req_[static_cast<size_t>(nr)].arrival = t;
+    push(t, EvKind::Arrival, nr);
+  }
+}
+
+void Sim::step_done(int e, SimTime t) {
+  auto& en = eng_[static_cast<size_t>(e)];
+  en.busy = false;
+  const bool is_static = s_.scheduler.kind == SchedulerKind::StaticBatch && !s_.disaggregated;
+  if (is_static) {
+    if (en.static_step < 0) {
+      for (int r : en.static_batch) {
+        auto& q = req_[static_cast<size_t>(r)];
+        q.first = t;
+        q.generated = 1;
+        if (q.out_len <= 1) { finish(r, t); --en.outstanding; }
+      }
+      en.static_step = 0;
+    } else {
+      ++en.static_step;
+      for (int r : en.static_batch) {
+        auto& q = req_[static_cast<size_t>(r)];
+        if (q.finish < 0 && q.out_len - 1 == en.static_step) { finish(r, t); --en.outstanding; }
+      }
+    }
+    if (en.static_step >= en.static_len - 1) {
+      en.static_batch.clear();
+      en.reserved = 0;
+    }
+    try_start(e, t);
+    return;
+  }
+  if (en.step_decodes) {
+    ++en.dec_steps;
+    en.ctx_sum += a_ * static_cast<double>(en.n_dec);
+    while (!en.heap.empty() && en.heap.top().finish_step <= en.dec_steps) {
+      const HeapItem h = en.heap.top();
+      en.heap.pop();
+      auto& q = req_[static_cast<size_t>(h.req)];
+      if (q.stamp != h.stamp || q.finish >= 0) continue;
+      en.ctx_sum -= q.ctx_at_start + a_ * static_cast<double>(en.dec_steps - q.dec_start);
+      --en.n_dec;
+      en.reserved -= q.reserved;
+      q.generated = q.out_len;
+      --en.outstanding;
+      finish(h.req, t);
+    }
+    if (en.n_dec == 0) en.ctx_sum = 0;  // drop rounding residue
+  }
+  for (const auto& c : en.chunks) {
+    auto it = std::find_if(en.prefilling.begin(), en.prefilling.end(),
+                           [&](const PrefillJob& p) { return p.req == c.req; });
+    XS_CHECK(it != en.prefilling.end(), "chunk without a prefill job");
+    it->done += c.tokens;
+    auto& q = req_[static_cast<size_t>(c.req)];
+    if (it->done < q.prompt) continue;
+    en.prefilling.erase(it);
+    if (q.first < 0) q.first = t;
+    if (q.generated == 0) q.generated = 1;
+    if (q.generated >= q.out_len) {
+      en.reserved -= q.reserved;
+      --en.outstanding;
+      finish(c.req, t);
+    } else if (s_.disaggregated) {
+      // The KV cache goes to a decode engine over the network.
+      en.reserved -= q.reserved;
+      --en.outstanding;
+      q.reserved = 0;
+      q.prefilled = true;
+      const double secs = s_.kv_transfer_latency.base() +
+                          s_.kv_transfer_per_token.base() * static_cast<double>(q.prompt);
+      push(t + to_sim_time(core::seconds(secs)), EvKind::KvArrive, c.req);
+    } else {
+      join_decode(en, c.req);
+    }
+  }
+  en.chunks.clear();
+  try_start(e, t);
+}
+
+SimResult Sim::run() {
+  std::vector<Request> reqs = generate_requests(s_.load);
+  total_ = static_cast<long long>(reqs.size());
+  req_.resize(reqs.size());
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    auto& q = req_[i];
+    q.arrival = reqs[i].arrival;
+    q.in_len = reqs[i].in_len;
+    q.out_len = reqs[i].out_len;
+    q.prompt = q.in_len;
+  }
+  auto add_pool = [&](const PoolSpec& p, int pool) {
+    XS_CHECK(p.cost != nullptr, "pool without a cost model");
+    for (int i = 0; i < p.engines; ++i) {
+      Engine en;
+      en.pool = pool;
+      en.cost = p.cost;
+      en.kv_cap = s_.scheduler.kv_tokens_override > 0 ? s_.scheduler.kv_tokens_override
+                                                       : p.cost->memory().kv_tokens;
+      eng_.push_back(std::move(en));
+    }
+  };
+  add_pool(s_.pool, 0);
+  if (s_.disaggregated) add_pool(s_.decode_pool, 1);
+  // Open-loop arrivals are consumed in order; closed loop starts `concurrency` clients at 0.
+  size_t next = 0;
+  if (s_.load.arrival == ArrivalKind::ClosedLoop) {
+    const long long c = std::min<long long>(std::max<long long>(1, s_.load.concurrency), total_);
+    for (long long i = 0; i < c; ++i) push(0, EvKind::Arrival, static_cast<int>(issued_++));
+    next = reqs.size();
+  }
+  arrivals_done_ = s_.load.arrival == ArrivalKind::Offline;
+  if (s_.load.arrival == ArrivalKind::Offline) {
+    // All requests queued at time 0, before any engine starts.
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      if (first_arrival_ < 0) first_arrival_ = 0;
+      ++in_system_;
+      const int e = route(0);
+      req_[i].engine = e;
+      eng_[static_cast<size_t>(e)].waiting.push_back(static_cast<int>(i));
+      ++eng_[static_cast<size_t>(e)].outstanding;
+    }
+    next = reqs.size();
+    for (size_t e = 0; e < eng_.size(); ++e) try_start(static_cast<int>(e), 0);
+  }
+  while (true) {
+    const bool have_ev = !ev_.empty();
+    const bool have_arr = next < reqs.size();
+    if (!have_ev && !have_arr) break;
+    if (have_arr && (!have_ev || req_[next].arrival <= ev_.top().t)) {
+      const SimTime t = req_[next].arrival;
+      advance_clock(t);
+      arrive(static_cast<int>(next), t);
+      ++next;
+      if (next == reqs.size() && s_.load.arrival != ArrivalKind::ClosedLoop) arrivals_done_ = true;
+      continue;
+    }
+    const Event ev = ev_.top();
+    ev_.pop();
+    advance_clock(ev.t);
+    switch (ev.kind) {
+      case EvKind::StepDone: step_done(ev.id, ev.t); break;
+      case EvKind::Arrival:
+        arrive(ev.id, ev.t);
+        if (issued_ >= total_) arrivals_done_ = true;
+        break;
+      case EvKind::KvArrive: {
+        const int e = route(1);
+        auto& en = eng_[static_cast<size_t>(e)];
+        en.waiting.push_back(ev.id);
+        ++en.outstanding;
+        try_start(e, ev.t);
+        break;
+      }
+    }
+    if (arrivals_done_ && s_.scheduler.kind == SchedulerKind::StaticBatch)
+      for (size_t e = 0; e < eng_.size(); ++e) try_start(static_cast<int>(e), ev.t);
+  }
+  const double dur = first_arrival_ < 0 ? 0.0 : static_cast<double>(last_finish_ - first_arrival_) * 1e-12;
+  res_.duration = core::seconds(dur);
+  if (dur > 0) {
+    res_.requests_per_s = static_cast<double>(res_.requests) / dur;
+    res_.output_tokens_per_s = static_cast<double>(res_.output_tokens) / dur;
+    res_.input_tokens_per_s = static_cast<double>(res_.input_tokens) / dur;
+    const double ne = static_cast<double>(eng_.size());
+    res_.mean_batch = area_batch_ / (dur * ne);
+    res_.mean_kv_utilisation = area_kv_ / (dur * ne);
+    res_.mean_in_system = area_in_system_ / dur;
+  }
+  auto scaled = [](const std::vector<double>& v, double k) {
+    std::vector<double> o(v);
+    for (double& x : o) x *= k;
+    return o;
+  };
+  res_.ttft_ms = percentiles(scaled(res_.ttft_each_s, 1e3));
+  res_.tpot_ms = percentiles(tpot_ms_);
+  res_.itl_ms = res_.tpot_ms;
+  res_.e2e_s = percentiles(res_.e2e_each_s);
+  return std::move(res_);
+}
+
+}  // namespace
+
+SimResult simulate(const SimSpec& spec) {
+  XS_CHECK(spec.pool.cost != nullptr, "simulate: no cost model");
+  Sim sim(spec);
+  return sim.run();
+}
+
+}  // namespace xpusim::serve

@@ -1,0 +1,240 @@
+#include "xpusim/serve/step_cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "xpusim/core/check.h"
+#include "xpusim/net/collective.h"
+#include "xpusim/net/topology.h"
+#include "xpusim/workload/ops.h"
+
+namespace xpusim::serve {
+
+using core::Dtype;
+
+namespace {
+
+// Largest token count whose linear-layer cost is memoised (a step rarely exceeds it).
+constexpr long long kCacheTokens = 1 << 16;
+// Framework workspace per chip: activations of the largest step, CUDA graphs / NEFFs,
+// communication buffers, allocator slack (vLLM profiles ~1-3 GiB at 8K tokens; TRT-LLM similar).
+constexpr double kWorkspaceGiB = 3.0;
+
+bool is_weight_op(const workload::Op& op) { return op.kind == workload::OpKind::Gemm && op.weights; }
+
+}  // namespace
+
+StepCostModel::StepCostModel(const hw::SystemSpec& sys, const workload::ModelSpec& model,
+                             ReplicaPlan plan, FrameworkProfile profile, const net::Topology* topo)
+    : sys_(sys), model_(model), plan_(plan), profile_(std::move(profile)), topo_(topo) {
+  chip_ = std::make_unique<compute::ChipModel>(sys_.chip, profile_.calibration);
+  const auto& p = plan_.plan;
+  prec_.gemm = p.math_dtype;
+  prec_.weights = p.weight_dtype;
+  prec_.kv = p.kv_dtype;
+  prec_.activations = Dtype::Bf16;
+  const int tp = plan_.attention_dp ? 1 : p.tp;
+  const int pp = std::max(1, p.pp);
+  layers_per_chip_ = (model_.layers + pp - 1) / pp;
+  // Layer kinds (routed-expert or dense MLP; sliding or full attention) on the first stage.
+  for (int i = 0; i < layers_per_chip_ && i < model_.layers; ++i) {
+    const bool moe = model_.layer_is_moe(i), sl = model_.layer_sliding(i);
+    auto it = std::find_if(kinds_.begin(), kinds_.end(),
+                           [&](const Kind& k) { return k.moe == moe && k.sliding == sl; });
+    if (it == kinds_.end()) kinds_.push_back({moe, sl, 1, i});
+    else ++it->count;
+  }
+  // Attention shape per chip.
+  heads_ = std::max(1, (model_.heads + tp - 1) / tp);  // padded heads
+  if (model_.attention == workload::AttnKind::Mla) {
+    // Absorbed MLA decode: every head reads the shared latent (kv_lora + rope) per token.
+    kv_heads_ = 1;
+    d_qk_ = static_cast<double>(model_.mla.kv_lora_rank + model_.mla.qk_rope_head_dim);
+    d_v_ = static_cast<double>(model_.mla.kv_lora_rank);
+  } else {
+    kv_heads_ = std::max(1, (model_.kv_heads + tp - 1) / tp);
+    d_qk_ = static_cast<double>(model_.qk_head_dim());
+    d_v_ = static_cast<double>(model_.v_head_dim());
+  }
+  kv_elem_bytes_ = core::bytes_per_element(p.kv_dtype);
+  const auto& cal = profile_.calibration;
+  attn_rate_ = sys_.chip.peak_for(chip_->best_dtype(Dtype::Bf16)).base() * cal.attention_efficiency *
+               cal.power_cap_factor;
+  hbm_rate_ = chip_->achievable_hbm().base();
+
+  // Weights per chip: every weight GEMM of the layers on this chip (sharded as ops.h shards
+  // them: tp for dense, ep for experts), plus embedding and LM head split over tp.
+  workload::LayerShard one;
+  one.batch = 1; one.seq = 1; one.q_len = 1; one.kv_len = 1; one.tp = tp; one.ep = p.ep;
+  double wparams = 0;
+  for (const auto& k : kinds_)
+    for (const auto& op : workload::layer_ops(model_, k.layer, one))
+      if (is_weight_op(op)) wparams += static_cast<double>(op.k * op.n * op.count) * k.count;
+  const double emb = static_cast<double>(model_.vocab * model_.hidden) / tp;
+  wparams += emb * (model_.tied_embeddings ? 1.0 : 2.0) / (pp > 1 ? 2.0 : 1.0);
+  mem_.hbm = sys_.chip.hbm_capacity.value;
+  mem_.weights = core::bytes(wparams * core::bytes_per_element(p.weight_dtype));
+  mem_.workspace = core::gib(kWorkspaceGiB);
+  double kv_layer = (model_.attention == workload::AttnKind::Mla)
+                        ? d_qk_ * kv_elem_bytes_
+                        : kv_heads_ * (d_qk_ + d_v_) * kv_elem_bytes_;
+  mem_.kv_per_token = core::bytes(kv_layer * layers_per_chip_);
+  const core::Bytes left = mem_.hbm - mem_.weights - mem_.workspace;
+  mem_.kv_capacity = left.base() > 0 ? left * profile_.kv_memory_fraction : core::bytes(0);
+  mem_.kv_tokens = left.base() > 0
+                       ? static_cast<long long>(mem_.kv_capacity.base() / mem_.kv_per_token.base())
+                       : 0;
+
+  // LM head per sampled token (only the last stage; logits over vocab/tp).
+  workload::LayerShard hs = one;
+  double hf = 0, hb = 0, ht = 0;
+  for (const auto& op : workload::head_ops(model_, hs)) {
+    auto t = chip_->time(op, prec_, compute::Pass::Forward);
+    if (is_weight_op(op)) { head_bytes_ = t.hbm_bytes.base(); continue; }
+    hf += t.flops.base(); hb += t.hbm_bytes.base();
+  }
+  (void)ht;
+  head_flops_per_token_ = 2.0 * static_cast<double>(model_.hidden * model_.vocab) / tp + hf;
+  head_time_per_token_ = hb / hbm_rate_;
+  cache_.assign(static_cast<size_t>(kCacheTokens + 1), Linear{-1, 0, 0, 0});
+}
+
+StepCostModel::~StepCostModel() = default;
+StepCostModel::StepCostModel(StepCostModel&&) noexcept = default;
+
+core::ByteRate StepCostModel::hbm_rate() const { return core::bytes_per_second(hbm_rate_); }
+
+StepCostModel::Linear StepCostModel::linear_uncached(long long tokens) const {
+  const int tp = plan_.attention_dp ? 1 : plan_.plan.tp;
+  workload::LayerShard s;
+  s.batch = 1; s.seq = tokens; s.q_len = tokens; s.kv_len = tokens; s.tp = tp; s.ep = plan_.plan.ep;
+  Linear out{0, 0, 0, 0};
+  for (const auto& k : kinds_) {
+    for (const auto& op : workload::layer_ops(model_, k.layer, s)) {
+      if (op.kind == workload::OpKind::Attention) continue;  // timed from the step's contexts
+      auto t = chip_->time(op, prec_, compute::Pass::Forward);
+      out.time_s += t.time.base() * k.count;
+      out.flops += t.flops.base() * k.count;
+      out.bytes += t.hbm_bytes.base() * k.count;
+    }
+  }
+  for (const auto& op : workload::embedding_ops(model_, s)) {
+    auto t = chip_->time(op, prec_, compute::Pass::Forward);
+    out.time_s += t.time.base();
+  }
+  out.comm_s = comm_seconds(tokens);
+  return out;
+}
+
+StepCostModel::Linear StepCostModel::linear(long long tokens, long long /*logits*/) const {
+  if (tokens <= 0) return Linear{0, 0, 0, 0};
+  if (tokens <= kCacheTokens) {
+    Linear& c = cache_[static_cast<size_t>(tokens)];
+    if (c.time_s < 0) c = linear_uncached(tokens);
+    return c;
+  }
+  return linear_uncached(tokens);
+}
+
+double StepCostModel::comm_seconds(long long tokens) const {
+  if (!topo_) return 0.0;
+  const auto& p = plan_.plan;
+  const double act = static_cast<double>(tokens) * static_cast<double>(model_.hidden) * 2.0;  // bf16
+  double t = 0;
+  if (!plan_.attention_dp && p.tp > 1) {
+    // Megatron TP: one all-reduce after attention and one after the MLP (one for parallel
+    // attention+MLP blocks), per layer on this chip.
+    const double per_layer = model_.parallel_attn ? 1.0 : 2.0;
+    auto c = net::collective_cost(*topo_, net::CollectiveKind::AllReduce, core::bytes(act),
+                                  net::Group{p.tp, 1});
+    t += c.time.base() * per_layer * layers_per_chip_;
+  }
+  if (p.ep > 1 && model_.is_moe()) {
+    // Expert parallel: dispatch and combine all-to-all of each token's top-k hidden vectors.
+    int moe_layers = 0;
+    for (const auto& k : kinds_) if (k.moe) moe_layers += k.count;
+    // Dispatch in the math dtype when it is 8-bit or less (DeepEP fp8 dispatch), combine in bf16.
+    const double tok_bytes = act * model_.moe.experts_per_token / (plan_.attention_dp ? 1.0 : p.tp);
+    const double disp = tok_bytes * std::min(1.0, core::bytes_per_element(p.math_dtype) / 2.0);
+    auto c1 = net::collective_cost(*topo_, net::CollectiveKind::AllToAll, core::bytes(disp),
+                                   net::Group{p.ep, 1});
+    auto c2 = net::collective_cost(*topo_, net::CollectiveKind::AllToAll, core::bytes(tok_bytes),
+                                   net::Group{p.ep, 1});
+    t += (c1.time.base() + c2.time.base()) * moe_layers;
+  }
+  if (p.pp > 1) {
+    // Pipeline: the activations cross pp-1 stage boundaries per step.
+    auto c = net::collective_cost(*topo_, net::CollectiveKind::SendRecv,
+                                  core::bytes(act / p.tp), net::Group{2, p.tp});
+    t += c.time.base() * (p.pp - 1);
+  }
+  return t;
+}
+
+StepCost StepCostModel::cost(const StepWork& w) const {
+  StepCost out;
+  const long long dec_tokens = w.decode_seqs * w.decode_q;
+  const long long tokens = w.prefill_tokens + dec_tokens;
+  if (tokens <= 0) return out;
+  const int pp = std::max(1, plan_.plan.pp);
+  Linear lin = linear(tokens, 0);
+  const double comm = lin.comm_s;
+  double lin_t = lin.time_s;
+  // Prefill steps of compiled-graph frameworks run below the GEMM rate (prefill_efficiency).
+  if (w.prefill_tokens > 0 && profile_.prefill_efficiency < 1.0) {
+    const double share = static_cast<double>(w.prefill_tokens) / static_cast<double>(tokens);
+    lin_t *= 1.0 + share * (1.0 / profile_.prefill_efficiency - 1.0);
+  }
+  // LM head: weights read once, FLOPs per sampled sequence.
+  const double logits = static_cast<double>(w.sampled_prefills + dec_tokens);
+  const double head_f = head_flops_per_token_ * logits;
+  const double head_t = std::max(head_f / chip_->achievable_flops(prec_.gemm).base(),
+                                 head_bytes_ / hbm_rate_) +
+                        head_time_per_token_ * logits + profile_.calibration.kernel_overhead.base();
+  // Attention per layer: prefill pairs at the flash rate; decode streams the KV cache.
+  double attn = 0, attn_f = 0, kv_b = 0;
+  const double layers = static_cast<double>(layers_per_chip_);
+  const double kov = profile_.calibration.kernel_overhead.base();
+  if (w.prefill_tokens > 0) {
+    const double f = 2.0 * w.prefill_pairs * (d_qk_ + d_v_) * heads_;
+    double rate = attn_rate_ * std::min(1.0, profile_.prefill_efficiency);
+    const double b = static_cast<double>(w.prefill_tokens) * (heads_ * (d_qk_ + d_v_) * 2.0 +
+                                                              kv_heads_ * (d_qk_ + d_v_) * kv_elem_bytes_);
+    attn += layers * (std::max(f / rate, b / hbm_rate_) + kov);
+    attn_f += layers * f;
+  }
+  if (w.decode_seqs > 0) {
+    double ctx = w.decode_context;
+    double ctx_sl = ctx;
+    if (model_.sliding_window > 0)
+      ctx_sl = std::min(ctx, static_cast<double>(model_.sliding_window) * w.decode_seqs);
+    const double q = static_cast<double>(w.decode_q);
+    for (const auto& k : kinds_) {
+      const double c = k.sliding ? ctx_sl : ctx;
+      const double f = 2.0 * c * q * (d_qk_ + d_v_) * heads_;
+      const double kvh = profile_.gqa_kv_sharing ? kv_heads_ : std::max(kv_heads_, heads_);
+      const double b = c * kv_elem_bytes_ *
+                       (model_.attention == workload::AttnKind::Mla ? d_qk_ : kvh * (d_qk_ + d_v_));
+      attn += k.count * (std::max(f / attn_rate_, b / hbm_rate_) + kov);
+      attn_f += k.count * f;
+      kv_b += k.count * b;
+    }
+  }
+  const double ovh = profile_.step_overhead.base() +
+                     profile_.layer_overhead.base() * static_cast<double>(model_.layers);
+  // With pp stages the step's latency walks every stage; each chip holds 1/pp of the layers.
+  double stage = lin_t + attn + comm + head_t / pp;
+  if (profile_.overlap_ep_comm) stage = std::max(lin_t + attn, comm) + head_t / pp;
+  out.linear = core::seconds(lin_t * pp + head_t);
+  out.attention = core::seconds(attn * pp);
+  out.comm = core::seconds(comm * pp);
+  out.overhead = core::seconds(ovh);
+  out.total = core::seconds(stage * pp + ovh + head_t * (1.0 - 1.0 / pp));
+  out.hbm_bytes = core::bytes(lin.bytes + kv_b + head_bytes_);
+  out.flops = core::flops(lin.flops + attn_f + head_f);
+  return out;
+}
+
+core::Seconds StepCostModel::time(const StepWork& w) const { return cost(w).total; }
+
+}  // namespace xpusim::serve

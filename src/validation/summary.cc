@@ -1,0 +1,77 @@
+#include "xpusim/validation/summary.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace xpusim::validation {
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0.0;
+  for (auto& x : v) x = std::fabs(x);
+  std::sort(v.begin(), v.end());
+  const double pos = p / 100.0 * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(v.size() - 1, lo + 1);
+  const double frac = pos - static_cast<double>(lo);
+  return v[lo] + (v[hi] - v[lo]) * frac;
+}
+
+std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx) {
+  std::vector<RowResult> out;
+  for (const auto& row : rows) {
+    RowResult rr;
+    rr.row = row;
+    try {
+      rr.prediction = row.kind == "train" ? predict_train(row, ctx) : predict_infer(row, ctx);
+    } catch (const core::InputError& e) {
+      rr.prediction.status = Status::Error;
+      rr.prediction.reason = e.what();
+    }
+    if (rr.prediction.status == Status::Ok)
+      rr.error_pct = (rr.prediction.predicted - row.value) / row.value * 100.0;
+    out.push_back(std::move(rr));
+  }
+  return out;
+}
+
+namespace {
+KindSummary summarize_vec(const std::vector<const RowResult*>& rs) {
+  KindSummary k;
+  std::vector<double> errs;
+  for (const auto* r : rs) {
+    ++k.n;
+    switch (r->prediction.status) {
+      case Status::Ok:
+        ++k.ok;
+        errs.push_back(r->error_pct);
+        break;
+      case Status::Unsupported: ++k.unsupported; break;
+      case Status::Error: ++k.errors; break;
+    }
+  }
+  k.median_abs_error_pct = percentile(errs, 50);
+  k.p90_abs_error_pct = percentile(errs, 90);
+  double s = 0;
+  for (double e : errs) s += std::fabs(e);
+  k.mean_abs_error_pct = errs.empty() ? 0.0 : s / static_cast<double>(errs.size());
+  return k;
+}
+}  // namespace
+
+std::map<std::string, KindSummary> summarize(const std::vector<RowResult>& results) {
+  std::map<std::string, std::vector<const RowResult*>> by;
+  for (const auto& r : results) by[r.row.kind].push_back(&r);
+  std::map<std::string, KindSummary> out;
+  for (const auto& [k, v] : by) out[k] = summarize_vec(v);
+  return out;
+}
+
+KindSummary summarize_if(const std::vector<RowResult>& results,
+                         bool (*pred)(const RowResult&, const std::string&), const std::string& arg) {
+  std::vector<const RowResult*> v;
+  for (const auto& r : results)
+    if (pred(r, arg)) v.push_back(&r);
+  return summarize_vec(v);
+}
+
+}  // namespace xpusim::validation

@@ -1,0 +1,187 @@
+// Train rows: build a scenario from the row (framework defaults for empty cells, stated in the
+// assumptions), run the event-driven executor, and report the row's metric.
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+#include "xpusim/core/format.h"
+#include "xpusim/engine/train.h"
+#include "xpusim/workload/hf_config.h"
+#include "xpusim/validation/row.h"
+
+namespace xpusim::validation {
+
+namespace {
+
+enum class Framework { Megatron, Torchtitan, LlmFoundry, Neuron, Other };
+
+/// The training framework a row was measured with, from its source (frameworks differ in their
+/// defaults: optimizer sharding, recompute, overlap).
+Framework framework_of(const Row& r) {
+  const std::string& s = r.source_url;
+  auto has = [&](const char* k) { return s.find(k) != std::string::npos; };
+  if (has("torchtitan")) return Framework::Torchtitan;
+  if (has("llm-foundry") || has("mosaicml")) return Framework::LlmFoundry;
+  if (has("aws-neuron") || has("neuron")) return Framework::Neuron;
+  if (has("NeMo") || has("Megatron") || has("mlcommons") || has("mlperf") || has("nvidia") ||
+      has("2104.04473") || has("2205.05198"))
+    return Framework::Megatron;
+  return Framework::Other;
+}
+
+std::string framework_name(Framework f) {
+  switch (f) {
+    case Framework::Megatron: return "Megatron-LM/NeMo";
+    case Framework::Torchtitan: return "torchtitan";
+    case Framework::LlmFoundry: return "llm-foundry";
+    case Framework::Neuron: return "NeuronX Distributed";
+    case Framework::Other: return "Megatron-style";
+  }
+  return "?";
+}
+
+/// Numbers written with thousands separators in a text, after a given phrase.
+std::vector<double> numbers_after(const std::string& text, const std::string& pattern) {
+  std::vector<double> out;
+  std::regex re(pattern + R"(\s*~?\s*([0-9][0-9,]*))");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
+    std::string d = (*it)[1];
+    d.erase(std::remove(d.begin(), d.end(), ','), d.end());
+    if (!d.empty()) out.push_back(std::stod(d));
+  }
+  return out;
+}
+
+mapping::Zero zero_of(const std::string& s, Framework fw) {
+  if (s == "zero1") return mapping::Zero::Zero1;
+  if (s == "zero2") return mapping::Zero::Zero2;
+  if (s == "zero3") return mapping::Zero::Zero3;
+  if (s == "fsdp") return mapping::Zero::Fsdp;
+  if (s == "none") return mapping::Zero::None;
+  // Defaults: FSDP for the PyTorch-native stacks, the distributed optimizer (ZeRO-1) for
+  // Megatron/NeMo and NeuronX Distributed.
+  return fw == Framework::Torchtitan || fw == Framework::LlmFoundry ? mapping::Zero::Fsdp
+                                                                     : mapping::Zero::Zero1;
+}
+
+}  // namespace
+
+Prediction predict_train(const Row& row, const Context& ctx) {
+  Prediction p;
+  const Framework fw = framework_of(row);
+  p.assumptions.push_back("framework " + framework_name(fw));
+  const hw::SystemSpec& sys = ctx.catalog->system(row.system, "system");
+  const workload::ModelSpec model = workload::load_model(row.model, ctx.models_dir);
+
+  engine::TrainScenario s;
+  s.system = &sys;
+  s.model = model;
+  auto& plan = s.plan;
+  const auto prec = core::parse_dtype(row.precision.empty() ? "bf16" : row.precision);
+  if (!prec) {
+    p.status = Status::Unsupported;
+    p.reason = "unknown precision '" + row.precision + "'";
+    return p;
+  }
+  plan.precision = *prec;
+  if (row.precision.empty()) p.assumptions.push_back("precision bf16");
+  plan.seq_len = row.seq_len.value_or(std::min<long long>(model.max_position, 4096));
+  plan.micro_batch = row.micro_batch.value_or(1);
+  if (!row.micro_batch) p.assumptions.push_back("micro-batch 1");
+  plan.zero = zero_of(row.fsdp_or_zero, fw);
+  if (row.fsdp_or_zero.empty()) p.assumptions.push_back("optimizer sharding " + mapping::zero_name(plan.zero));
+  plan.cp = static_cast<int>(row.cp.value_or(1));
+  plan.ep = static_cast<int>(row.ep.value_or(1));
+  plan.vpp = static_cast<int>(row.vpp.value_or(1));
+  plan.sequence_parallel = true;
+
+  const bool has_layout = row.tp && row.pp && row.dp;
+  if (has_layout) {
+    plan.tp = static_cast<int>(*row.tp);
+    plan.pp = static_cast<int>(*row.pp);
+    plan.dp = static_cast<int>(*row.dp);
+  }
+
+  // Global batch: the row's, else one stated in the notes that divides dp × micro-batch, else
+  // one micro-batch per data-parallel rank.
+  if (row.global_batch_seqs) {
+    plan.global_batch = *row.global_batch_seqs;
+  } else {
+    plan.global_batch = 0;
+    const long long unit = has_layout ? plan.dp * plan.micro_batch : 0;
+    for (double g : numbers_after(row.notes, "GBS")) {
+      const long long gi = static_cast<long long>(g);
+      if (gi > 0 && (unit == 0 || gi % unit == 0)) {
+        plan.global_batch = gi;
+        break;
+      }
+    }
+    if (plan.global_batch == 0) plan.global_batch = has_layout ? unit : row.chips;
+    p.assumptions.push_back("global batch " + std::to_string(plan.global_batch) + " sequences");
+  }
+
+  // Recompute: the row's, else the least recomputation that fits (what a user would do).
+  std::vector<mapping::Recompute> rcs;
+  if (row.recompute == "none") rcs = {mapping::Recompute::None};
+  else if (row.recompute == "selective") rcs = {mapping::Recompute::Selective};
+  else if (row.recompute == "full") rcs = {mapping::Recompute::Full};
+  else rcs = {mapping::Recompute::None, mapping::Recompute::Selective, mapping::Recompute::Full};
+
+  engine::TrainResult r;
+  if (!has_layout) {
+    engine::SearchSpace space;
+    space.recompute = rcs;
+    space.zero = {plan.zero};
+    auto best = engine::search_plan(s, row.chips, space);
+    if (!best.found) {
+      p.status = Status::Unsupported;
+      p.reason = "no feasible plan found for " + std::to_string(row.chips) + " chips";
+      return p;
+    }
+    s = best.best;
+    p.assumptions.push_back("layout not given: best plan found tp=" + std::to_string(s.plan.tp) +
+                            " pp=" + std::to_string(s.plan.pp) + " dp=" + std::to_string(s.plan.dp) +
+                            " recompute " + mapping::recompute_name(s.plan.recompute));
+    r = engine::simulate_event(s);
+  } else {
+    for (size_t i = 0; i < rcs.size(); ++i) {
+      plan.recompute = rcs[i];
+      r = engine::simulate_event(s);
+      if (!r.feasible) break;
+      if (r.fits || i + 1 == rcs.size()) break;
+    }
+    if (row.recompute.empty()) p.assumptions.push_back("recompute " + mapping::recompute_name(plan.recompute));
+  }
+  if (!r.feasible) {
+    p.status = Status::Unsupported;
+    p.reason = "plan infeasible: " + r.reason;
+    return p;
+  }
+  if (!r.fits) p.assumptions.push_back("note: " + r.reason);
+
+  const std::string& m = row.metric;
+  if (m == "tokens_per_s_per_chip") p.predicted = r.tokens_per_s_per_chip;
+  else if (m == "step_time_s") p.predicted = core::to_seconds(r.step_time);
+  else if (m == "model_tflops_per_chip") p.predicted = r.model_tflops_per_chip;
+  else if (m == "hw_tflops_per_chip") p.predicted = r.hw_tflops_per_chip;
+  else if (m == "mfu_pct") p.predicted = r.mfu * 100.0;
+  else if (m == "time_to_train_min") {
+    auto toks = numbers_after(row.notes, "needed");
+    if (toks.empty()) {
+      p.status = Status::Unsupported;
+      p.reason = "time_to_train_min needs the tokens to target; the row's notes do not state them";
+      return p;
+    }
+    p.predicted = toks[0] / r.tokens_per_s / 60.0;
+    p.assumptions.push_back("tokens to target " + core::fmt_int(static_cast<long long>(toks[0])) +
+                            " (from the row's notes); evaluation and start-up time not modelled");
+  } else {
+    p.status = Status::Unsupported;
+    p.reason = "metric '" + m + "' is not a training metric";
+    return p;
+  }
+  return p;
+}
+
+}  // namespace xpusim::validation

@@ -1,0 +1,186 @@
+// Parameter, FLOP and byte accounting. Conventions: docs/models.md.
+
+#include "xpusim/workload/accounting.h"
+
+#include <algorithm>
+
+#include "xpusim/core/check.h"
+
+namespace xpusim::workload {
+
+namespace {
+
+double d(long long v) { return static_cast<double>(v); }
+
+/// Parameters of one norm over `width` features.
+double norm_params(const ModelSpec& m, long long width) {
+  const bool bias = m.norm == NormKind::LayerNorm && m.norm_bias;
+  return d(width) * (bias ? 2.0 : 1.0);
+}
+
+/// GEMM weights and biases of one MLP (dense or one expert) of intermediate size `f`.
+void mlp_params(const ModelSpec& m, long long f, double& matmul, double& bias) {
+  const double mats = m.mlp == MlpKind::Gated ? 3.0 : 2.0;
+  matmul = mats * d(m.hidden) * d(f);
+  // Gated: gate and up biases (2f) + down bias (h); two-matrix: up (f) + down (h).
+  bias = m.mlp_bias ? (m.mlp == MlpKind::Gated ? 2.0 * d(f) : d(f)) + d(m.hidden) : 0.0;
+}
+
+double embedding_params(const ModelSpec& m) {
+  double e = d(m.vocab) * d(m.hidden);
+  if (m.position == PosKind::Learned) e += d(m.max_position) * d(m.hidden);
+  return e;
+}
+
+double lm_head_params(const ModelSpec& m) {
+  if (m.tied_embeddings) return 0.0;
+  return d(m.vocab) * d(m.hidden) + (m.lm_head_bias ? d(m.vocab) : 0.0);
+}
+
+double head_matmul(const ModelSpec& m) { return d(m.vocab) * d(m.hidden); }
+
+/// Forward attention FLOPs per token summed over layers, each layer seeing `keys(layer)` keys.
+template <typename Keys>
+double attention_flops_all_layers(const ModelSpec& m, Keys keys) {
+  double f = 0;
+  for (int i = 0; i < m.layers; ++i) f += attention_flops_per_token(m, i, keys(i));
+  return f;
+}
+
+double kv_elements_per_token_layer(const ModelSpec& m) {
+  if (m.attention == AttnKind::Mla) return d(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+  return 2.0 * d(m.kv_heads) * d(m.head_dim);
+}
+
+}  // namespace
+
+LayerParams layer_params(const ModelSpec& m, int layer) {
+  XS_CHECK(layer >= 0 && layer < m.layers, "layer index out of range");
+  LayerParams p;
+  const double h = d(m.hidden);
+  // Attention.
+  if (m.attention == AttnKind::Mla) {
+    const MlaSpec& a = m.mla;
+    const double qk = d(a.qk_nope_head_dim + a.qk_rope_head_dim);
+    const double q = a.q_lora_rank > 0 ? h * d(a.q_lora_rank) + d(a.q_lora_rank) * m.heads * qk
+                                       : h * m.heads * qk;
+    const double kv_a = h * d(a.kv_lora_rank + a.qk_rope_head_dim);
+    const double kv_b = d(a.kv_lora_rank) * m.heads * d(a.qk_nope_head_dim + a.v_head_dim);
+    const double o = d(m.heads) * d(a.v_head_dim) * h;
+    p.attn_matmul = q + kv_a + kv_b + o;
+    p.attn_other = (a.q_lora_rank > 0 ? d(a.q_lora_rank) : 0.0) + d(a.kv_lora_rank);
+  } else {
+    const double qd = d(m.heads) * d(m.head_dim);
+    const double kvd = d(m.kv_heads) * d(m.head_dim);
+    p.attn_matmul = h * qd + 2.0 * h * kvd + qd * h;
+    if (m.attn_bias) p.attn_other += qd + 2.0 * kvd + h;
+    if (m.qk_norm) p.attn_other += 2.0 * d(m.head_dim);
+  }
+  if (m.attn_sinks) p.attn_other += d(m.heads);
+  p.attn_other += norm_params(m, m.hidden);  // the attention (or shared) input norm
+  p.mlp_norm = m.norms_per_layer >= 2 ? norm_params(m, m.hidden) : 0.0;
+
+  // MLP.
+  p.moe = m.layer_is_moe(layer);
+  if (p.moe) {
+    p.experts = m.moe.num_experts;
+    p.top_k = m.moe.experts_per_token;
+    p.router_matmul = h * d(m.moe.num_experts);
+    p.router_bias = m.moe.router_bias ? d(m.moe.num_experts) : 0.0;
+    mlp_params(m, m.moe.expert_ffn, p.expert_matmul, p.expert_bias);
+    if (m.moe.shared_experts > 0) {
+      double sm = 0, sb = 0;
+      mlp_params(m, m.moe.shared_ffn, sm, sb);
+      p.shared_matmul = m.moe.shared_experts * sm;
+      p.shared_bias = m.moe.shared_experts * sb;
+    }
+  } else {
+    mlp_params(m, m.ffn, p.dense_matmul, p.dense_bias);
+  }
+  return p;
+}
+
+ParamCounts count_params(const ModelSpec& m) {
+  ParamCounts c;
+  c.embedding = embedding_params(m);
+  c.lm_head = lm_head_params(m);
+  const double final_norm = norm_params(m, m.hidden);
+  c.total = c.active = c.embedding + c.lm_head + final_norm;
+  c.matmul_active = head_matmul(m);
+  for (int i = 0; i < m.layers; ++i) {
+    const LayerParams p = layer_params(m, i);
+    c.total += p.total();
+    c.active += p.active();
+    c.routed_total += p.routed();
+    c.matmul_active += p.matmul_active();
+    if (i == 0) c.per_layer_dense_attn = p.attention();
+    if (p.moe && c.expert == 0) c.expert = p.expert_matmul + p.expert_bias;
+  }
+  return c;
+}
+
+double causal_mean_keys(long long seq, long long window) {
+  if (seq <= 0) return 0.0;
+  const double s = d(seq);
+  if (window <= 0 || window >= seq) return (s + 1.0) / 2.0;
+  const double w = d(window);
+  return (w * (w + 1.0) / 2.0 + (s - w) * w) / s;
+}
+
+double attention_flops_per_token(const ModelSpec& m, int layer, double keys) {
+  (void)layer;  // every layer has the same head shape; the window is applied by the caller
+  return 2.0 * d(m.heads) * d(m.qk_head_dim() + m.v_head_dim()) * keys;
+}
+
+TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKind rc) {
+  const double dense = count_params(m).matmul_active;
+  const double attn = attention_flops_all_layers(m, [&](int i) {
+    return causal_mean_keys(seq, m.layer_sliding(i) ? m.sliding_window : 0);
+  });
+  TrainFlops f;
+  f.model = 6.0 * dense + 3.0 * attn;  // forward 2N + attn, backward twice the forward
+  switch (rc) {
+    case RecomputeKind::None: f.hardware = f.model; break;
+    case RecomputeKind::Selective: f.hardware = f.model + attn; break;  // QK^T, softmax, AV
+    // The transformer layers' whole forward; the LM head sits outside the checkpointed layers.
+    case RecomputeKind::Full: f.hardware = f.model + 2.0 * (dense - head_matmul(m)) + attn; break;
+  }
+  return f;
+}
+
+double prefill_flops_per_token(const ModelSpec& m, long long prompt_len) {
+  const double mm = count_params(m).matmul_active;
+  const double head = head_matmul(m);
+  const double attn = attention_flops_all_layers(m, [&](int i) {
+    return causal_mean_keys(prompt_len, m.layer_sliding(i) ? m.sliding_window : 0);
+  });
+  const double p = prompt_len > 0 ? d(prompt_len) : 1.0;
+  return 2.0 * (mm - head) + 2.0 * head / p + attn;
+}
+
+double decode_flops_per_token(const ModelSpec& m, long long context) {
+  const double mm = count_params(m).matmul_active;
+  const double attn = attention_flops_all_layers(
+      m, [&](int i) { return d(m.layer_context(i, context)); });
+  return 2.0 * mm + attn;
+}
+
+core::Bytes weight_bytes(const ModelSpec& m, core::Dtype dtype) {
+  return core::bytes(count_params(m).total * core::bytes_per_element(dtype));
+}
+
+core::Bytes active_weight_bytes(const ModelSpec& m, core::Dtype dtype) {
+  return core::bytes(count_params(m).active * core::bytes_per_element(dtype));
+}
+
+core::Bytes kv_bytes_per_token(const ModelSpec& m, core::Dtype dtype) {
+  return core::bytes(kv_elements_per_token_layer(m) * m.layers * core::bytes_per_element(dtype));
+}
+
+core::Bytes kv_bytes_for_context(const ModelSpec& m, core::Dtype dtype, long long context) {
+  double tokens = 0;  // Σ over layers of the tokens each layer keeps
+  for (int i = 0; i < m.layers; ++i) tokens += d(m.layer_context(i, context));
+  return core::bytes(tokens * kv_elements_per_token_layer(m) * core::bytes_per_element(dtype));
+}
+
+}  // namespace xpusim::workload

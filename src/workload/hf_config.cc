@@ -1,0 +1,391 @@
+// Hugging Face config.json → ModelSpec for every supported family.
+//
+// HF configs carry many keys we do not need (tokenizer ids, rope scaling, dropout...), so the
+// reader is non-strict; every key we *do* read is type-checked and reported with its name.
+// Families name the same quantity differently (n_embd / d_model / hidden_size); reconstructed
+// files carry both the native and the llama-style name, and the two must agree.
+
+#include "xpusim/workload/hf_config.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <initializer_list>
+#include <set>
+
+#include "xpusim/config/document.h"
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/core/suggest.h"
+
+namespace xpusim::workload {
+
+namespace fs = std::filesystem;
+using config::FieldReader;
+using config::Json;
+
+namespace {
+
+const std::vector<std::string>& supported_types() {
+  static const std::vector<std::string> v = {"deepseek_v3", "falcon", "gpt2",    "gpt_oss",
+                                             "gptj",        "llama",  "mistral", "mixtral",
+                                             "mpt",         "nemotron", "qwen3", "qwen3_moe"};
+  return v;
+}
+
+/// Reads the first present key of `names`; every other present alias must agree with it.
+long long int_alias(FieldReader& r, std::initializer_list<const char*> names, long long fallback,
+                    bool required) {
+  const char* first = nullptr;
+  long long value = fallback;
+  for (const char* n : names) {
+    if (!r.has(n)) {
+      r.ignore(n);
+      continue;
+    }
+    const long long v = r.integer(n);
+    if (!first) {
+      first = n;
+      value = v;
+    } else if (v != value) {
+      r.diagnostics().error(r.path_of(n), "disagrees with '" + std::string(first) + "'",
+                            std::to_string(v), std::to_string(value));
+    }
+  }
+  if (!first && required) {
+    std::vector<std::string> all(names.begin(), names.end());
+    r.diagnostics().error(r.path_of(all.front()), "missing required field", "",
+                          "an integer" + (all.size() > 1 ? " (also accepted: " +
+                                                               core::join({all.begin() + 1, all.end()}) + ")"
+                                                         : std::string()));
+  }
+  return value;
+}
+
+void require_positive(core::Diagnostics& d, const std::string& field, long long v) {
+  if (v <= 0) d.error(field, "must be positive", std::to_string(v), "an integer > 0");
+}
+
+MlpKind mlp_from_act(const std::string& act, MlpKind gated_default) {
+  if (act == "relu2" || act == "squared_relu" || act == "squared-relu") return MlpKind::SquaredRelu;
+  if (act.rfind("gelu", 0) == 0 || act == "relu") return MlpKind::Gelu;
+  return gated_default;  // silu / swiglu: gated (3 matrices) in the llama-style families
+}
+
+/// llama, mistral, mixtral, qwen3, qwen3_moe, deepseek_v3, gpt_oss, nemotron.
+void read_llama_style(FieldReader& r, ModelSpec& m) {
+  const std::string& t = m.family;
+  m.hidden = int_alias(r, {"hidden_size"}, 0, true);
+  m.layers = static_cast<int>(int_alias(r, {"num_hidden_layers"}, 0, true));
+  m.heads = static_cast<int>(int_alias(r, {"num_attention_heads"}, 0, true));
+  m.kv_heads = static_cast<int>(int_alias(r, {"num_key_value_heads"}, m.heads, false));
+  m.vocab = int_alias(r, {"vocab_size"}, 0, true);
+  m.max_position = int_alias(r, {"max_position_embeddings"}, 2048, false);
+  m.ffn = int_alias(r, {"intermediate_size"}, 0, t != "gpt_oss");
+  m.head_dim = r.has("head_dim") ? r.integer("head_dim") : 0;
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+  m.attn_bias = r.boolean_or("attention_bias", t == "gpt_oss");
+  m.mlp_bias = r.boolean_or("mlp_bias", t == "gpt_oss");
+  m.norm = t == "nemotron" ? NormKind::LayerNorm : NormKind::RmsNorm;
+  m.position = PosKind::Rope;
+  const std::string act = r.str_or("hidden_act", t == "nemotron" ? "relu2" : "silu");
+  m.mlp = t == "nemotron" ? mlp_from_act(act, MlpKind::SquaredRelu) : MlpKind::Gated;
+  m.qk_norm = t == "qwen3" || t == "qwen3_moe";
+
+  // Sliding windows: mistral/mixtral apply to every layer; qwen3 only with use_sliding_window;
+  // gpt-oss per layer_types.
+  long long window = 0;
+  if (r.has("sliding_window")) window = r.integer("sliding_window");
+  else r.ignore("sliding_window");
+  if (t == "qwen3" || t == "qwen3_moe") {
+    if (!r.boolean_or("use_sliding_window", false)) window = 0;
+    r.ignore("max_window_layers");
+  }
+  if (const Json* lt = r.array("layer_types", false)) {
+    std::vector<bool> sliding;
+    for (size_t i = 0; i < lt->size(); ++i) {
+      const Json& e = (*lt)[i];
+      if (!e.is_string()) {
+        r.diagnostics().error(r.path_of("layer_types") + "[" + std::to_string(i) + "]", "wrong type",
+                              config::brief(e), "\"sliding_attention\" or \"full_attention\"");
+        continue;
+      }
+      const std::string s = e.get<std::string>();
+      if (s != "sliding_attention" && s != "full_attention") {
+        r.diagnostics().error(r.path_of("layer_types") + "[" + std::to_string(i) + "]",
+                              "unknown layer type", s, "\"sliding_attention\" or \"full_attention\"");
+      }
+      sliding.push_back(s == "sliding_attention");
+    }
+    if (window > 0) m.layer_is_sliding = sliding;
+  } else if (window > 0 && t == "gpt_oss") {
+    // GptOssConfig's default layer_types: sliding on even layers, full on odd ones.
+    for (int i = 0; i < m.layers; ++i) m.layer_is_sliding.push_back(i % 2 == 0);
+  } else if (window > 0) {
+    // mistral / mixtral (and qwen3 with use_sliding_window): every layer is windowed.
+    m.layer_is_sliding.assign(static_cast<size_t>(std::max(0, m.layers)), true);
+  }
+  m.sliding_window = m.layer_is_sliding.empty() ? 0 : window;
+  if (t == "gpt_oss") m.attn_sinks = true;
+
+  // Mixture of experts.
+  if (t == "mixtral" || t == "gpt_oss") {
+    m.moe.num_experts = static_cast<int>(int_alias(r, {"num_local_experts"}, 0, true));
+    m.moe.experts_per_token =
+        static_cast<int>(int_alias(r, {"num_experts_per_tok", "experts_per_token"}, 0, true));
+    if (t == "gpt_oss") {
+      m.moe.expert_ffn = int_alias(r, {"intermediate_size"}, 0, true);
+      m.ffn = m.moe.expert_ffn;
+      m.moe.router_bias = true;
+    } else {
+      m.moe.expert_ffn = m.ffn;
+    }
+  } else if (t == "qwen3_moe") {
+    m.moe.num_experts = static_cast<int>(int_alias(r, {"num_experts"}, 0, true));
+    m.moe.experts_per_token = static_cast<int>(int_alias(r, {"num_experts_per_tok"}, 0, true));
+    m.moe.expert_ffn = int_alias(r, {"moe_intermediate_size"}, 0, true);
+    const long long step = int_alias(r, {"decoder_sparse_step"}, 1, false);
+    std::set<long long> dense;
+    if (const Json* a = r.array("mlp_only_layers", false)) {
+      for (size_t i = 0; i < a->size(); ++i) {
+        if (!(*a)[i].is_number_integer()) {
+          r.diagnostics().error(r.path_of("mlp_only_layers") + "[" + std::to_string(i) + "]",
+                                "wrong type", config::brief((*a)[i]), "an integer");
+          continue;
+        }
+        dense.insert((*a)[i].get<long long>());
+      }
+    }
+    m.moe.layer_moe.resize(static_cast<size_t>(std::max(0, m.layers)));
+    for (int i = 0; i < m.layers; ++i) {
+      m.moe.layer_moe[i] = !dense.count(i) && step > 0 && (i + 1) % step == 0;
+    }
+    m.moe.layer_freq = static_cast<int>(step);
+  } else if (t == "deepseek_v3") {
+    m.moe.num_experts = static_cast<int>(int_alias(r, {"n_routed_experts"}, 0, true));
+    m.moe.experts_per_token = static_cast<int>(int_alias(r, {"num_experts_per_tok"}, 0, true));
+    m.moe.expert_ffn = int_alias(r, {"moe_intermediate_size"}, 0, true);
+    m.moe.shared_experts = static_cast<int>(int_alias(r, {"n_shared_experts"}, 0, false));
+    // DeepseekV3MLP(intermediate_size = moe_intermediate_size × n_shared_experts): one fused
+    // shared expert; we keep shared_experts = n and shared_ffn = one expert's size.
+    m.moe.shared_ffn = m.moe.expert_ffn;
+    m.moe.first_dense_layers =
+        static_cast<int>(int_alias(r, {"first_k_dense_replace"}, 0, false));
+    m.moe.layer_freq = static_cast<int>(int_alias(r, {"moe_layer_freq"}, 1, false));
+    m.moe.router_bias = r.str_or("topk_method", "noaux_tc") == "noaux_tc";  // e_score_correction_bias
+    m.moe.layer_moe.resize(static_cast<size_t>(std::max(0, m.layers)));
+    for (int i = 0; i < m.layers; ++i) {
+      m.moe.layer_moe[i] = m.moe.num_experts > 0 && i >= m.moe.first_dense_layers &&
+                           m.moe.layer_freq > 0 && i % m.moe.layer_freq == 0;
+    }
+    // Multi-head latent attention.
+    m.attention = AttnKind::Mla;
+    m.mla.q_lora_rank = int_alias(r, {"q_lora_rank"}, 0, false);
+    m.mla.kv_lora_rank = int_alias(r, {"kv_lora_rank"}, 0, true);
+    m.mla.qk_nope_head_dim = int_alias(r, {"qk_nope_head_dim"}, 0, true);
+    m.mla.qk_rope_head_dim = int_alias(r, {"qk_rope_head_dim"}, 0, true);
+    m.mla.v_head_dim = int_alias(r, {"v_head_dim"}, 0, true);
+    m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+    m.kv_heads = m.heads;
+  }
+}
+
+void read_gpt2(FieldReader& r, ModelSpec& m) {
+  m.hidden = int_alias(r, {"n_embd", "hidden_size"}, 0, true);
+  m.layers = static_cast<int>(int_alias(r, {"n_layer", "num_hidden_layers"}, 0, true));
+  m.heads = static_cast<int>(int_alias(r, {"n_head", "num_attention_heads"}, 0, true));
+  m.kv_heads = static_cast<int>(int_alias(r, {"num_key_value_heads"}, m.heads, false));
+  m.ffn = int_alias(r, {"n_inner", "intermediate_size"}, 4 * m.hidden, false);
+  m.vocab = int_alias(r, {"vocab_size"}, 50257, false);
+  m.max_position = int_alias(r, {"n_positions", "max_position_embeddings"}, 1024, false);
+  r.ignore("n_ctx");
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
+  m.mlp = mlp_from_act(r.str_or("activation_function", "gelu_new"), MlpKind::Gelu);
+  m.norm = NormKind::LayerNorm;
+  m.position = PosKind::Learned;
+  m.attn_bias = m.mlp_bias = true;
+}
+
+void read_gptj(FieldReader& r, ModelSpec& m) {
+  m.hidden = int_alias(r, {"n_embd", "hidden_size"}, 0, true);
+  m.layers = static_cast<int>(int_alias(r, {"n_layer", "num_hidden_layers"}, 0, true));
+  m.heads = static_cast<int>(int_alias(r, {"n_head", "num_attention_heads"}, 0, true));
+  m.kv_heads = m.heads;
+  m.ffn = int_alias(r, {"n_inner", "intermediate_size"}, 4 * m.hidden, false);
+  m.vocab = int_alias(r, {"vocab_size"}, 50400, false);
+  m.max_position = int_alias(r, {"n_positions", "max_position_embeddings"}, 2048, false);
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+  m.mlp = mlp_from_act(r.str_or("activation_function", "gelu_new"), MlpKind::Gelu);
+  m.norm = NormKind::LayerNorm;
+  m.position = PosKind::Rope;  // partial rotary (rotary_dim)
+  m.attn_bias = false;         // q/k/v/out_proj have no bias
+  m.mlp_bias = true;           // fc_in / fc_out do
+  m.lm_head_bias = true;
+  m.parallel_attn = true;
+  m.norms_per_layer = 1;       // ln_1 feeds both attention and MLP
+}
+
+void read_mpt(FieldReader& r, ModelSpec& m) {
+  m.hidden = int_alias(r, {"d_model", "hidden_size"}, 0, true);
+  m.layers = static_cast<int>(int_alias(r, {"n_layers", "num_hidden_layers"}, 0, true));
+  m.heads = static_cast<int>(int_alias(r, {"n_heads", "num_attention_heads"}, 0, true));
+  m.vocab = int_alias(r, {"vocab_size"}, 50368, false);
+  m.max_position = int_alias(r, {"max_seq_len", "max_position_embeddings"}, 2048, false);
+  const long long ratio = int_alias(r, {"expansion_ratio"}, 4, false);
+  m.ffn = int_alias(r, {"intermediate_size"}, ratio * m.hidden, false);
+  if (r.has("intermediate_size") && m.ffn != ratio * m.hidden) {
+    r.diagnostics().error(r.path_of("intermediate_size"), "disagrees with expansion_ratio × d_model",
+                          std::to_string(m.ffn), std::to_string(ratio * m.hidden));
+  }
+  bool alibi = false;
+  long long kv = m.heads;
+  if (const Json* ac = r.object("attn_config", false)) {
+    FieldReader a(*ac, r.path_of("attn_config"), r.diagnostics(), false);
+    alibi = a.boolean_or("alibi", false);
+    const std::string type = a.str_or("attn_type", "multihead_attention");
+    if (type == "multiquery_attention") kv = 1;
+    else if (type == "grouped_query_attention") kv = a.integer_or("kv_n_heads", m.heads);
+  }
+  const long long kv_alias = int_alias(r, {"num_key_value_heads"}, kv, false);
+  if (kv_alias != kv) {
+    r.diagnostics().error(r.path_of("num_key_value_heads"), "disagrees with attn_config",
+                          std::to_string(kv_alias), std::to_string(kv));
+  }
+  m.kv_heads = static_cast<int>(kv);
+  const bool learned = r.boolean_or("learned_pos_emb", true);
+  m.position = alibi ? PosKind::Alibi : (learned ? PosKind::Learned : PosKind::Alibi);
+  const bool no_bias = r.boolean_or("no_bias", true);
+  m.attn_bias = m.mlp_bias = !no_bias;
+  m.norm = NormKind::LayerNorm;
+  m.norm_bias = !no_bias;
+  m.mlp = MlpKind::Gelu;
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
+}
+
+void read_falcon(FieldReader& r, ModelSpec& m) {
+  m.hidden = int_alias(r, {"hidden_size"}, 0, true);
+  m.layers = static_cast<int>(int_alias(r, {"num_hidden_layers", "n_layer"}, 0, true));
+  m.heads = static_cast<int>(int_alias(r, {"num_attention_heads", "n_head"}, 0, true));
+  m.vocab = int_alias(r, {"vocab_size"}, 65024, false);
+  m.max_position = int_alias(r, {"max_position_embeddings"}, 2048, false);
+  m.ffn = int_alias(r, {"ffn_hidden_size", "intermediate_size"}, 4 * m.hidden, false);
+  const bool new_arch = r.boolean_or("new_decoder_architecture", false);
+  const bool mqa = r.boolean_or("multi_query", true);
+  const long long kv_default = new_arch ? m.heads : (mqa ? 1 : m.heads);
+  m.kv_heads = static_cast<int>(int_alias(r, {"num_kv_heads", "num_key_value_heads"}, kv_default, false));
+  if (!new_arch && r.has("num_kv_heads")) m.kv_heads = static_cast<int>(kv_default);
+  m.parallel_attn = new_arch || r.boolean_or("parallel_attn", true);
+  m.norms_per_layer = new_arch ? 2 : (m.parallel_attn ? 1 : 2);
+  const bool bias = r.boolean_or("bias", false);
+  m.attn_bias = m.mlp_bias = bias;
+  m.norm = NormKind::LayerNorm;
+  m.position = r.boolean_or("alibi", false) ? PosKind::Alibi : PosKind::Rope;
+  m.mlp = MlpKind::Gelu;
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
+}
+
+std::string stem_of(const std::string& path) { return fs::path(path).stem().string(); }
+
+}  // namespace
+
+std::vector<std::string> model_ids(const std::string& models_dir) {
+  std::vector<std::string> ids;
+  std::error_code ec;
+  for (fs::directory_iterator it(models_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file() && it->path().extension() == ".json") ids.push_back(it->path().stem().string());
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+ModelSpec load_model(const std::string& path_or_id, const std::string& models_dir) {
+  std::string path = path_or_id;
+  std::error_code ec;
+  const bool looks_like_path = path_or_id.find('/') != std::string::npos ||
+                               (path_or_id.size() > 5 &&
+                                path_or_id.compare(path_or_id.size() - 5, 5, ".json") == 0);
+  if (!fs::is_regular_file(path_or_id, ec)) {
+    if (looks_like_path) {
+      core::fail("", "cannot open model file '" + path_or_id + "'", path_or_id,
+                 "an existing config.json or a model id");
+    }
+    path = (fs::path(models_dir) / (path_or_id + ".json")).string();
+    if (!fs::is_regular_file(path, ec)) {
+      const auto ids = model_ids(models_dir);
+      core::fail("", "unknown model '" + path_or_id + "'", path_or_id,
+                 ids.empty() ? "a path to a config.json (no models in '" + models_dir + "')"
+                             : "one of: " + core::join(ids),
+                 core::did_you_mean(path_or_id, ids));
+    }
+  }
+
+  const Json doc = config::load_document(path);
+  core::Diagnostics diags;
+  if (!doc.is_object()) {
+    diags.error("", "a model config must be a JSON object", config::brief(doc));
+    diags.set_file(path);
+    diags.throw_if_any();
+  }
+  FieldReader r(doc, "", diags, /*strict=*/false);
+  ModelSpec m;
+  m.id = stem_of(path);
+  m.source_path = path;
+  m.family = r.str("model_type");
+  const auto& types = supported_types();
+  if (!m.family.empty() && std::find(types.begin(), types.end(), m.family) == types.end()) {
+    diags.error("model_type", "unsupported model_type", m.family, "one of: " + core::join(types),
+                core::did_you_mean(m.family, types));
+  } else if (m.family == "gpt2") {
+    read_gpt2(r, m);
+  } else if (m.family == "gptj") {
+    read_gptj(r, m);
+  } else if (m.family == "mpt") {
+    read_mpt(r, m);
+  } else if (m.family == "falcon") {
+    read_falcon(r, m);
+  } else if (!m.family.empty()) {
+    read_llama_style(r, m);
+  }
+
+  if (diags.empty()) {
+    require_positive(diags, "hidden_size", m.hidden);
+    require_positive(diags, "num_hidden_layers", m.layers);
+    require_positive(diags, "num_attention_heads", m.heads);
+    require_positive(diags, "num_key_value_heads", m.kv_heads);
+    require_positive(diags, "vocab_size", m.vocab);
+    if (m.ffn <= 0 && !m.is_moe()) require_positive(diags, "intermediate_size", m.ffn);
+  }
+  if (diags.empty()) {
+    if (m.head_dim <= 0) {
+      if (m.hidden % m.heads != 0) {
+        diags.error("num_attention_heads", "does not divide hidden_size", std::to_string(m.heads),
+                    "a divisor of " + std::to_string(m.hidden) + " (or an explicit head_dim)");
+      }
+      m.head_dim = m.hidden / m.heads;
+    }
+    if (m.attention != AttnKind::Mla) {
+      if (m.heads % m.kv_heads != 0) {
+        diags.error("num_key_value_heads", "does not divide num_attention_heads",
+                    std::to_string(m.kv_heads), "a divisor of " + std::to_string(m.heads));
+      }
+      m.attention = m.kv_heads == m.heads ? AttnKind::Mha : AttnKind::Gqa;
+    }
+    if (m.is_moe()) {
+      require_positive(diags, "num_experts_per_tok", m.moe.experts_per_token);
+      if (m.moe.experts_per_token > m.moe.num_experts) {
+        diags.error("num_experts_per_tok", "exceeds the number of experts",
+                    std::to_string(m.moe.experts_per_token),
+                    "at most " + std::to_string(m.moe.num_experts));
+      }
+      require_positive(diags, "moe_intermediate_size", m.moe.expert_ffn);
+    }
+    if (!m.layer_is_sliding.empty() &&
+        static_cast<int>(m.layer_is_sliding.size()) != m.layers) {
+      diags.error("layer_types", "length differs from num_hidden_layers",
+                  std::to_string(m.layer_is_sliding.size()), std::to_string(m.layers));
+    }
+  }
+  diags.set_file(path);
+  diags.throw_if_any();
+  return m;
+}
+
+}  // namespace xpusim::workload

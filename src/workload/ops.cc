@@ -1,0 +1,168 @@
+#include "xpusim/workload/ops.h"
+
+#include <algorithm>
+
+namespace xpusim::workload {
+
+double Op::flops() const {
+  switch (kind) {
+    case OpKind::Gemm:
+      return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) *
+             static_cast<double>(count);
+    case OpKind::Attention: {
+      // QK^T and AV: 2·q·kv·d each, per head. Causal self-attention over the same tokens
+      // touches about half of the score matrix; a sliding window caps the context.
+      double kv = static_cast<double>(kv_len);
+      if (window > 0) kv = std::min(kv, static_cast<double>(window));
+      double pairs = static_cast<double>(q_len) * kv;
+      if (causal) {
+        // Queries are the last q_len positions of a kv_len context: the average query sees
+        // kv_len − q_len/2 keys (exactly half when q_len == kv_len).
+        const double avg = std::max(0.0, static_cast<double>(kv_len) - static_cast<double>(q_len) / 2.0);
+        pairs = static_cast<double>(q_len) * (window > 0 ? std::min(avg, static_cast<double>(window)) : avg);
+      }
+      return 2.0 * pairs * static_cast<double>(d_qk + d_v) * static_cast<double>(heads) *
+             static_cast<double>(batch);
+    }
+    case OpKind::Elementwise:
+    case OpKind::MoeDispatch:
+      return elements;  // ~1 FLOP per element; negligible next to GEMMs
+  }
+  return 0.0;
+}
+
+namespace {
+
+long long div_up(long long a, long long b) { return (a + b - 1) / b; }
+
+Op gemm(std::string name, long long m, long long n, long long k, long long count = 1) {
+  Op o;
+  o.kind = OpKind::Gemm;
+  o.name = std::move(name);
+  o.m = m;
+  o.n = n;
+  o.k = k;
+  o.count = count;
+  o.weights = true;
+  return o;
+}
+
+Op elementwise(std::string name, double elements) {
+  Op o;
+  o.kind = OpKind::Elementwise;
+  o.name = std::move(name);
+  o.elements = elements;
+  return o;
+}
+
+}  // namespace
+
+std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
+  const long long q_len = s.q_len > 0 ? s.q_len : s.seq;
+  const long long kv_len = s.kv_len > 0 ? s.kv_len : s.seq;
+  const long long tokens = s.batch * div_up(q_len, s.cp);  // tokens on this chip
+  const long long h = md.hidden;
+  const long long tp = s.tp;
+  const long long heads = std::max<long long>(1, md.heads / tp);
+  const long long kvh = std::max<long long>(1, md.kv_heads / tp);
+  std::vector<Op> ops;
+  // Norm + residual traffic: SP shards these elementwise ops over tp.
+  const double act = static_cast<double>(tokens) * static_cast<double>(h) /
+                     static_cast<double>(s.sequence_parallel ? tp : 1);
+  ops.push_back(elementwise("attn_norm", 2.0 * act));
+
+  long long d_qk = md.head_dim, d_v = md.head_dim;
+  if (md.attention == AttnKind::Mla) {
+    const auto& a = md.mla;
+    d_qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    d_v = a.v_head_dim;
+    if (a.q_lora_rank > 0) {
+      ops.push_back(gemm("q_a_proj", tokens, a.q_lora_rank, h));
+      ops.push_back(gemm("q_b_proj", tokens, heads * d_qk, a.q_lora_rank));
+    } else {
+      ops.push_back(gemm("q_proj", tokens, heads * d_qk, h));
+    }
+    ops.push_back(gemm("kv_a_proj", tokens, a.kv_lora_rank + a.qk_rope_head_dim, h));
+    ops.push_back(gemm("kv_b_proj", tokens, heads * (a.qk_nope_head_dim + d_v), a.kv_lora_rank));
+  } else {
+    ops.push_back(gemm("qkv_proj", tokens, (heads + 2 * kvh) * md.head_dim, h));
+  }
+  Op at;
+  at.kind = OpKind::Attention;
+  at.name = "attention";
+  at.batch = s.batch;
+  at.heads = heads;
+  at.kv_heads = md.attention == AttnKind::Mla ? heads : kvh;
+  at.q_len = div_up(q_len, s.cp);
+  // With context parallelism each chip's queries attend over the whole context in a ring;
+  // the causal work per chip is the total divided by cp (load-balanced chunking).
+  at.kv_len = kv_len;
+  at.causal = true;
+  at.d_qk = d_qk;
+  at.d_v = d_v;
+  if (layer < static_cast<int>(md.layer_is_sliding.size()) && md.layer_is_sliding[static_cast<size_t>(layer)])
+    at.window = md.sliding_window;
+  if (s.cp > 1) {
+    // Balanced ring attention: every chip does 1/cp of the causal work over the full context.
+    at.q_len = q_len / s.cp;
+    at.kv_len = kv_len;
+    at.causal = false;
+    // Non-causal over full kv with q_len/cp queries = 2× causal share; halve kv to keep
+    // total = causal total / cp.
+    at.kv_len = std::max<long long>(1, kv_len / 2);
+  }
+  ops.push_back(at);
+  ops.push_back(gemm("o_proj", tokens, h, heads * d_v));
+  ops.push_back(elementwise("mlp_norm", 2.0 * act));
+
+  const int mats_in = md.mlp == MlpKind::Gated ? 2 : 1;
+  if (md.layer_is_moe(layer)) {
+    const auto& e = md.moe;
+    ops.push_back(gemm("router", tokens, e.num_experts, h));
+    // Balanced routing: this chip's experts process tokens·top_k rows in total, spread over
+    // num_experts/ep local experts (grouped GEMM). Experts are not split over tp here
+    // (expert tensor parallelism = 1, the common recipe).
+    const long long local_experts = std::max<long long>(1, e.num_experts / s.ep);
+    const long long rows_total = tokens * e.experts_per_token;
+    const long long rows_per_expert = std::max<long long>(1, div_up(rows_total, local_experts));
+    Op disp;
+    disp.kind = OpKind::MoeDispatch;
+    disp.name = "moe_dispatch";
+    disp.elements = 2.0 * static_cast<double>(rows_total) * static_cast<double>(h);
+    ops.push_back(disp);
+    ops.push_back(gemm("expert_up", rows_per_expert, mats_in * e.expert_ffn, h, local_experts));
+    ops.push_back(gemm("expert_down", rows_per_expert, h, e.expert_ffn, local_experts));
+    ops.push_back(elementwise("expert_act", static_cast<double>(rows_total) *
+                                                static_cast<double>(e.expert_ffn) * mats_in));
+    if (e.shared_experts > 0) {
+      const long long sf = e.shared_ffn * e.shared_experts / tp;
+      ops.push_back(gemm("shared_up", tokens, mats_in * sf, h));
+      ops.push_back(gemm("shared_down", tokens, h, sf));
+    }
+  } else {
+    const long long f = md.ffn / tp;
+    ops.push_back(gemm("mlp_up", tokens, mats_in * f, h));
+    ops.push_back(elementwise("mlp_act", static_cast<double>(tokens) * static_cast<double>(f) * mats_in));
+    ops.push_back(gemm("mlp_down", tokens, h, f));
+  }
+  return ops;
+}
+
+std::vector<Op> head_ops(const ModelSpec& md, const LayerShard& s) {
+  const long long q_len = s.q_len > 0 ? s.q_len : s.seq;
+  const long long tokens = s.batch * div_up(q_len, s.cp);
+  std::vector<Op> ops;
+  ops.push_back(elementwise("final_norm", 2.0 * static_cast<double>(tokens * md.hidden)));
+  ops.push_back(gemm("lm_head", tokens, div_up(md.vocab, s.tp), md.hidden));
+  ops.push_back(elementwise("softmax_loss", 3.0 * static_cast<double>(tokens) *
+                                                static_cast<double>(div_up(md.vocab, s.tp))));
+  return ops;
+}
+
+std::vector<Op> embedding_ops(const ModelSpec& md, const LayerShard& s) {
+  const long long q_len = s.q_len > 0 ? s.q_len : s.seq;
+  const long long tokens = s.batch * div_up(q_len, s.cp);
+  return {elementwise("embedding", 2.0 * static_cast<double>(tokens * md.hidden))};
+}
+
+}  // namespace xpusim::workload

@@ -1,0 +1,76 @@
+// xpusim model: JSON output, text output, list, and the bad-input exits.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+
+using xpusim::test::run_cli;
+
+TEST(ModelCli, ShowJsonParsesAndCountsLlama405b) {
+  const auto r = run_cli("model show llama3.1-405b --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["params_total"].is_number_integer());
+  EXPECT_NEAR(j["params_total"].get<double>() / 405.85e9, 1.0, 0.005);
+  EXPECT_EQ(j["params_active"], j["params_total"]);
+  EXPECT_EQ(j["family"], "llama");
+  EXPECT_EQ(j["layers"], 126);
+  EXPECT_EQ(j["seq_len"], 4096);  // min(max_position 131072, 4096)
+  // Model FLOPs per token ≥ 6 × active matmul params; recompute only adds.
+  const double model = j["train_flops_per_token"]["model"].get<double>();
+  EXPECT_GT(model, 6.0 * j["params_matmul_active"].get<double>());
+  EXPECT_GT(j["train_flops_per_token"]["hardware_selective"].get<double>(), model);
+  EXPECT_GT(j["train_flops_per_token"]["hardware_full"].get<double>(),
+            j["train_flops_per_token"]["hardware_selective"].get<double>());
+  // bf16 weights are 2 bytes per parameter; KV per token 2·8·128·126·2 bytes.
+  EXPECT_DOUBLE_EQ(j["weight_bytes"]["bf16"].get<double>(), 2.0 * j["params_total"].get<double>());
+  EXPECT_DOUBLE_EQ(j["kv_bytes_per_token"]["bf16"].get<double>(), 2.0 * 8 * 128 * 126 * 2);
+  for (const char* dt : {"fp8", "mxfp8", "mxfp4", "nvfp4"}) EXPECT_TRUE(j["weight_bytes"].contains(dt)) << dt;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(ModelCli, ShowJsonMoeActiveAndSeqOption) {
+  const auto r = run_cli("model show qwen3-30b-a3b --json --seq 2048 --context 8192");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j["params_total"].get<double>() / 30.53e9, 1.0, 0.005);
+  EXPECT_NEAR(j["params_active"].get<double>() / 3.35e9, 1.0, 0.005);
+  EXPECT_EQ(j["seq_len"], 2048);
+  EXPECT_EQ(j["context"], 8192);
+  EXPECT_EQ(j["moe"]["experts"], 128);
+}
+
+TEST(ModelCli, ShowByPathPrintsText) {
+  const auto r = run_cli("model show " + xpusim::test::data_dir() + "/models/deepseek-v3.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("model deepseek-v3 (deepseek_v3)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("active 37.55"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mla"), std::string::npos) << r.out;
+}
+
+TEST(ModelCli, ListShowsEveryModel) {
+  const auto r = run_cli("model list --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["models"].size(), 36u);
+  const auto t = run_cli("model list");
+  EXPECT_EQ(t.exit_code, 0);
+  EXPECT_NE(t.out.find("mixtral-8x7b"), std::string::npos);
+}
+
+TEST(ModelCli, UnknownIdExits2WithDidYouMean) {
+  const auto r = run_cli("model show llama3.1-8c");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown model 'llama3.1-8c'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'llama3.1-8b'?"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(ModelCli, MissingFileAndUsageErrorsExit2) {
+  EXPECT_EQ(run_cli("model show /nonexistent/config.json").exit_code, 2);
+  EXPECT_EQ(run_cli("model").exit_code, 2);
+  EXPECT_EQ(run_cli("model show llama3.1-8b --seq 0").exit_code, 2);
+  EXPECT_EQ(run_cli("model show --help").exit_code, 0);
+}

@@ -1,0 +1,237 @@
+// Loader: family field names, derived shapes, and one test per diagnostic (with its text).
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/workload/hf_config.h"
+
+using namespace xpusim;
+using workload::AttnKind;
+using workload::load_model;
+using workload::MlpKind;
+using workload::ModelSpec;
+using workload::NormKind;
+using workload::PosKind;
+
+namespace {
+
+const std::string kModels = std::string(XS_TESTDATA_DIR) + "/models";
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+/// The InputError text of loading `path_or_id`, or "" when it loaded.
+std::string load_error(const std::string& path_or_id, const std::string& dir = kModels) {
+  try {
+    load_model(path_or_id, dir);
+  } catch (const core::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST(HfConfig, ModelIdsAreTheSortedFileStems) {
+  const auto ids = workload::model_ids(kModels);
+  ASSERT_EQ(ids.size(), 36u);
+  EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+  EXPECT_EQ(ids.front(), "deepseek-v3");
+}
+
+TEST(HfConfig, LoadsByIdAndByPath) {
+  const ModelSpec a = load_model("llama3.1-8b", kModels);
+  const ModelSpec b = load_model(kModels + "/llama3.1-8b.json", kModels);
+  EXPECT_EQ(a.id, "llama3.1-8b");
+  EXPECT_EQ(b.id, "llama3.1-8b");
+  EXPECT_EQ(a.hidden, b.hidden);
+  EXPECT_EQ(a.family, "llama");
+  EXPECT_EQ(a.head_dim, 4096 / 32);
+  EXPECT_EQ(a.kv_heads, 8);
+  EXPECT_EQ(a.attention, AttnKind::Gqa);
+  EXPECT_EQ(a.mlp, MlpKind::Gated);
+  EXPECT_EQ(a.norm, NormKind::RmsNorm);
+  EXPECT_EQ(a.max_position, 131072);
+}
+
+TEST(HfConfig, Gpt2StyleNamesAndDefaults) {
+  const ModelSpec m = load_model("gpt3-175b", kModels);
+  EXPECT_EQ(m.hidden, 12288);
+  EXPECT_EQ(m.layers, 96);
+  EXPECT_EQ(m.ffn, 4 * 12288);
+  EXPECT_EQ(m.position, PosKind::Learned);
+  EXPECT_EQ(m.norm, NormKind::LayerNorm);
+  EXPECT_EQ(m.mlp, MlpKind::Gelu);
+  EXPECT_TRUE(m.attn_bias && m.mlp_bias && m.tied_embeddings);
+  EXPECT_EQ(m.attention, AttnKind::Mha);
+}
+
+TEST(HfConfig, GptjIsParallelWithOneNormAndNoInnerSize) {
+  const ModelSpec m = load_model("gpt-j-6b", kModels);
+  EXPECT_EQ(m.ffn, 4 * 4096);  // n_inner: null → 4·n_embd
+  EXPECT_TRUE(m.parallel_attn);
+  EXPECT_EQ(m.norms_per_layer, 1);
+  EXPECT_FALSE(m.attn_bias);
+  EXPECT_TRUE(m.mlp_bias && m.lm_head_bias);
+  EXPECT_FALSE(m.tied_embeddings);
+}
+
+TEST(HfConfig, MptUsesExpansionRatioAndNoBias) {
+  const ModelSpec m = load_model("mpt-30b", kModels);
+  EXPECT_EQ(m.hidden, 7168);
+  EXPECT_EQ(m.heads, 56);
+  EXPECT_EQ(m.ffn, 4 * 7168);
+  EXPECT_FALSE(m.attn_bias || m.mlp_bias || m.norm_bias);
+}
+
+TEST(HfConfig, FalconNewDecoderArchitecture) {
+  const ModelSpec m = load_model("falcon-180b", kModels);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.head_dim, 14848 / 232);
+  EXPECT_TRUE(m.parallel_attn);
+  EXPECT_EQ(m.norms_per_layer, 2);  // ln_attn and ln_mlp
+  EXPECT_EQ(m.mlp, MlpKind::Gelu);
+  EXPECT_TRUE(m.tied_embeddings);
+}
+
+TEST(HfConfig, NemotronSquaredReluAndExplicitHeadDim) {
+  const ModelSpec m = load_model("nemotron4-340b", kModels);
+  EXPECT_EQ(m.mlp, MlpKind::SquaredRelu);
+  EXPECT_EQ(m.head_dim, 192);
+  EXPECT_EQ(m.norm, NormKind::LayerNorm);
+}
+
+TEST(HfConfig, DeepseekV3MlaSharedExpertsAndFirstDenseLayers) {
+  const ModelSpec m = load_model("deepseek-v3", kModels);
+  EXPECT_EQ(m.attention, AttnKind::Mla);
+  EXPECT_EQ(m.mla.kv_lora_rank, 512);
+  EXPECT_EQ(m.mla.q_lora_rank, 1536);
+  EXPECT_EQ(m.qk_head_dim(), 128 + 64);
+  EXPECT_EQ(m.v_head_dim(), 128);
+  EXPECT_EQ(m.moe.num_experts, 256);
+  EXPECT_EQ(m.moe.experts_per_token, 8);
+  EXPECT_EQ(m.moe.shared_experts, 1);
+  EXPECT_EQ(m.moe.first_dense_layers, 3);
+  for (int i = 0; i < m.layers; ++i) EXPECT_EQ(m.layer_is_moe(i), i >= 3) << i;
+}
+
+TEST(HfConfig, GptOssAlternatingSlidingLayersSinksBiases) {
+  const ModelSpec m = load_model("gpt-oss-120b", kModels);
+  EXPECT_EQ(m.sliding_window, 128);
+  ASSERT_EQ(m.layer_is_sliding.size(), 36u);
+  for (int i = 0; i < m.layers; ++i) EXPECT_EQ(m.layer_sliding(i), i % 2 == 0) << i;
+  EXPECT_EQ(m.layer_context(0, 4096), 128);
+  EXPECT_EQ(m.layer_context(1, 4096), 4096);
+  EXPECT_TRUE(m.attn_sinks && m.attn_bias && m.mlp_bias && m.moe.router_bias);
+  EXPECT_EQ(m.moe.num_experts, 128);
+  EXPECT_EQ(m.moe.experts_per_token, 4);
+  EXPECT_EQ(m.head_dim, 64);
+}
+
+TEST(HfConfig, Qwen3MoeQkNormAndEveryLayerSparse) {
+  const ModelSpec m = load_model("qwen3-30b-a3b", kModels);
+  EXPECT_TRUE(m.qk_norm);
+  EXPECT_EQ(m.sliding_window, 0);  // use_sliding_window: false
+  EXPECT_EQ(m.moe.expert_ffn, 768);
+  for (int i = 0; i < m.layers; ++i) EXPECT_TRUE(m.layer_is_moe(i));
+}
+
+TEST(HfConfig, Qwen3MoeMlpOnlyLayersAndSparseStep) {
+  const auto p = write_temp("qwen_step.json", R"({"model_type":"qwen3_moe","hidden_size":64,
+    "num_hidden_layers":6,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,
+    "intermediate_size":128,"moe_intermediate_size":32,"num_experts":8,"num_experts_per_tok":2,
+    "vocab_size":100,"decoder_sparse_step":2,"mlp_only_layers":[3]})");
+  const ModelSpec m = load_model(p, kModels);
+  // Sparse when (i+1) % step == 0 and i is not listed: layers 1 and 5 (3 is forced dense).
+  const bool expect[] = {false, true, false, false, false, true};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(m.layer_is_moe(i), expect[i]) << i;
+}
+
+TEST(HfConfig, MistralSlidingWindowAppliesToEveryLayer) {
+  const auto p = write_temp("mistral.json", R"({"model_type":"mistral","hidden_size":64,
+    "num_hidden_layers":3,"num_attention_heads":4,"num_key_value_heads":2,
+    "intermediate_size":128,"vocab_size":100,"sliding_window":16})");
+  const ModelSpec m = load_model(p, kModels);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(m.layer_context(i, 100), 16);
+}
+
+// ---- Diagnostics: one test per message. ----
+
+TEST(HfConfigDiagnostics, UnknownIdListsIdsAndClosest) {
+  const std::string e = load_error("llama3.1-8", kModels);
+  EXPECT_TRUE(contains(e, "unknown model 'llama3.1-8'")) << e;
+  EXPECT_TRUE(contains(e, "did you mean 'llama3.1-8b'?")) << e;
+  EXPECT_TRUE(contains(e, "one of: deepseek-v3, falcon-180b")) << e;
+}
+
+TEST(HfConfigDiagnostics, MissingFileNamesThePath) {
+  const std::string e = load_error("/nonexistent/dir/config.json");
+  EXPECT_TRUE(contains(e, "cannot open model file '/nonexistent/dir/config.json'")) << e;
+}
+
+TEST(HfConfigDiagnostics, WrongTypeNamesTheField) {
+  const auto p = write_temp("wrong_type.json", R"({"model_type":"llama","hidden_size":"4096",
+    "num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":128,"vocab_size":100})");
+  const std::string e = load_error(p);
+  EXPECT_TRUE(contains(e, "hidden_size: wrong type (got '4096'; expected an integer)")) << e;
+  EXPECT_TRUE(contains(e, p)) << e;  // the file is named
+}
+
+TEST(HfConfigDiagnostics, WrongTypesAreAllReportedAtOnce) {
+  const auto p = write_temp("wrong_types.json", R"({"model_type":"llama","hidden_size":64.5,
+    "num_hidden_layers":"two","num_attention_heads":4,"intermediate_size":128,"vocab_size":100,
+    "tie_word_embeddings":"yes"})");
+  const std::string e = load_error(p);
+  EXPECT_TRUE(contains(e, "hidden_size: wrong type (got '64.5'; expected an integer)")) << e;
+  EXPECT_TRUE(contains(e, "num_hidden_layers: wrong type (got 'two'; expected an integer)")) << e;
+  EXPECT_TRUE(contains(e, "tie_word_embeddings: wrong type (got 'yes'; expected true or false)"))
+      << e;
+}
+
+TEST(HfConfigDiagnostics, UnsupportedModelTypeListsSupported) {
+  const auto p = write_temp("unsupported.json", R"({"model_type":"mamba","hidden_size":64})");
+  const std::string e = load_error(p);
+  EXPECT_TRUE(contains(e, "model_type: unsupported model_type (got 'mamba'")) << e;
+  EXPECT_TRUE(contains(e, "expected one of: deepseek_v3, falcon, gpt2, gpt_oss, gptj, llama")) << e;
+}
+
+TEST(HfConfigDiagnostics, MissingModelType) {
+  const auto p = write_temp("no_type.json", R"({"hidden_size":64})");
+  EXPECT_TRUE(contains(load_error(p), "model_type: missing required field"));
+}
+
+TEST(HfConfigDiagnostics, MissingRequiredField) {
+  const auto p = write_temp("no_hidden.json", R"({"model_type":"llama","num_hidden_layers":2,
+    "num_attention_heads":4,"intermediate_size":128,"vocab_size":100})");
+  EXPECT_TRUE(contains(load_error(p), "hidden_size: missing required field")) << load_error(p);
+}
+
+TEST(HfConfigDiagnostics, AliasesMustAgree) {
+  const auto p = write_temp("alias.json", R"({"model_type":"gpt2","n_embd":64,"hidden_size":128,
+    "n_layer":2,"n_head":4,"vocab_size":100})");
+  EXPECT_TRUE(contains(load_error(p), "hidden_size: disagrees with 'n_embd' (got '128'; expected 64)"))
+      << load_error(p);
+}
+
+TEST(HfConfigDiagnostics, KvHeadsMustDivideHeads) {
+  const auto p = write_temp("kv.json", R"({"model_type":"llama","hidden_size":64,
+    "num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":3,
+    "intermediate_size":128,"vocab_size":100})");
+  EXPECT_TRUE(contains(load_error(p), "num_key_value_heads: does not divide num_attention_heads"))
+      << load_error(p);
+}
+
+TEST(HfConfigDiagnostics, MalformedJsonIsAnInputError) {
+  const auto p = write_temp("malformed.json", "{\"model_type\": \"llama\",,}");
+  EXPECT_TRUE(contains(load_error(p), "malformed JSON")) << load_error(p);
+}
