@@ -1,5 +1,8 @@
 #include "xpusim/compute/calibration.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace xpusim::compute {
 
 std::string family_of(const hw::ChipSpec& chip) {
@@ -40,6 +43,13 @@ Calibration calibration_for(const hw::ChipSpec& chip) {
     c.attention_efficiency = 0.45;
     c.hbm_efficiency = 0.80;
     c.kernel_overhead = core::microseconds(2.0);
+  }
+  // A power cap below the nominal TDP lowers sustained clocks. With 30% of TDP static and the
+  // dynamic part scaling as f³ (voltage tracks frequency), f/f0 = ((cap − 0.3·TDP)/(0.7·TDP))^⅓.
+  if (chip.power_cap && chip.power_cap->value < chip.tdp.value) {
+    const double tdp = core::to_watts(chip.tdp.value);
+    const double cap = core::to_watts(chip.power_cap->value);
+    c.power_cap_factor = std::cbrt(std::max(0.05, (cap - 0.3 * tdp) / (0.7 * tdp)));
   }
   return c;
 }

@@ -110,7 +110,13 @@ OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) co
       double bytes = kn * wb + (mk + mn) * act_b;
       if (bwd) bytes = 2.0 * bytes + kn * 4.0;  // read W, dY, X; write dX, dW (fp32 accumulate)
       const core::Seconds tm = memory_time(core::bytes(bytes));
-      out.time = core::max(tc, tm) + cal_.kernel_overhead * (bwd ? 2.0 : 1.0);
+      // Low-precision GEMMs need their activation inputs quantised by separate kernels (read
+      // bf16, write the 1-byte format: 3 bytes per element): X forward; dY and Xᵀ backward.
+      double cast = 0.0;
+      if (is_low_precision(d)) cast = (bwd ? (mn + mk) : mk) * 3.0;
+      out.time = core::max(tc, tm) + memory_time(core::bytes(cast)) +
+                 cal_.kernel_overhead * (bwd ? 2.0 : 1.0) * (cast > 0 ? 2.0 : 1.0);
+      bytes += cast;
       out.flops = core::flops(f);
       out.hbm_bytes = core::bytes(bytes);
       out.compute_bound = tc >= tm;
@@ -122,8 +128,8 @@ OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) co
       const Dtype d = best_dtype(Dtype::Bf16);
       out.dtype = d;
       const double f = op.flops() * (bwd ? 2.5 : 1.0);  // backward: 5 GEMMs vs 2 forward
-      const core::FlopRate rate =
-          chip_.peak_for(d) * (cal_.attention_efficiency * cal_.power_cap_factor);
+      const core::FlopRate rate = chip_.peak_for(d) * (cal_.attention_efficiency * cal_.power_cap_factor *
+                                                       (bwd ? cal_.attention_bwd_ratio : 1.0));
       const core::Seconds tc = core::flops(f) / rate;
       const double b = static_cast<double>(op.batch);
       const double q = b * static_cast<double>(op.q_len) * static_cast<double>(op.heads) *

@@ -15,7 +15,8 @@ namespace xpusim::cost {
 EnergyTable energy_table(const hw::SystemSpec& sys) {
   const auto& chip = sys.chip;
   EnergyTable t;
-  const core::Watts tdp = chip.tdp.value;
+  // A power cap below the nominal TDP bounds the draw.
+  const core::Watts tdp = chip.power_cap ? core::min(chip.tdp.value, chip.power_cap->value) : chip.tdp.value;
   t.static_power = tdp * 0.30;
   const core::FlopRate bf16 = chip.supports(core::Dtype::Bf16) ? chip.peak_for(core::Dtype::Bf16)
                                                                : core::flops_per_second(1e15);
@@ -41,7 +42,8 @@ EnergyCost energy_cost(const hw::SystemSpec& sys, const Activity& a, core::Secon
   dyn += t.per_hbm_byte * a.hbm_bytes + t.per_scale_up_byte * a.scale_up_bytes +
          t.per_scale_out_byte * a.scale_out_bytes;
   // A chip cannot draw more than its TDP on average.
-  const core::Joules cap = chip.tdp.value * duration;
+  const core::Watts limit = chip.power_cap ? core::min(chip.tdp.value, chip.power_cap->value) : chip.tdp.value;
+  const core::Joules cap = limit * duration;
   EnergyCost e;
   e.chip_energy = core::min(cap, t.static_power * duration + dyn);
   e.total_energy = e.chip_energy + t.overhead_power * duration;

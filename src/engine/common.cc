@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "xpusim/core/format.h"
+#include "xpusim/core/suggest.h"
 
 namespace xpusim::engine::detail {
 
@@ -39,6 +40,13 @@ std::optional<TrainResult> check(const TrainScenario& s) {
   return std::nullopt;
 }
 
+compute::Calibration calibration(const TrainScenario& s) {
+  compute::Calibration c = compute::calibration_for(s.system->chip);
+  c.gemm_efficiency *= s.framework.compute_efficiency;
+  c.attention_efficiency *= s.framework.compute_efficiency;
+  return c;
+}
+
 void finish(const TrainScenario& s, const StepCosts& c, TrainResult& r) {
   const auto& plan = s.plan;
   const double chips = static_cast<double>(plan.chips());
@@ -67,3 +75,38 @@ void finish(const TrainScenario& s, const StepCosts& c, TrainResult& r) {
 }
 
 }  // namespace xpusim::engine::detail
+
+namespace xpusim::engine {
+
+// Framework presets. Basis (docs/calibration.md): Megatron-LM/NeMo with Transformer Engine and
+// NeuronX Distributed are the vendor-tuned stacks (factor 1). The PyTorch-native stacks
+// (torchtitan, llm-foundry) run FlashAttention-2 / SDPA and unfused elementwise kernels; fitted
+// once on their public rows as one factor each. TP overlap: Megatron's userbuffers overlap hides
+// part of the TP collectives; torchtitan's async-TP similarly; NxD overlaps little.
+FrameworkParams framework_params(const std::string& name) {
+  FrameworkParams f;
+  f.name = name;
+  if (name == "megatron") {
+    f.compute_efficiency = 1.0;
+    f.tp_comm_exposed = 0.6;
+  } else if (name == "torchtitan") {
+    f.compute_efficiency = 0.75;
+    f.tp_comm_exposed = 0.7;
+  } else if (name == "llm-foundry") {
+    f.compute_efficiency = 0.75;
+    f.tp_comm_exposed = 1.0;
+  } else if (name == "neuronx-distributed") {
+    f.compute_efficiency = 1.0;
+    f.tp_comm_exposed = 0.8;
+  } else {
+    core::fail("framework", "unknown framework '" + name + "'", name, "one of: " + core::join(framework_names()),
+               core::did_you_mean(name, framework_names()));
+  }
+  return f;
+}
+
+std::vector<std::string> framework_names() {
+  return {"llm-foundry", "megatron", "neuronx-distributed", "torchtitan"};
+}
+
+}  // namespace xpusim::engine

@@ -19,6 +19,9 @@ core::Seconds exposed_bucketed(core::Seconds comm, core::Seconds window, int buc
 /// support. Returns a result with feasible=false and the reason when it fails.
 std::optional<TrainResult> check(const TrainScenario& s);
 
+/// The chip calibration with the framework's kernel efficiency applied.
+compute::Calibration calibration(const TrainScenario& s);
+
 /// Fills throughput, FLOP/s, MFU, memory and activity fields from the step time.
 void finish(const TrainScenario& s, const StepCosts& c, TrainResult& r);
 

@@ -48,6 +48,7 @@ namespace {
 struct ReqState {
   SimTime arrival = 0, first = -1, finish = -1;
   long long in_len = 1, out_len = 1;
+  long long max_out = 1;     ///< output limit the reserving scheduler sets aside
   long long prompt = 1;      ///< tokens to prefill (prompt + regenerated tokens after preemption)
   long long generated = 0;   ///< output tokens produced so far (incl. the first)
   long long reserved = 0;    ///< KV tokens reserved (Reserve policy)
@@ -186,7 +187,7 @@ bool Sim::kv_admits(const Engine& en, const ReqState& r) const {
   const long long blk = std::max<long long>(1, s_.scheduler.block_size);
   const long long cap = en.kv_cap;
   if (s_.scheduler.kv_policy == KvPolicy::Reserve) {
-    const long long need = ((r.prompt + (r.out_len - r.generated) + blk - 1) / blk) * blk;
+    const long long need = ((r.prompt + (r.max_out - r.generated) + blk - 1) / blk) * blk;
     // A request larger than the whole cache is admitted alone (it would be rejected by a real
     // engine; running it keeps the simulation going and shows up as KV utilisation > 1).
     return en.reserved + need <= cap || (en.reserved == 0);
@@ -293,7 +294,7 @@ bool Sim::form_continuous(Engine& en) {
     if (decode_pool || rq.prefilled) {
       en.waiting.pop_front();
       if (sc.kv_policy == KvPolicy::Reserve) {
-        rq.reserved = rq.prompt + rq.out_len - rq.generated;
+        rq.reserved = rq.prompt + rq.max_out - rq.generated;
         en.reserved += rq.reserved;
       }
       join_decode(en, r);
@@ -304,7 +305,7 @@ bool Sim::form_continuous(Engine& en) {
     en.waiting.pop_front();
     if (sc.kv_policy == KvPolicy::Reserve) {
       const long long blk = std::max<long long>(1, sc.block_size);
-      rq.reserved = ((rq.prompt + rq.out_len - rq.generated + blk - 1) / blk) * blk;
+      rq.reserved = ((rq.prompt + rq.max_out - rq.generated + blk - 1) / blk) * blk;
       en.reserved += rq.reserved;
     }
     en.prefilling.push_back(PrefillJob{r, 0});
@@ -494,6 +495,7 @@ SimResult Sim::run() {
     q.arrival = reqs[i].arrival;
     q.in_len = reqs[i].in_len;
     q.out_len = reqs[i].out_len;
+    q.max_out = std::max(q.out_len, reqs[i].max_out);
     q.prompt = q.in_len;
   }
   auto add_pool = [&](const PoolSpec& p, int pool) {

@@ -91,6 +91,7 @@ std::vector<Request> generate_requests(const LoadSpec& load) {
       r.in_len = std::max<long long>(1, load.in_len);
       r.out_len = std::max<long long>(1, load.out_len);
     }
+    r.max_out = std::max(r.out_len, load.max_out_len);
     if (load.arrival == ArrivalKind::Poisson) {
       t += rng.exponential(1.0 / load.rate_per_s);
       r.arrival = to_sim_time(core::seconds(t));

@@ -53,6 +53,15 @@ std::vector<double> numbers_after(const std::string& text, const std::string& pa
   return out;
 }
 
+std::string preset_of(Framework f) {
+  switch (f) {
+    case Framework::Torchtitan: return "torchtitan";
+    case Framework::LlmFoundry: return "llm-foundry";
+    case Framework::Neuron: return "neuronx-distributed";
+    default: return "megatron";
+  }
+}
+
 mapping::Zero zero_of(const std::string& s, Framework fw) {
   if (s == "zero1") return mapping::Zero::Zero1;
   if (s == "zero2") return mapping::Zero::Zero2;
@@ -75,6 +84,7 @@ Prediction predict_train(const Row& row, const Context& ctx) {
   const workload::ModelSpec model = workload::load_model(row.model, ctx.models_dir);
 
   engine::TrainScenario s;
+  s.framework = engine::framework_params(preset_of(fw));
   s.system = &sys;
   s.model = model;
   auto& plan = s.plan;
@@ -87,8 +97,18 @@ Prediction predict_train(const Row& row, const Context& ctx) {
   plan.precision = *prec;
   if (row.precision.empty()) p.assumptions.push_back("precision bf16");
   plan.seq_len = row.seq_len.value_or(std::min<long long>(model.max_position, 4096));
+  // Micro-batch: Megatron/NeMo recipes default to 1; the PyTorch-native stacks (torchtitan,
+  // llm-foundry) accumulate no gradients by default, so a micro-batch is the whole local batch.
   plan.micro_batch = row.micro_batch.value_or(1);
-  if (!row.micro_batch) p.assumptions.push_back("micro-batch 1");
+  const bool no_accumulation = fw == Framework::Torchtitan || fw == Framework::LlmFoundry;
+  if (!row.micro_batch && no_accumulation && row.global_batch_seqs && row.dp && *row.dp > 0 &&
+      *row.global_batch_seqs % (*row.dp * row.cp.value_or(1) > 0 ? *row.dp : 1) == 0)
+    plan.micro_batch = std::max<long long>(1, *row.global_batch_seqs / *row.dp);
+  // torchtitan splits the local batch into as many micro-batches as pipeline stages.
+  if (!row.micro_batch && fw == Framework::Torchtitan && row.pp && *row.pp > 1 &&
+      plan.micro_batch % *row.pp == 0)
+    plan.micro_batch /= *row.pp;
+  if (!row.micro_batch) p.assumptions.push_back("micro-batch " + std::to_string(plan.micro_batch));
   plan.zero = zero_of(row.fsdp_or_zero, fw);
   if (row.fsdp_or_zero.empty()) p.assumptions.push_back("optimizer sharding " + mapping::zero_name(plan.zero));
   plan.cp = static_cast<int>(row.cp.value_or(1));
@@ -133,6 +153,8 @@ Prediction predict_train(const Row& row, const Context& ctx) {
     engine::SearchSpace space;
     space.recompute = rcs;
     space.zero = {plan.zero};
+    // The batch is a target in tokens: each candidate rounds it to whole micro-batches per rank.
+    space.batch_tokens = plan.global_batch * plan.seq_len;
     auto best = engine::search_plan(s, row.chips, space);
     if (!best.found) {
       p.status = Status::Unsupported;

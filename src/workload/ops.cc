@@ -69,6 +69,7 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
   // Norm + residual traffic: SP shards these elementwise ops over tp.
   const double act = static_cast<double>(tokens) * static_cast<double>(h) /
                      static_cast<double>(s.sequence_parallel ? tp : 1);
+  // Norm (read x, write y) and residual add (read two, write one) per block; RoPE rewrites q, k.
   ops.push_back(elementwise("attn_norm", 2.0 * act));
 
   long long d_qk = md.head_dim, d_v = md.head_dim;
@@ -111,14 +112,22 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
     // total = causal total / cp.
     at.kv_len = std::max<long long>(1, kv_len / 2);
   }
+  if (md.position == PosKind::Rope) {
+    const double qk = static_cast<double>(tokens) *
+                      static_cast<double>(heads + (md.attention == AttnKind::Mla ? 0 : kvh)) *
+                      static_cast<double>(md.attention == AttnKind::Mla ? md.mla.qk_rope_head_dim : md.head_dim);
+    ops.push_back(elementwise("rope", 2.0 * qk));
+  }
   ops.push_back(at);
   ops.push_back(gemm("o_proj", tokens, h, heads * d_v));
+  ops.push_back(elementwise("attn_residual", 3.0 * act));
   ops.push_back(elementwise("mlp_norm", 2.0 * act));
 
   const int mats_in = md.mlp == MlpKind::Gated ? 2 : 1;
   if (md.layer_is_moe(layer)) {
     const auto& e = md.moe;
     ops.push_back(gemm("router", tokens, e.num_experts, h));
+    ops.push_back(elementwise("router_softmax_topk", 4.0 * static_cast<double>(tokens) * e.num_experts));
     // Balanced routing: this chip's experts process tokens·top_k rows in total, spread over
     // num_experts/ep local experts (grouped GEMM). Experts are not split over tp here
     // (expert tensor parallelism = 1, the common recipe).
@@ -131,9 +140,9 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
     disp.elements = 2.0 * static_cast<double>(rows_total) * static_cast<double>(h);
     ops.push_back(disp);
     ops.push_back(gemm("expert_up", rows_per_expert, mats_in * e.expert_ffn, h, local_experts));
-    ops.push_back(gemm("expert_down", rows_per_expert, h, e.expert_ffn, local_experts));
     ops.push_back(elementwise("expert_act", static_cast<double>(rows_total) *
-                                                static_cast<double>(e.expert_ffn) * mats_in));
+                                                static_cast<double>(e.expert_ffn) * (mats_in + 1)));
+    ops.push_back(gemm("expert_down", rows_per_expert, h, e.expert_ffn, local_experts));
     if (e.shared_experts > 0) {
       const long long sf = e.shared_ffn * e.shared_experts / tp;
       ops.push_back(gemm("shared_up", tokens, mats_in * sf, h));
@@ -142,9 +151,11 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
   } else {
     const long long f = md.ffn / tp;
     ops.push_back(gemm("mlp_up", tokens, mats_in * f, h));
-    ops.push_back(elementwise("mlp_act", static_cast<double>(tokens) * static_cast<double>(f) * mats_in));
+    // Activation: reads the up-projection (gate and up for gated MLPs), writes one output.
+    ops.push_back(elementwise("mlp_act", static_cast<double>(tokens) * static_cast<double>(f) * (mats_in + 1)));
     ops.push_back(gemm("mlp_down", tokens, h, f));
   }
+  ops.push_back(elementwise("mlp_residual", 3.0 * act));
   return ops;
 }
 
@@ -154,7 +165,9 @@ std::vector<Op> head_ops(const ModelSpec& md, const LayerShard& s) {
   std::vector<Op> ops;
   ops.push_back(elementwise("final_norm", 2.0 * static_cast<double>(tokens * md.hidden)));
   ops.push_back(gemm("lm_head", tokens, div_up(md.vocab, s.tp), md.hidden));
-  ops.push_back(elementwise("softmax_loss", 3.0 * static_cast<double>(tokens) *
+  // Softmax cross-entropy over the vocabulary in fp32: write, read and rewrite the logits
+  // (3 passes of 4-byte values = 6 bf16-element passes).
+  ops.push_back(elementwise("softmax_loss", 6.0 * static_cast<double>(tokens) *
                                                 static_cast<double>(div_up(md.vocab, s.tp))));
   return ops;
 }

@@ -22,13 +22,23 @@
 
 namespace xpusim::engine {
 
-/// Framework-level behaviour that is not hardware: global documented parameters.
+/// Framework-level behaviour that is not hardware: global documented parameters, one preset per
+/// framework family (framework_params()).
 struct FrameworkParams {
+  std::string name = "megatron";
+  /// Kernel quality relative to the vendor-tuned stack (Megatron-LM/NeMo with Transformer
+  /// Engine, NeuronX Distributed): scales the GEMM and attention efficiency of the chip model.
+  double compute_efficiency = 1.0;
   double tp_comm_exposed = 0.6;   ///< share of TP/SP collectives not hidden behind GEMMs
   double ep_comm_exposed = 1.0;   ///< share of expert all-to-all on the critical path
   double fsdp_overlap = 0.85;     ///< share of per-layer FSDP gathers hidden by prefetch
   core::Seconds step_overhead;    ///< per-step fixed cost (data loader, logging, sync)
 };
+
+/// Presets: "megatron" (Megatron-LM, NeMo, Megatron-Bridge), "torchtitan", "llm-foundry",
+/// "neuronx-distributed". Unknown names throw InputError with the closest match.
+FrameworkParams framework_params(const std::string& name);
+std::vector<std::string> framework_names();
 
 struct TrainScenario {
   const hw::SystemSpec* system = nullptr;

@@ -26,6 +26,9 @@ struct Request {
   SimTime arrival = 0;
   long long in_len = 1;
   long long out_len = 1;
+  /// The request's output limit (max_new_tokens): what a reserving scheduler must set aside,
+  /// since the real length is unknown until the end. 0 = out_len.
+  long long max_out = 0;
 };
 
 enum class ArrivalKind { Offline, Poisson, ClosedLoop, Trace };
@@ -45,6 +48,7 @@ struct LoadSpec {
   long long requests = 1000;   ///< requests in the run
   long long in_len = 1024, out_len = 128;
   LengthDist lengths = LengthDist::Fixed;
+  long long max_out_len = 0;   ///< max_new_tokens of every request (0 = its out_len)
   std::uint64_t seed = 1;
   std::vector<Request> trace;  ///< ArrivalKind::Trace: the requests (arrival order)
 };
