@@ -263,9 +263,12 @@ void print_system(const hw::SystemSpec& s) {
 }
 
 int show(const hw::Catalog& cat, const std::string& id, bool json) {
+  // A system id wins when a chip has the same id (h100-sxm-96g-500w is both).
+  const auto systems = cat.system_ids();
   const auto chips = cat.chip_ids();
+  const bool is_system = std::find(systems.begin(), systems.end(), id) != systems.end();
   const bool is_chip = std::find(chips.begin(), chips.end(), id) != chips.end();
-  if (is_chip) {
+  if (is_chip && !is_system) {
     const auto& c = cat.chip(id);
     if (json) {
       Json out = Json::object();

@@ -28,7 +28,6 @@ core::Seconds parse_seconds(const std::string& text, const std::string& path) {
   return *r;
 }
 
-Json pct(const serve::Percentiles& p) { return Json{{"mean", p.mean}, {"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}}; }
 
 void apply_config(const std::string& path, serve::ServeScenario& sc, std::string& rate_text) {
   const auto doc = config::load_document(path);

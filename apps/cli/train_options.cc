@@ -61,10 +61,6 @@ BuiltTrain build_train(const TrainOptions& o, const hw::Catalog& cat, const std:
   if (o.chips > sys.max_chips.value)
     d.error("--chips", "more chips than the largest " + sys.id + " cluster", std::to_string(o.chips),
             "at most " + std::to_string(sys.max_chips.value));
-  if (o.chips > sys.chips_per_domain && o.chips % sys.chips_per_domain != 0)
-    d.error("--chips", "a cluster larger than one " + sys.domain_name + " must be whole " +
-                           sys.domain_name + "s", std::to_string(o.chips),
-            "a multiple of " + std::to_string(sys.chips_per_domain));
   if (!o.precision.empty()) {
     auto dt = core::parse_dtype(o.precision);
     if (!dt) d.error("--precision", "unknown precision", o.precision, "one of: " + core::join(core::all_dtype_names()),

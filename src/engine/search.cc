@@ -13,7 +13,8 @@ SearchResult search_plan(const TrainScenario& base, long long chips, const Searc
   const auto& sys = *base.system;
   const auto& md = base.model;
   for (int tp : space.tp) {
-    if (tp > sys.chips_per_domain || chips % tp != 0) continue;  // TP stays in the scale-up domain
+    // TP stays inside the scale-up domain and tiles it.
+    if (tp > sys.chips_per_domain || sys.chips_per_domain % tp != 0 || chips % tp != 0) continue;
     if (md.heads % tp != 0) continue;
     for (int pp : space.pp) {
       if (pp > md.layers || chips % (static_cast<long long>(tp) * pp) != 0) continue;

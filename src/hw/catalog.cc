@@ -412,11 +412,13 @@ TopologyDim parse_dim(const Json& obj, const std::string& path, bool scale_out,
                 direction, "one of: " + core::join(directions),
                 core::did_you_mean(direction, directions));
   }
-  d.bandwidth_per_chip = sourced_or_empty(r.quantity<core::ByteRate>("bandwidth_per_chip"));
-  if (direction == "per-direction") {
+  auto bw = r.quantity<core::ByteRate>("bandwidth_per_chip");
+  d.bandwidth_per_chip = sourced_or_empty(bw);
+  if (bw && direction == "per-direction") {
+    // Stored as both directions added, like every other dimension (see spec.h).
     d.published_per_direction = true;
     d.bandwidth_per_chip.value = d.bandwidth_per_chip.value * 2.0;
-    if (!facts.empty()) facts.back().fact.value += " per direction";
+    facts.back().fact.value += " per direction";
   }
   d.latency = sourced_or_empty(r.quantity<core::Seconds>("latency"));
   d.tiers = as_int(r.integer("tiers", 1, false), 1);

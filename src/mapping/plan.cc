@@ -66,9 +66,11 @@ core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::Model
   }
   if (plan.pp > model.layers) {
     why.push_back("pp = " + s(plan.pp) + " exceeds the " + s(model.layers) + " layers");
-  } else if (plan.vpp > 1 && model.layers % (plan.pp * plan.vpp) != 0) {
-    why.push_back("interleaving needs layers divisible by pp·vpp = " + s(plan.pp * plan.vpp) +
-                  " (the model has " + s(model.layers) + ")");
+  } else if (plan.vpp > 1 && model.layers < plan.pp * plan.vpp) {
+    // Uneven splits are allowed (Megatron-Bridge balances the embedding and LM head into the
+    // first and last stages), but every virtual stage needs at least one layer.
+    why.push_back("interleaving needs at least pp·vpp = " + s(plan.pp * plan.vpp) +
+                  " layers (the model has " + s(model.layers) + ")");
   }
   if (plan.vpp > 1 && plan.pp == 1) why.push_back("vpp = " + s(plan.vpp) + " needs pp > 1");
   if (plan.ep > 1) {

@@ -79,19 +79,14 @@ Topology Topology::build(const hw::SystemSpec& sys, long long chips, const Topol
     core::fail("chips", "more chips than the system '" + sys.id + "' allows",
                std::to_string(chips), "<= " + std::to_string(max_chips));
   }
-  if (chips > cpd && chips % cpd != 0) {
-    core::fail("chips",
-               "chips larger than one " + (sys.domain_name.empty() ? std::string("domain")
-                                                                   : sys.domain_name) +
-                   " must be a multiple of chips_per_domain",
-               std::to_string(chips), "a multiple of " + std::to_string(cpd));
-  }
+  // A cluster that is not a whole number of domains has a partial last domain (a million-chip
+  // Trn3 cluster is 7,281 full UltraServers plus part of one); groups are laid as in full ones.
 
   Topology t;
   t.opt_ = opt;
   t.chips_ = chips;
   t.chips_per_domain_ = cpd;
-  t.domains_ = chips > cpd ? chips / cpd : 1;
+  t.domains_ = chips > cpd ? (chips + cpd - 1) / cpd : 1;
   t.rail_ = opt.rail_optimised.value_or(sys.scale_out.rail_optimized);
 
   long long product = 1;

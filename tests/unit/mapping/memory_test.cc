@@ -9,6 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
 #include <string>
 
 #include "xpusim/mapping/memory.h"
@@ -327,8 +330,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "global batch 12 is not divisible by dp·micro_batch = 8"},
         CheckCase{"seq_cp", "llama3.1-8b", {.dp = 1, .cp = 4, .global_batch = 1, .seq_len = 4100}, 4,
                   "seq_len 4100 is not divisible by 2·cp = 8"},
-        CheckCase{"vpp", "llama3.1-8b", {.pp = 4, .vpp = 3, .global_batch = 4}, 4,
-                  "interleaving needs layers divisible by pp·vpp = 12"},
+        CheckCase{"vpp", "llama3.1-8b", {.pp = 8, .vpp = 5, .global_batch = 8}, 8,
+                  "interleaving needs at least pp·vpp = 40 layers (the model has 32)"},
         CheckCase{"degree", "llama3.1-8b", {.tp = 0}, 0, "tp = 0 must be at least 1"}),
     [](const ::testing::TestParamInfo<CheckCase>& i) { return std::string(i.param.name); });
 
