@@ -116,6 +116,10 @@ Json report_json(const serve::ServeReport& rep) {
                               {"workspace", core::to_gib(rep.memory.workspace)},
                               {"kv_cache", core::to_gib(rep.memory.kv_capacity)}};
   j["kv_tokens_per_engine"] = rep.memory.kv_tokens;
+  const auto& st = rep.sample_decode_step;
+  j["decode_step_ms"] = {{"total", core::to_ms(st.total)}, {"linear", core::to_ms(st.linear)},
+                         {"attention", core::to_ms(st.attention)}, {"comm", core::to_ms(st.comm)},
+                         {"overhead", core::to_ms(st.overhead)}};
   j["energy_j_per_output_token"] = rep.joules_per_output_token;
   j["energy_estimated"] = rep.energy_estimated;
   j["power_per_chip_w"] = rep.power_per_chip_w;
@@ -150,6 +154,10 @@ void print_report(const serve::ServeReport& rep) {
   std::cout << strformat("energy %.3f J/token%s, cost $%.3f per M output tokens%s\n", rep.joules_per_output_token,
                          rep.energy_estimated ? " (estimated)" : "", rep.dollars_per_million_output_tokens,
                          rep.price_estimated ? " (estimated price)" : "");
+  const auto& st = rep.sample_decode_step;
+  std::cout << strformat("decode step at the mean batch: %.2f ms = linear %.2f + attention %.2f + comm %.2f + overhead %.2f\n",
+                         core::to_ms(st.total), core::to_ms(st.linear), core::to_ms(st.attention), core::to_ms(st.comm),
+                         core::to_ms(st.overhead));
   for (const auto& a : rep.assumptions) std::cout << "  assumption: " << a << "\n";
 }
 

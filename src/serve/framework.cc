@@ -126,7 +126,7 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip) {
     case Framework::NeuronTnx:
       p.prefill_efficiency = 0.30;
       p.step_overhead = core::microseconds(1000);
-      p.layer_overhead = core::microseconds(150);
+      p.layer_overhead = core::microseconds(130);
       p.scheduler = SchedulerKind::DecodePriority;
       p.kv_policy = KvPolicy::Reserve;
       p.chunked_prefill = false;
@@ -136,7 +136,7 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip) {
       break;
     case Framework::NeuronNxdi:
       p.prefill_efficiency = 0.45;
-      p.step_overhead = core::microseconds(12000);
+      p.step_overhead = core::microseconds(11000);
       p.layer_overhead = core::microseconds(20);
       p.scheduler = SchedulerKind::DecodePriority;
       p.kv_policy = KvPolicy::Reserve;

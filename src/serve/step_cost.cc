@@ -113,6 +113,14 @@ StepCostModel::Linear StepCostModel::linear_uncached(long long tokens) const {
     for (const auto& op : workload::layer_ops(model_, k.layer, s)) {
       if (op.kind == workload::OpKind::Attention) continue;  // timed from the step's contexts
       auto t = chip_->time(op, prec_, compute::Pass::Forward);
+      if (sys_.chip.gpu && op.kind == workload::OpKind::Gemm && op.m < sys_.chip.gpu->tensor_tile_m) {
+        // Skinny decode GEMMs run as split-K / stream-K GEMV kernels that keep every SM busy:
+        // a plain roofline, not the wave-quantised tile model (which assumes one tile per SM).
+        const double f = t.flops.base();
+        const double tc = f / chip_->achievable_flops(prec_.gemm).base();
+        const double tm = t.hbm_bytes.base() / hbm_rate_;
+        t.time = core::seconds(std::max(tc, tm)) + profile_.calibration.kernel_overhead;
+      }
       out.time_s += t.time.base() * k.count;
       out.flops += t.flops.base() * k.count;
       out.bytes += t.hbm_bytes.base() * k.count;

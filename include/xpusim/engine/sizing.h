@@ -1,0 +1,50 @@
+#pragma once
+// Capacity planning on top of the executors: the fewest chips that hold a model for training
+// or serving, and the time to train on a token budget with the best plan of a small set.
+
+#include <string>
+#include <vector>
+
+#include "xpusim/engine/train.h"
+
+namespace xpusim::engine {
+
+struct TrainFit {
+  bool found = false;
+  long long chips = 0;
+  TrainScenario scenario;
+  TrainResult result;
+};
+
+/// The fewest chips (whole nodes) on which some plan of a full search (ZeRO-1/3, FSDP, all
+/// recompute modes, TP inside the domain, PP) fits a training step of `seq`-token sequences.
+TrainFit fewest_chips_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model,
+                               long long seq, core::Dtype precision);
+
+struct ServeFit {
+  bool found = false;
+  long long chips = 0;    ///< tp × pp of one replica
+  int tp = 1, pp = 1;
+  core::Bytes per_chip;   ///< weights + KV of one sequence + workspace per chip
+};
+
+/// The fewest chips of one serving replica (tp inside the domain, then pp) whose memory holds
+/// the weights in `weights` and the KV cache of one `context`-token sequence.
+ServeFit fewest_chips_to_serve(const hw::SystemSpec& sys, const workload::ModelSpec& model,
+                               core::Dtype weights, long long context);
+
+struct TrainTime {
+  bool found = false;
+  TrainScenario scenario;
+  TrainResult result;
+  core::Seconds time;  ///< tokens / (tokens per second of the best plan)
+};
+
+/// Time to train on `tokens` tokens with `chips` chips: the fastest plan of the search space
+/// (TP ∈ {4, 8, 16, 32} inside the domain, PP ∈ {1, 2, 4, 8, 16}, selective or full recompute,
+/// ZeRO-1) at a global batch of `batch_tokens` tokens (at least one micro-batch per rank),
+/// timed by the event-driven executor.
+TrainTime time_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model, long long chips,
+                        double tokens, long long seq, core::Dtype precision, long long batch_tokens);
+
+}  // namespace xpusim::engine

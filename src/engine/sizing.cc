@@ -1,0 +1,99 @@
+#include "xpusim/engine/sizing.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "xpusim/mapping/memory.h"
+#include "xpusim/workload/accounting.h"
+
+namespace xpusim::engine {
+
+TrainFit fewest_chips_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model,
+                               long long seq, core::Dtype precision) {
+  TrainFit fit;
+  TrainScenario base;
+  base.system = &sys;
+  base.model = model;
+  base.plan.seq_len = seq;
+  base.plan.precision = precision;
+  base.plan.micro_batch = 1;
+  SearchSpace space;
+  space.zero = {mapping::Zero::Zero1, mapping::Zero::Zero3};
+  space.batch_tokens = 1;  // one micro-batch per data-parallel rank: memory is what matters here
+  // Lower bound: 16 bytes per parameter of mixed-precision Adam state spread over every chip.
+  const double params = workload::count_params(model).total;
+  const double hbm = core::to_bytes(sys.chip.hbm_capacity.value);
+  const long long node = std::max(1, sys.chips_per_node);
+  long long chips = static_cast<long long>(std::ceil(16.0 * params / hbm));
+  chips = std::max(node, (chips + node - 1) / node * node);
+  for (int i = 0; i < 400 && chips <= sys.max_chips.value; ++i) {
+    auto r = search_plan(base, chips, space);
+    if (r.found) {
+      fit.found = true;
+      fit.chips = chips;
+      fit.scenario = r.best;
+      fit.result = r.result;
+      return fit;
+    }
+    // Within a domain try every node count; beyond it, whole domains.
+    chips += chips < sys.chips_per_domain ? node : sys.chips_per_domain;
+    if (chips > sys.chips_per_domain && chips % sys.chips_per_domain != 0)
+      chips = (chips + sys.chips_per_domain - 1) / sys.chips_per_domain * sys.chips_per_domain;
+  }
+  return fit;
+}
+
+ServeFit fewest_chips_to_serve(const hw::SystemSpec& sys, const workload::ModelSpec& model,
+                               core::Dtype weights, long long context) {
+  ServeFit fit;
+  const core::Bytes cap = sys.chip.hbm_capacity.value;
+  for (int pp = 1; pp <= 64; pp *= 2) {
+    for (int tp = 1; tp <= sys.chips_per_domain; tp *= 2) {
+      if (model.heads % tp != 0 || sys.chips_per_domain % tp != 0) continue;
+      mapping::ServePlan plan;
+      plan.tp = tp;
+      plan.pp = pp;
+      plan.weight_dtype = weights;
+      plan.kv_dtype = core::Dtype::Bf16;
+      const auto m = mapping::serve_memory_per_chip(model, plan, 1, context);
+      if (m.total() <= cap) {
+        const long long chips = static_cast<long long>(tp) * pp;
+        if (!fit.found || chips < fit.chips) {
+          fit.found = true;
+          fit.chips = chips;
+          fit.tp = tp;
+          fit.pp = pp;
+          fit.per_chip = m.total();
+        }
+      }
+    }
+    if (fit.found) break;  // more stages only add chips
+  }
+  return fit;
+}
+
+TrainTime time_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model, long long chips,
+                        double tokens, long long seq, core::Dtype precision, long long batch_tokens) {
+  TrainTime out;
+  TrainScenario base;
+  base.system = &sys;
+  base.model = model;
+  base.plan.seq_len = seq;
+  base.plan.precision = precision;
+  base.plan.micro_batch = 1;
+  SearchSpace space;
+  space.tp = {4, 8, 16, 32};
+  space.pp = {1, 2, 4, 8, 16};
+  space.recompute = {mapping::Recompute::Selective, mapping::Recompute::Full};
+  space.zero = {mapping::Zero::Zero1};
+  space.batch_tokens = batch_tokens;
+  auto r = search_plan(base, chips, space);
+  if (!r.found) return out;
+  out.found = true;
+  out.scenario = r.best;
+  out.result = simulate_event(r.best);
+  out.time = core::seconds(tokens / out.result.tokens_per_s);
+  return out;
+}
+
+}  // namespace xpusim::engine

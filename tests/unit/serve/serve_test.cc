@@ -1,0 +1,259 @@
+// Mechanisms of the serving layer, with expectations derived in each test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/hw/catalog.h"
+#include "xpusim/serve/scenario.h"
+#include "xpusim/serve/search.h"
+#include "xpusim/workload/hf_config.h"
+
+namespace xs = xpusim::serve;
+using xpusim::core::seconds;
+
+namespace {
+
+const xpusim::hw::Catalog& catalog() {
+  static auto c = xpusim::hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+  return c;
+}
+xs::ServeEnv env() { return xs::ServeEnv{&catalog(), std::string(XS_TESTDATA_DIR) + "/models"}; }
+
+xs::ServeScenario base() {
+  xs::ServeScenario s;
+  s.system = "h100-sxm-dgx";
+  s.model = "llama3.1-8b";
+  s.precision = "bf16";
+  s.framework = xs::Framework::Vllm;
+  s.load.in_len = 512;
+  s.load.out_len = 128;
+  s.load.requests = 400;
+  return s;
+}
+
+TEST(StepCost, BandwidthBoundDecodeEqualsBytesOverBandwidthPlusOverheads) {
+  const auto& sys = catalog().system("h100-sxm-dgx");
+  auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
+  auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip);
+  xs::ReplicaPlan plan;
+  xs::StepCostModel cost(sys, model, plan, prof, nullptr);
+  xs::StepWork w;
+  w.decode_seqs = 4;
+  w.decode_context = 4 * 2048.0;
+  // Expected: weights (incl. LM head) + KV of every context read once at the achievable HBM
+  // rate, plus the per-step and per-layer overheads; kernel launches and norms add < 3%.
+  const auto& mem = cost.memory();
+  const double bytes = mem.weights.base() + w.decode_context * mem.kv_per_token.base();
+  const double expected = bytes / cost.hbm_rate().base() + prof.step_overhead.base() +
+                          prof.layer_overhead.base() * model.layers;
+  const double got = cost.time(w).base();
+  EXPECT_NEAR(got, expected, 0.04 * expected);
+  EXPECT_GE(got, expected * 0.97);  // never faster than the bytes allow
+}
+
+TEST(StepCost, MoreHbmBandwidthNeverSlowsADecodeStep) {
+  auto sys = catalog().system("h100-sxm-dgx");
+  auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
+  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip);
+  xs::StepWork w;
+  w.decode_seqs = 64;
+  w.decode_context = 64 * 1024.0;
+  xs::StepCostModel a(sys, model, xs::ReplicaPlan{}, prof, nullptr);
+  sys.chip.hbm_bandwidth.value = sys.chip.hbm_bandwidth.value * 2.0;
+  xs::StepCostModel b(sys, model, xs::ReplicaPlan{}, prof, nullptr);
+  EXPECT_LT(b.time(w).base(), a.time(w).base());
+}
+
+TEST(Simulator, KvCapacityLimitsTheAdmittedBatch) {
+  auto sc = base();
+  sc.kv_policy = xs::KvPolicy::Reserve;
+  sc.max_num_seqs = 1000;
+  sc.load.arrival = xs::ArrivalKind::Offline;
+  auto r0 = xs::run_scenario(sc, env());
+  ASSERT_TRUE(r0.has_value());
+  // A cache of exactly 10 requests' worth (prompt + output, whole 16-token blocks).
+  const long long per_req = sc.load.in_len + sc.load.out_len;
+  auto sc2 = sc;
+  sc2.block_size = 16;
+  xs::SimSpec dummy;
+  (void)dummy;
+  // Use kv_tokens_override through the simulator directly.
+  const auto& sys = catalog().system(sc.system);
+  auto model = xpusim::workload::load_model(sc.model, std::string(XS_TESTDATA_DIR) + "/models");
+  auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip);
+  xs::StepCostModel cost(sys, model, xs::ReplicaPlan{}, prof, nullptr);
+  xs::SimSpec spec;
+  spec.pool = {&cost, 1};
+  spec.scheduler.kv_policy = xs::KvPolicy::Reserve;
+  spec.scheduler.max_num_seqs = 1000;
+  spec.scheduler.block_size = 16;
+  spec.scheduler.kv_tokens_override = 10 * per_req;
+  spec.load = sc.load;
+  auto r = xs::simulate(spec);
+  EXPECT_EQ(r.requests, sc.load.requests);
+  for (const auto& p : r.timeline) EXPECT_LE(p.batch, 10.0);
+  EXPECT_GT(r.mean_batch, 8.0);  // and the cache is used: the batch stays near 10
+  EXPECT_GT(r0->sim.mean_batch, 50.0);  // with the real cache the batch is far larger
+}
+
+TEST(Simulator, OnDemandKvPreemptsWhenTheCacheRunsOut) {
+  const auto& sys = catalog().system("h100-sxm-dgx");
+  auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
+  xs::StepCostModel cost(sys, model, xs::ReplicaPlan{}, xs::framework_profile(xs::Framework::Vllm, sys.chip), nullptr);
+  xs::SimSpec spec;
+  spec.pool = {&cost, 1};
+  spec.scheduler.kv_policy = xs::KvPolicy::OnDemand;
+  spec.scheduler.max_num_seqs = 256;
+  spec.scheduler.kv_tokens_override = 20000;  // admits ~35 prompts, cannot grow them all
+  spec.load.arrival = xs::ArrivalKind::Offline;
+  spec.load.requests = 200;
+  spec.load.in_len = 512;
+  spec.load.out_len = 512;
+  auto r = xs::simulate(spec);
+  EXPECT_EQ(r.requests, 200);
+  EXPECT_GT(r.preemptions, 0);
+}
+
+TEST(Simulator, LittlesLawHoldsAtSteadyState) {
+  auto sc = base();
+  sc.load.arrival = xs::ArrivalKind::Poisson;
+  sc.load.rate_per_s = 5.0;
+  sc.load.requests = 3000;
+  auto r = xs::run_scenario(sc, env());
+  ASSERT_TRUE(r.has_value());
+  // L = λ W with λ the completion rate over the run and W the mean time in the system.
+  const double lambda = r->sim.requests_per_s;
+  const double w = r->sim.e2e_s.mean;
+  EXPECT_NEAR(r->sim.mean_in_system, lambda * w, 0.03 * lambda * w);
+  EXPECT_NEAR(lambda, 5.0, 0.3);
+}
+
+TEST(Simulator, TtftGrowsWithLoadPastSaturation) {
+  auto sc = base();
+  sc.load.arrival = xs::ArrivalKind::Poisson;
+  sc.load.requests = 1500;
+  double prev = 0;
+  for (double rate : {5.0, 40.0, 80.0, 160.0}) {
+    sc.load.rate_per_s = rate;
+    auto r = xs::run_scenario(sc, env());
+    ASSERT_TRUE(r.has_value());
+    EXPECT_GT(r->sim.ttft_ms.p50, prev) << rate;
+    prev = r->sim.ttft_ms.p50;
+  }
+  EXPECT_GT(prev, 1000.0);  // far past saturation the queue dominates
+}
+
+TEST(Simulator, DeterministicForASeed) {
+  auto sc = base();
+  sc.load.arrival = xs::ArrivalKind::Poisson;
+  sc.load.rate_per_s = 20;
+  auto a = xs::run_scenario(sc, env());
+  auto b = xs::run_scenario(sc, env());
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  EXPECT_EQ(a->sim.ttft_each_s, b->sim.ttft_each_s);
+  EXPECT_EQ(a->sim.duration.base(), b->sim.duration.base());
+  sc.load.seed = 7;
+  auto c = xs::run_scenario(sc, env());
+  EXPECT_NE(a->sim.ttft_each_s, c->sim.ttft_each_s);
+}
+
+TEST(Simulator, StaticBatchThroughputIsBatchOverBatchTime) {
+  auto sc = base();
+  sc.framework = xs::Framework::TensorRtLlm;
+  sc.scheduler = xs::SchedulerKind::StaticBatch;
+  sc.static_batch = 32;
+  sc.max_num_seqs = 32;
+  sc.load.requests = 32;
+  auto r = xs::run_scenario(sc, env());
+  ASSERT_TRUE(r.has_value());
+  // One prefill step then out_len - 1 decode steps, all requests finish together.
+  EXPECT_EQ(r->sim.steps, sc.load.out_len);
+  EXPECT_NEAR(r->sim.e2e_s.p50, r->sim.e2e_s.p99, 1e-9);
+  EXPECT_NEAR(r->sim.output_tokens_per_s, 32.0 * 128 / r->sim.duration.base(), 1e-6);
+}
+
+TEST(Simulator, SpeculativeDecodingDividesTpotByTokensPerStep) {
+  auto sc = base();
+  sc.load.arrival = xs::ArrivalKind::ClosedLoop;
+  sc.load.concurrency = 1;
+  sc.load.requests = 2;
+  auto plain = xs::run_scenario(sc, env());
+  sc.draft_len = 4;
+  sc.acceptance = 0.8;
+  auto spec = xs::run_scenario(sc, env());
+  ASSERT_TRUE(plain.has_value() && spec.has_value());
+  xs::SpecDecodeSpec sd;
+  sd.draft_len = 4;
+  sd.acceptance = 0.8;
+  const double k = sd.tokens_per_step();  // (1 - 0.8^5) / 0.2 = 3.36
+  EXPECT_NEAR(k, (1 - std::pow(0.8, 5)) / 0.2, 1e-12);
+  // Verifying 5 tokens costs about as much as 1 in a bandwidth-bound step.
+  EXPECT_LT(spec->sim.tpot_ms.mean, plain->sim.tpot_ms.mean / k * 1.25);
+  EXPECT_GT(spec->sim.tpot_ms.mean, plain->sim.tpot_ms.mean / k * 0.9);
+}
+
+TEST(Simulator, DisaggregationMovesKvOverTheNetwork) {
+  auto sc = base();
+  sc.chips = 8;
+  sc.tp = 1;
+  sc.prefill_chips = 2;
+  sc.load.arrival = xs::ArrivalKind::Poisson;
+  sc.load.rate_per_s = 10;
+  auto r = xs::run_scenario(sc, env());
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->engines, 2);
+  EXPECT_EQ(r->decode_engines, 6);
+  EXPECT_EQ(r->sim.requests, sc.load.requests);
+}
+
+TEST(Scenario, TpMustDivideHeads) {
+  auto sc = base();
+  sc.tp = 3;
+  sc.chips = 3;
+  try {
+    xs::run_scenario(sc, env());
+    FAIL() << "expected InputError";
+  } catch (const xpusim::core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("tp must divide the attention heads"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Scenario, UnknownSystemSuggestsClosest) {
+  auto sc = base();
+  sc.system = "h100-sxm-dgxx";
+  try {
+    xs::run_scenario(sc, env());
+    FAIL() << "expected InputError";
+  } catch (const xpusim::core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("h100-sxm-dgx"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Scenario, ModelThatDoesNotFitReportsTheMemoryBreakdown) {
+  auto sc = base();
+  sc.model = "llama3.1-405b";
+  sc.tp = 1;
+  sc.chips = 1;
+  auto r = xs::run_scenario(sc, env());
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().find("weights"), std::string::npos) << r.error();
+  EXPECT_NE(r.error().find("GiB"), std::string::npos);
+}
+
+TEST(Search, FindsFewerChipsForALowerRate) {
+  xs::SearchSpec s;
+  s.base = base();
+  s.requests = 300;
+  s.tpot_p90_slo = xpusim::core::milliseconds(100);
+  s.try_disaggregated = false;
+  s.rate_per_s = 2;
+  auto lo = xs::search_plan(s, env());
+  s.rate_per_s = 40;
+  auto hi = xs::search_plan(s, env());
+  ASSERT_TRUE(lo.found && hi.found);
+  EXPECT_LE(lo.best.chips, hi.best.chips);
+  EXPECT_TRUE(hi.best.meets_slo);
+}
+
+}  // namespace
