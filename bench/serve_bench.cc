@@ -29,7 +29,7 @@ void BM_Serve1MPoissonTrn3x64(benchmark::State& state) {
     state.counters["steps"] = static_cast<double>(r->sim.steps);
   }
 }
-BENCHMARK(BM_Serve1MPoissonTrn3x64)->Args({1000000, 150})->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_Serve1MPoissonTrn3x64)->Args({1000000, 80})->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
 

@@ -20,14 +20,14 @@ Calibration calibration_for(const hw::ChipSpec& chip) {
   Calibration c;
   c.family = family_of(chip);
   if (c.family == "nvidia-ampere") {
-    c.gemm_efficiency = 0.80;
+    c.gemm_efficiency = 0.64;
     c.low_precision_efficiency = 1.0;
     c.attention_efficiency = 0.55;
     c.hbm_efficiency = 0.85;
     c.kernel_overhead = core::microseconds(4.0);
   } else if (c.family == "nvidia-hopper") {
     c.gemm_efficiency = 0.75;
-    c.low_precision_efficiency = 0.80;
+    c.low_precision_efficiency = 0.75;
     c.attention_efficiency = 0.50;
     c.hbm_efficiency = 0.85;
     c.kernel_overhead = core::microseconds(4.0);

@@ -13,6 +13,11 @@ namespace {
 
 double round_up(double x, double q) { return std::ceil(x / q) * q; }
 
+// K-loop length equivalent of a GPU tile's prologue/epilogue, and the K at which the large-GEMM
+// efficiency of the calibration is defined (a square 8192 GEMM).
+constexpr double kGpuTileOverheadK = 384.0;
+constexpr double kRefK = 8192.0;
+
 bool is_low_precision(Dtype d) {
   return d == Dtype::Fp8 || d == Dtype::Mxfp8 || d == Dtype::Mxfp6 || d == Dtype::Mxfp4 ||
          d == Dtype::Nvfp4 || d == Dtype::Int8 || d == Dtype::Int4;
@@ -80,13 +85,21 @@ double ChipModel::gemm_utilisation(const workload::Op& op, Dtype d) const {
   if (chip_.gpu) {
     // Wave quantisation: output tiles spread over SMs in waves; the last wave may be partial.
     const auto& g = *chip_.gpu;
-    const double tm = g.tensor_tile_m, tn = g.tensor_tile_n;
-    const double tiles = std::ceil(m / tm) * std::ceil(n / tn) * static_cast<double>(op.count);
+    // Skinny GEMMs (decode, small expert batches) run with narrower CTA tiles (the MMA
+    // instruction granularity is 16 rows) and split K across SMs when the output tiles cannot
+    // fill the machine, as cuBLAS/CUTLASS heuristics do.
+    const double tm = std::min<double>(g.tensor_tile_m, std::max(16.0, round_up(m, 16.0)));
+    const double tn = g.tensor_tile_n;
     const double sms = g.sm_count > 0 ? g.sm_count : 1;
+    double tiles = std::ceil(m / tm) * std::ceil(n / tn) * static_cast<double>(op.count);
+    if (tiles < sms) tiles *= std::max(1.0, std::min(std::floor(sms / tiles), std::floor(k / 512.0)));
     const double waves = std::ceil(tiles / sms);
     const double wave_eff = tiles / (waves * sms);
     const double tile_eff = (m / round_up(m, tm)) * (n / round_up(n, tn));
-    return wave_eff * tile_eff;
+    // Each output tile pays a prologue/epilogue (first operand loads, accumulator store) worth
+    // about kGpuTileOverheadK of its K loop: short-K GEMMs run below the large-GEMM rate.
+    const double k_eff = k / (k + kGpuTileOverheadK);
+    return wave_eff * tile_eff * k_eff / (kRefK / (kRefK + kGpuTileOverheadK));
   }
   return 1.0;
 }

@@ -37,7 +37,8 @@ TrainResult simulate_analytical(const TrainScenario& s) {
   TrainResult r;
   r.executor = "analytical";
   const int nb = detail::dp_buckets(*ws);
-  const core::Seconds dp = detail::exposed_bucketed(c.dp_grad_reduce, ws->bwd(), nb) +
+  const core::Seconds window = s.framework.dp_overlap ? ws->bwd() : core::Seconds{};
+  const core::Seconds dp = detail::exposed_bucketed(c.dp_grad_reduce, window, nb) +
                            detail::exposed_bucketed(c.dp_param_gather, ws->fwd(), nb);
   r.breakdown.compute = (ws->fwd_compute + ws->bwd_compute + ws->recompute) * m;
   r.breakdown.tp_comm = ws->tp_exposed * m;

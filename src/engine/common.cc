@@ -42,8 +42,10 @@ std::optional<TrainResult> check(const TrainScenario& s) {
 
 compute::Calibration calibration(const TrainScenario& s) {
   compute::Calibration c = compute::calibration_for(s.system->chip);
-  c.gemm_efficiency *= s.framework.compute_efficiency;
-  c.attention_efficiency *= s.framework.compute_efficiency;
+  if (c.family == "nvidia-hopper" || c.family == "nvidia-blackwell") {
+    c.gemm_efficiency *= s.framework.compute_efficiency;
+    c.attention_efficiency *= s.framework.compute_efficiency;
+  }
   return c;
 }
 
@@ -89,6 +91,14 @@ FrameworkParams framework_params(const std::string& name) {
   if (name == "megatron") {
     f.compute_efficiency = 1.0;
     f.tp_comm_exposed = 0.6;
+  } else if (name == "megatron-lm-2021") {
+    f.compute_efficiency = 1.0;
+    f.tp_comm_exposed = 1.0;
+    f.dp_overlap = false;
+  } else if (name == "deepseek") {
+    f.compute_efficiency = 1.0;
+    f.tp_comm_exposed = 0.6;
+    f.ep_comm_exposed = 0.1;
   } else if (name == "torchtitan") {
     f.compute_efficiency = 0.75;
     f.tp_comm_exposed = 0.7;
@@ -106,7 +116,7 @@ FrameworkParams framework_params(const std::string& name) {
 }
 
 std::vector<std::string> framework_names() {
-  return {"llm-foundry", "megatron", "neuronx-distributed", "torchtitan"};
+  return {"deepseek", "llm-foundry", "megatron", "megatron-lm-2021", "neuronx-distributed", "torchtitan"};
 }
 
 }  // namespace xpusim::engine

@@ -185,7 +185,7 @@ TrainResult simulate_event(const TrainScenario& s, bool want_trace) {
       const size_t k = static_cast<size_t>(st) * v + static_cast<size_t>(ch);
       const Ps b0 = last_bwd_start[k], b1 = last_bwd_end[k];
       for (int i = 0; i < nb; ++i) {
-        const Ps rd = b0 + (b1 - b0) * (i + 1) / nb;
+        const Ps rd = s.framework.dp_overlap ? b0 + (b1 - b0) * (i + 1) / nb : b1;
         const Ps start = std::max(comm_free, rd);
         comm_free = start + bucket;
         if (want_trace && bucket > 0)

@@ -147,7 +147,11 @@ StepCosts step_costs(const TrainScenario& s, const net::Topology& topo,
     }
     // EP: dispatch and combine all-to-all in each pass of a MoE layer.
     if (moe && plan.ep > 1) {
-      const double a2a = static_cast<double>(tokens_chip) * md.moe.experts_per_token *
+      // Each token goes to top-k experts; with group-limited routing (DeepSeek) it is sent once
+      // per destination group and fanned out inside it, so at most group_limit copies travel.
+      int fanout = md.moe.experts_per_token;
+      if (md.moe.group_limit > 0) fanout = std::min(fanout, md.moe.group_limit);
+      const double a2a = static_cast<double>(tokens_chip) * fanout *
                          static_cast<double>(md.hidden) * act_bytes;
       cost::Activity tmp;
       const Seconds one = coll(CollectiveKind::AllToAll, a2a, ep_group, tmp, 1.0);

@@ -14,7 +14,7 @@ namespace xpusim::validation {
 
 namespace {
 
-enum class Framework { Megatron, Torchtitan, LlmFoundry, Neuron, Other };
+enum class Framework { Megatron, MegatronLegacy, DeepSeek, Torchtitan, LlmFoundry, Neuron, Other };
 
 /// The training framework a row was measured with, from its source (frameworks differ in their
 /// defaults: optimizer sharding, recompute, overlap).
@@ -24,8 +24,9 @@ Framework framework_of(const Row& r) {
   if (has("torchtitan")) return Framework::Torchtitan;
   if (has("llm-foundry") || has("mosaicml")) return Framework::LlmFoundry;
   if (has("aws-neuron") || has("neuron")) return Framework::Neuron;
-  if (has("NeMo") || has("Megatron") || has("mlcommons") || has("mlperf") || has("nvidia") ||
-      has("2104.04473") || has("2205.05198"))
+  if (has("2104.04473") || has("2205.05198")) return Framework::MegatronLegacy;  // the papers' Megatron-LM
+  if (has("2412.19437")) return Framework::DeepSeek;  // DeepSeek-V3 report: DualPipe
+  if (has("NeMo") || has("Megatron") || has("mlcommons") || has("mlperf") || has("nvidia"))
     return Framework::Megatron;
   return Framework::Other;
 }
@@ -33,6 +34,8 @@ Framework framework_of(const Row& r) {
 std::string framework_name(Framework f) {
   switch (f) {
     case Framework::Megatron: return "Megatron-LM/NeMo";
+    case Framework::MegatronLegacy: return "Megatron-LM (2021-22)";
+    case Framework::DeepSeek: return "DeepSeek (DualPipe)";
     case Framework::Torchtitan: return "torchtitan";
     case Framework::LlmFoundry: return "llm-foundry";
     case Framework::Neuron: return "NeuronX Distributed";
@@ -58,6 +61,8 @@ std::string preset_of(Framework f) {
     case Framework::Torchtitan: return "torchtitan";
     case Framework::LlmFoundry: return "llm-foundry";
     case Framework::Neuron: return "neuronx-distributed";
+    case Framework::MegatronLegacy: return "megatron-lm-2021";
+    case Framework::DeepSeek: return "deepseek";
     default: return "megatron";
   }
 }

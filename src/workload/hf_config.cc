@@ -171,6 +171,8 @@ void read_llama_style(FieldReader& r, ModelSpec& m) {
         static_cast<int>(int_alias(r, {"first_k_dense_replace"}, 0, false));
     m.moe.layer_freq = static_cast<int>(int_alias(r, {"moe_layer_freq"}, 1, false));
     m.moe.router_bias = r.str_or("topk_method", "noaux_tc") == "noaux_tc";  // e_score_correction_bias
+    m.moe.groups = static_cast<int>(int_alias(r, {"n_group"}, 0, false));
+    m.moe.group_limit = static_cast<int>(int_alias(r, {"topk_group"}, 0, false));
     m.moe.layer_moe.resize(static_cast<size_t>(std::max(0, m.layers)));
     for (int i = 0; i < m.layers; ++i) {
       m.moe.layer_moe[i] = m.moe.num_experts > 0 && i >= m.moe.first_dense_layers &&

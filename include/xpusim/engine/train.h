@@ -26,17 +26,24 @@ namespace xpusim::engine {
 /// framework family (framework_params()).
 struct FrameworkParams {
   std::string name = "megatron";
-  /// Kernel quality relative to the vendor-tuned stack (Megatron-LM/NeMo with Transformer
-  /// Engine, NeuronX Distributed): scales the GEMM and attention efficiency of the chip model.
+  /// Kernel quality on Hopper and newer GPUs relative to the vendor-tuned stack (Megatron-LM/NeMo
+  /// with Transformer Engine: fused kernels, FlashAttention-3/cuDNN attention): scales the GEMM
+  /// and attention efficiency of the chip model. On Ampere and Trainium every stack uses the
+  /// same kind of kernels and the factor is not applied.
   double compute_efficiency = 1.0;
   double tp_comm_exposed = 0.6;   ///< share of TP/SP collectives not hidden behind GEMMs
   double ep_comm_exposed = 1.0;   ///< share of expert all-to-all on the critical path
   double fsdp_overlap = 0.85;     ///< share of per-layer FSDP gathers hidden by prefetch
+  /// Gradient reduction overlaps the last backward (bucketed, Megatron overlap_grad_reduce /
+  /// DDP/FSDP); false = all-reduce after the backward (Megatron-LM 2021-22).
+  bool dp_overlap = true;
   core::Seconds step_overhead;    ///< per-step fixed cost (data loader, logging, sync)
 };
 
-/// Presets: "megatron" (Megatron-LM, NeMo, Megatron-Bridge), "torchtitan", "llm-foundry",
-/// "neuronx-distributed". Unknown names throw InputError with the closest match.
+/// Presets: "megatron" (Megatron-LM, NeMo, Megatron-Bridge), "megatron-lm-2021" (the SC'21 /
+/// Korthikanti 2022 papers' Megatron-LM: no TP or DP communication overlap), "deepseek"
+/// (DualPipe: expert all-to-all overlapped with the other direction's compute), "torchtitan",
+/// "llm-foundry", "neuronx-distributed". Unknown names throw InputError with the closest match.
 FrameworkParams framework_params(const std::string& name);
 std::vector<std::string> framework_names();
 

@@ -23,6 +23,11 @@ struct MoeSpec {
   int first_dense_layers = 0;     ///< leading layers with a dense MLP (DeepSeek first_k_dense)
   int layer_freq = 1;             ///< every n-th layer (after the dense ones) is MoE
   bool router_bias = false;
+  /// Node/group-limited routing (DeepSeek n_group/topk_group): each token's experts lie in at
+  /// most this many expert groups, so it crosses the scale-out fabric at most this many times.
+  /// 0 = unlimited.
+  int group_limit = 0;
+  int groups = 0;  ///< expert groups (n_group), 0 = none
   /// Per-layer MoE flags when the family states them explicitly (qwen3_moe mlp_only_layers and
   /// decoder_sparse_step, DeepSeek first_k_dense_replace + moe_layer_freq); empty = use
   /// first_dense_layers and layer_freq. Filled by the loader.

@@ -27,6 +27,8 @@ TEST(PlanSearch, FindsAFittingPlanAndKeepsTpInsideTheDomain) {
     t.plan.dp = 64 / (8 * pp);
     t.plan.recompute = mapping::Recompute::Full;
     auto rt = engine::simulate_analytical(t);
-    if (rt.feasible && rt.fits) EXPECT_GE(rt.step_time, r.result.step_time);
+    if (rt.feasible && rt.fits) {
+      EXPECT_GE(rt.step_time, r.result.step_time);
+    }
   }
 }
