@@ -28,17 +28,18 @@ Calibration calibration_for(const hw::ChipSpec& chip) {
   } else if (c.family == "nvidia-hopper") {
     c.gemm_efficiency = 0.75;
     c.low_precision_efficiency = 0.75;
-    c.attention_efficiency = 0.50;
+    c.attention_efficiency = 0.65;
     c.hbm_efficiency = 0.85;
     c.kernel_overhead = core::microseconds(4.0);
   } else if (c.family == "nvidia-blackwell") {
     c.gemm_efficiency = 0.75;
     c.low_precision_efficiency = 0.80;
-    c.attention_efficiency = 0.50;
+    c.fp4_efficiency = 0.60;
+    c.attention_efficiency = 0.65;
     c.hbm_efficiency = 0.85;
     c.kernel_overhead = core::microseconds(4.0);
   } else {  // trainium
-    c.gemm_efficiency = 0.75;
+    c.gemm_efficiency = 0.48;
     c.low_precision_efficiency = 0.85;
     c.attention_efficiency = 0.45;
     c.hbm_efficiency = 0.80;

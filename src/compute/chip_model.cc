@@ -15,7 +15,7 @@ double round_up(double x, double q) { return std::ceil(x / q) * q; }
 
 // K-loop length equivalent of a GPU tile's prologue/epilogue, and the K at which the large-GEMM
 // efficiency of the calibration is defined (a square 8192 GEMM).
-constexpr double kGpuTileOverheadK = 384.0;
+constexpr double kGpuTileOverheadK = 1024.0;
 constexpr double kRefK = 8192.0;
 
 bool is_low_precision(Dtype d) {
@@ -53,6 +53,7 @@ core::FlopRate ChipModel::achievable_flops(Dtype d) const {
   const Dtype r = best_dtype(d);
   double eff = cal_.gemm_efficiency * cal_.power_cap_factor;
   if (is_low_precision(r)) eff *= cal_.low_precision_efficiency;
+  if (r == Dtype::Nvfp4 || r == Dtype::Mxfp4 || r == Dtype::Int4) eff *= cal_.fp4_efficiency;
   return chip_.peak_for(r) * eff;
 }
 

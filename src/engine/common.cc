@@ -44,7 +44,7 @@ compute::Calibration calibration(const TrainScenario& s) {
   compute::Calibration c = compute::calibration_for(s.system->chip);
   if (c.family == "nvidia-hopper" || c.family == "nvidia-blackwell") {
     c.gemm_efficiency *= s.framework.compute_efficiency;
-    c.attention_efficiency *= s.framework.compute_efficiency;
+    c.attention_efficiency *= s.framework.attention_efficiency;
   }
   return c;
 }
@@ -88,22 +88,27 @@ namespace xpusim::engine {
 FrameworkParams framework_params(const std::string& name) {
   FrameworkParams f;
   f.name = name;
+  f.ep_comm_exposed = 0.5;  // all-to-all partly overlapped with the other micro-batch's compute
+  f.moe_route_cost_per_element = core::seconds(9e-12);
   if (name == "megatron") {
     f.compute_efficiency = 1.0;
     f.tp_comm_exposed = 0.6;
   } else if (name == "megatron-lm-2021") {
     f.compute_efficiency = 1.0;
     f.tp_comm_exposed = 1.0;
+    f.ep_comm_exposed = 1.0;
     f.dp_overlap = false;
   } else if (name == "deepseek") {
     f.compute_efficiency = 1.0;
     f.tp_comm_exposed = 0.6;
     f.ep_comm_exposed = 0.1;
   } else if (name == "torchtitan") {
-    f.compute_efficiency = 0.75;
+    f.compute_efficiency = 0.80;
+    f.attention_efficiency = 0.55;
     f.tp_comm_exposed = 0.7;
   } else if (name == "llm-foundry") {
-    f.compute_efficiency = 0.75;
+    f.compute_efficiency = 0.80;
+    f.attention_efficiency = 0.40;  // 2023 Triton flash attention
     f.tp_comm_exposed = 1.0;
   } else if (name == "neuronx-distributed") {
     f.compute_efficiency = 1.0;

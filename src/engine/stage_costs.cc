@@ -145,6 +145,13 @@ StepCosts step_costs(const TrainScenario& s, const net::Topology& topo,
       lc.act.scale_up_bytes += tmp.scale_up_bytes * (3.0 * (plan.cp - 1));
       lc.act.scale_out_bytes += tmp.scale_out_bytes * (3.0 * (plan.cp - 1));
     }
+    // Token routing of a dropless MoE layer (framework overhead, each pass).
+    if (moe) {
+      const double routed = static_cast<double>(tokens_chip) * md.moe.experts_per_token *
+                            static_cast<double>(md.hidden);
+      lc.fwd += fw.moe_route_cost_per_element * routed;
+      lc.bwd += fw.moe_route_cost_per_element * routed;
+    }
     // EP: dispatch and combine all-to-all in each pass of a MoE layer.
     if (moe && plan.ep > 1) {
       // Each token goes to top-k experts; with group-limited routing (DeepSeek) it is sent once

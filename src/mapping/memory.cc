@@ -27,8 +27,9 @@ constexpr double kOptimizerBytes = 12.0;
 /// between its GEMMs. Two-matrix MLP: activation input and output, 2·(2f) bytes → 4f/h
 /// (16 for f = 4h, Korthikanti). Gated (Megatron fused SwiGLU): the fc1 output [gate, up] 4f and
 /// the fc2 input 2f → 6f/h.
-double mlp_inner_units(const ModelSpec& m, long long f) {
-  const double k = m.mlp == MlpKind::Gated ? 6.0 : 4.0;
+double mlp_inner_units(const ModelSpec& m, long long f, bool fp8_inputs = false) {
+  // With fp8/MX GEMMs, Transformer Engine saves the fc2 input as its 1-byte copy.
+  const double k = (m.mlp == MlpKind::Gated ? 6.0 : 4.0) - (fp8_inputs ? 1.0 : 0.0);
   return k * d(f) / d(m.hidden);
 }
 
@@ -39,33 +40,36 @@ struct LayerUnits {
 
 /// Korthikanti et al. 2022, Sec. 4.1, generalised to GQA/MLA, gated MLPs and MoE. For a
 /// GPT layer (MHA, 4h GeLU MLP, two LayerNorms) replicated = 10 and sharded = 24: 34 in all.
-LayerUnits layer_units(const ModelSpec& m, int layer) {
+/// With `fp8_inputs` (1-byte GEMM precision), the inputs saved for the backward of the QKV,
+/// output-projection, fc1 and fc2 GEMMs are their 1-byte copies (Transformer Engine).
+LayerUnits layer_units(const ModelSpec& m, int layer, bool fp8_inputs) {
   const double h = d(m.hidden);
+  const double in = fp8_inputs ? 1.0 : 2.0;  // bytes per saved GEMM-input element
   LayerUnits u;
   // Attention: QKV GEMM input 2 and output-dropout mask 1 (replicated); Q, K, V and the
   // output-projection input, 2 bytes per element (sharded; 8 for MHA).
-  u.replicated += 2.0 + 1.0;
+  u.replicated += in + 1.0;
   const double q = d(m.heads) * d(m.qk_head_dim());
   const double heads_kv = m.attention == workload::AttnKind::Mla ? d(m.heads) : d(m.kv_heads);
   const double k = heads_kv * d(m.qk_head_dim());
   const double v = heads_kv * d(m.v_head_dim());
   const double o_in = d(m.heads) * d(m.v_head_dim());
-  u.sharded += 2.0 * (q + k + v + o_in) / h;
+  u.sharded += (2.0 * (q + k + v) + in * o_in) / h;
   if (m.attention == workload::AttnKind::Mla) {
     // The low-rank latents (q_a output, kv_a output) are inputs of the q_b / kv_b GEMMs.
     u.replicated += 2.0 * d(m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) / h;
   }
   // MLP: its input 2 and dropout mask 1 (replicated) + the inner tensors (sharded).
-  u.replicated += 2.0 + 1.0;
+  u.replicated += in + 1.0;
   if (m.layer_is_moe(layer)) {
     // MoE: the router's fp32 logits, k permuted copies of the input, and the inner tensors of
     // k experts of expert_ffn (+ shared experts): "scale by top-k × expert_ffn / ffn".
     const double topk = m.moe.experts_per_token;
     u.replicated += 4.0 * d(m.moe.num_experts) / h;
-    u.sharded += 2.0 * topk + topk * mlp_inner_units(m, m.moe.expert_ffn) +
-                 m.moe.shared_experts * mlp_inner_units(m, m.moe.shared_ffn);
+    u.sharded += 2.0 * topk + topk * mlp_inner_units(m, m.moe.expert_ffn, fp8_inputs) +
+                 m.moe.shared_experts * mlp_inner_units(m, m.moe.shared_ffn, fp8_inputs);
   } else {
-    u.sharded += mlp_inner_units(m, m.ffn);
+    u.sharded += mlp_inner_units(m, m.ffn, fp8_inputs);
   }
   // Norm inputs, 2 bytes each.
   u.replicated += 2.0 * m.norms_per_layer;
@@ -81,7 +85,7 @@ double sbh(const ModelSpec& m, const TrainPlan& p) {
 double sp_div(const TrainPlan& p) { return p.sequence_parallel ? p.tp : 1.0; }
 
 double layer_no_recompute(const ModelSpec& m, const TrainPlan& p, int layer) {
-  const LayerUnits u = layer_units(m, layer);
+  const LayerUnits u = layer_units(m, layer, core::bytes_per_element(p.precision) < 1.5);
   double bytes = sbh(m, p) * (u.replicated / sp_div(p) + u.sharded / p.tp);
   if (!p.flash_attention) {
     // Softmax output 2, dropout mask 1, dropout output 2 bytes per score: 5·a·s²·b/t.

@@ -84,7 +84,11 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip) {
     c.hbm_efficiency = 0.85;
     c.kernel_overhead = core::microseconds(1.0);
     if (fam == "nvidia-blackwell") c.low_precision_efficiency = 0.60;  // fp4 kernels, v4.1-era
+    c.fp4_efficiency = 1.0;  // folded into low_precision_efficiency above
   } else {
+    // Serving on Neuron was fitted with this TensorE efficiency (the training calibration of
+    // the compute layer is fitted separately on the Trn1 training row).
+    c.gemm_efficiency = 0.75;
     c.kernel_overhead = core::microseconds(2.0);
   }
   switch (f) {

@@ -119,6 +119,12 @@ Prediction predict_train(const Row& row, const Context& ctx) {
   plan.cp = static_cast<int>(row.cp.value_or(1));
   plan.ep = static_cast<int>(row.ep.value_or(1));
   plan.vpp = static_cast<int>(row.vpp.value_or(1));
+  // An interleaved schedule whose virtual stages are not stated gets two per rank (torchtitan's
+  // default for its interleaved schedules; the smallest interleaving Megatron accepts).
+  if (!row.vpp && row.pp && *row.pp > 1 && row.notes.find("interleaved") != std::string::npos) {
+    plan.vpp = 2;
+    p.assumptions.push_back("interleaved schedule with 2 virtual stages per rank");
+  }
   plan.sequence_parallel = true;
 
   const bool has_layout = row.tp && row.pp && row.dp;

@@ -14,6 +14,7 @@ struct Calibration {
   std::string family;            ///< "nvidia-ampere", "nvidia-hopper", "nvidia-blackwell", "trainium"
   double gemm_efficiency = 0.8;  ///< achievable fraction of dense bf16/fp16 peak on large GEMMs
   double low_precision_efficiency = 0.8;  ///< extra factor for fp8/fp4/MX GEMMs (scaling, casts)
+  double fp4_efficiency = 1.0;  ///< further factor for 4-bit formats (block-scale handling, Hadamard transforms)
   double attention_efficiency = 0.55;     ///< flash attention forward, fraction of bf16 peak
   double attention_bwd_ratio = 0.75;      ///< backward attention throughput ÷ forward (FlashAttention-2/3 papers)
   double hbm_efficiency = 0.85;  ///< achievable fraction of HBM peak bandwidth

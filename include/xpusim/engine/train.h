@@ -31,6 +31,12 @@ struct FrameworkParams {
   /// and attention efficiency of the chip model. On Ampere and Trainium every stack uses the
   /// same kind of kernels and the factor is not applied.
   double compute_efficiency = 1.0;
+  /// The same for attention kernels (FlashAttention-2 / SDPA against FlashAttention-3 / cuDNN).
+  double attention_efficiency = 1.0;
+  /// Token routing cost of a dropless MoE layer per pass, per routed element (token copy ×
+  /// hidden): host synchronisation on token counts, sort/permute/unpermute kernels and
+  /// grouped-GEMM set-up. Empirical, fitted on the NVL72 MoE rows (docs/calibration.md).
+  core::Seconds moe_route_cost_per_element;
   double tp_comm_exposed = 0.6;   ///< share of TP/SP collectives not hidden behind GEMMs
   double ep_comm_exposed = 1.0;   ///< share of expert all-to-all on the critical path
   double fsdp_overlap = 0.85;     ///< share of per-layer FSDP gathers hidden by prefetch
