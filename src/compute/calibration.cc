@@ -20,7 +20,7 @@ Calibration calibration_for(const hw::ChipSpec& chip) {
   Calibration c;
   c.family = family_of(chip);
   if (c.family == "nvidia-ampere") {
-    c.gemm_efficiency = 0.64;
+    c.gemm_efficiency = 0.67;
     c.low_precision_efficiency = 1.0;
     c.attention_efficiency = 0.55;
     c.hbm_efficiency = 0.85;
