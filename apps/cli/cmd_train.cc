@@ -31,6 +31,9 @@ int run_train(const Args& args) {
   app.add_option("--precision", o.precision, "matmul precision: bf16, fp16, fp8, mxfp8, mxfp4, nvfp4 ...");
   app.add_option("--zero", o.zero, "optimizer sharding: none, 1, 2, 3, fsdp (default 1)");
   app.add_option("--recompute", o.recompute, "none, selective, full (default: the least that fits)");
+  app.add_option("--framework", o.framework,
+                 "training framework preset: megatron (default), megatron-lm-2021, deepseek, torchtitan, "
+                 "llm-foundry, neuronx-distributed");
   app.add_option("--executor", o.executor, "event (default) or analytical")->check(CLI::IsMember({"event", "analytical"}));
   app.add_option("--trace", trace, "write the event-driven timeline as Chrome trace JSON (Perfetto)");
   app.add_flag("--json", json, "print one JSON document");

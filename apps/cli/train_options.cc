@@ -53,6 +53,7 @@ BuiltTrain build_train(const TrainOptions& o, const hw::Catalog& cat, const std:
   const hw::SystemSpec& sys = cat.system(o.system, "--system");
   BuiltTrain out;
   engine::TrainScenario& s = out.scenario;
+  s.framework = engine::framework_params(o.framework);
   s.system = &sys;
   s.model = workload::load_model(o.model, models_dir);
   const auto& md = s.model;

@@ -16,6 +16,7 @@ struct TrainOptions {
   long long micro_batch = 0, global_batch = 0, seq_len = 0;
   std::string precision, zero, recompute;
   std::string executor = "event";
+  std::string framework = "megatron";
 };
 
 /// Fills unset options from a YAML/JSON scenario file (flags win).

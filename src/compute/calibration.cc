@@ -39,7 +39,7 @@ Calibration calibration_for(const hw::ChipSpec& chip) {
     c.hbm_efficiency = 0.85;
     c.kernel_overhead = core::microseconds(4.0);
   } else {  // trainium
-    c.gemm_efficiency = 0.48;
+    c.gemm_efficiency = 0.42;
     c.low_precision_efficiency = 0.85;
     c.attention_efficiency = 0.45;
     c.hbm_efficiency = 0.80;

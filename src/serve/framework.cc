@@ -75,6 +75,10 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip) {
   auto& c = p.calibration;
   const std::string fam = c.family;
   const bool neuron = chip.family == hw::ChipFamily::Trainium;
+  // Every kernel parameter is set here, not inherited: the compute layer's calibration is
+  // refitted on training rows and must not move the serving predictions with it.
+  c.power_cap_factor = compute::calibration_for(chip).power_cap_factor;
+  c.fp4_efficiency = 1.0;
   if (!neuron) {
     // Inference GEMMs on NVIDIA run fused, large-M kernels (cuBLASLt / CUTLASS fp8 and fp4
     // with per-tensor or block scales) close to peak; CUDA graphs hide launch overhead.
@@ -83,12 +87,12 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip) {
     c.attention_efficiency = 0.55;
     c.hbm_efficiency = 0.85;
     c.kernel_overhead = core::microseconds(1.0);
-    if (fam == "nvidia-blackwell") c.low_precision_efficiency = 0.60;  // fp4 kernels, v4.1-era
-    c.fp4_efficiency = 1.0;  // folded into low_precision_efficiency above
+    if (fam == "nvidia-blackwell") c.fp4_efficiency = 0.75;  // fp4 kernels, v4.1-era: 0.80 x 0.75 = 0.60
   } else {
-    // Serving on Neuron was fitted with this TensorE efficiency (the training calibration of
-    // the compute layer is fitted separately on the Trn1 training row).
     c.gemm_efficiency = 0.75;
+    c.low_precision_efficiency = 0.85;
+    c.attention_efficiency = 0.45;
+    c.hbm_efficiency = 0.80;
     c.kernel_overhead = core::microseconds(2.0);
   }
   switch (f) {

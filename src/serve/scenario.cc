@@ -238,6 +238,11 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   w.decode_seqs = std::max<long long>(1, std::llround(rep.sim.mean_batch));
   w.decode_context = static_cast<double>(w.decode_seqs) * static_cast<double>(sc.load.in_len + sc.load.out_len / 2);
   rep.sample_decode_step = cost.cost(w);
+  StepWork pw;
+  pw.prefill_tokens = sc.load.in_len;
+  pw.prefill_pairs = static_cast<double>(sc.load.in_len) * static_cast<double>(sc.load.in_len) / 2.0;
+  pw.prefill_seqs = pw.sampled_prefills = 1;
+  rep.sample_prefill_step = cost.cost(pw);
   return rep;
 }
 

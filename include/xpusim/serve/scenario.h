@@ -67,6 +67,7 @@ struct ServeReport {
   double power_per_chip_w = 0;
   bool energy_estimated = true, price_estimated = true;
   StepCost sample_decode_step;          ///< one decode step at the mean batch (breakdown)
+  StepCost sample_prefill_step;         ///< one whole prompt of in_len tokens alone (breakdown)
 };
 
 /// Why a scenario cannot run (expected infeasibility, exit 1): the memory breakdown.
