@@ -5,6 +5,7 @@
 
 #include "cli_util.h"
 #include "train_options.h"
+#include "xpusim/core/diagnostics.h"
 #include "xpusim/cost/energy.h"
 #include "xpusim/report/train_report.h"
 
@@ -47,8 +48,14 @@ int run_train(const Args& args) {
   engine::TrainResult r = (o.executor == "analytical" && !want_trace) ? engine::simulate_analytical(s)
                                                                        : engine::simulate_event(s, want_trace);
   if (!r.feasible) {
-    std::cerr << "error: plan infeasible: " << r.reason << "\n";
-    return 2;
+    // An invalid plan (degrees that do not fit the model or the chips) is bad input: exit 2.
+    const auto& p = s.plan;
+    core::fail("plan", "not a valid parallel plan: " + r.reason,
+               "tp=" + std::to_string(p.tp) + " pp=" + std::to_string(p.pp) + " dp=" + std::to_string(p.dp) +
+                   " cp=" + std::to_string(p.cp) + " ep=" + std::to_string(p.ep) + " vpp=" + std::to_string(p.vpp) +
+                   " micro_batch=" + std::to_string(p.micro_batch) + " global_batch=" +
+                   std::to_string(p.global_batch) + " seq_len=" + std::to_string(p.seq_len),
+               "degrees that divide the model and the chips (see --help)");
   }
   const cost::EnergyCost e = cost::energy_cost(*s.system, r.activity, r.step_time);
   if (want_trace) {

@@ -1,5 +1,8 @@
 #include "train_options.h"
 
+#include <utility>
+#include <vector>
+
 #include "xpusim/config/document.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/workload/hf_config.h"
@@ -8,8 +11,23 @@ namespace xpusim::cli {
 
 void apply_scenario_file(TrainOptions& o) {
   if (o.scenario.empty()) return;
-  const config::Json doc = config::load_document(o.scenario);
+  config::Json doc;
+  try {
+    doc = config::load_document(o.scenario);
+  } catch (const core::InputError& e) {
+    // A file that cannot be read is reported against the flag that named it.
+    std::vector<core::Diagnostic> ds = e.diagnostics();
+    for (auto& x : ds)
+      if (x.file.empty() && x.path.empty()) x.path = "--scenario";
+    throw core::InputError(ds);
+  }
   core::Diagnostics d;
+  if (!doc.is_object()) {
+    d.error("", "a scenario must be a mapping of keys", doc.is_null() ? "an empty document" : config::brief(doc),
+            "keys such as system, model, chips, plan, executor, description");
+    d.set_file(o.scenario);
+    d.throw_if_any();
+  }
   config::FieldReader r(doc, "", d);
   if (o.system.empty()) o.system = r.str_or("system", "");
   else r.ignore("system");
@@ -38,6 +56,10 @@ void apply_scenario_file(TrainOptions& o) {
   }
   std::string ex = r.str_or("executor", "");
   if (!ex.empty() && o.executor == "event") o.executor = ex;
+  if (!ex.empty() && ex != "event" && ex != "analytical")
+    d.error("executor", "unknown executor", ex, "event or analytical", core::did_you_mean(ex, {"event", "analytical"}));
+  std::string fw = r.str_or("framework", "");
+  if (!fw.empty() && o.framework == "megatron") o.framework = fw;
   r.ignore("description");
   r.finish();
   d.set_file(o.scenario);
@@ -49,13 +71,33 @@ BuiltTrain build_train(const TrainOptions& o, const hw::Catalog& cat, const std:
   if (o.system.empty()) d.error("--system", "missing", "", "a system id, e.g. trn3-ultraserver-gen2");
   if (o.model.empty()) d.error("--model", "missing", "", "a model id or config.json path, e.g. llama3.1-405b");
   if (o.chips < 1) d.error("--chips", "missing or not positive", std::to_string(o.chips), "a chip count ≥ 1");
+  for (const auto& [flag, v] : {std::pair<const char*, long long>{"--tp", o.tp}, {"--pp", o.pp}, {"--dp", o.dp},
+                                {"--cp", o.cp}, {"--ep", o.ep}, {"--vpp", o.vpp}, {"--micro-batch", o.micro_batch},
+                                {"--global-batch", o.global_batch}, {"--seq-len", o.seq_len}})
+    if (v < 0) d.error(flag, "must be positive", std::to_string(v), "an integer ≥ 1 (or leave it out for the default)");
   d.throw_if_any();
   const hw::SystemSpec& sys = cat.system(o.system, "--system");
   BuiltTrain out;
   engine::TrainScenario& s = out.scenario;
-  s.framework = engine::framework_params(o.framework);
+  try {
+    s.framework = engine::framework_params(o.framework);
+  } catch (const core::InputError& e) {
+    std::vector<core::Diagnostic> ds = e.diagnostics();
+    for (auto& x : ds)
+      if (x.file.empty()) x.path = "--framework";
+    throw core::InputError(ds);
+  }
   s.system = &sys;
-  s.model = workload::load_model(o.model, models_dir);
+  try {
+    s.model = workload::load_model(o.model, models_dir);
+  } catch (const core::InputError& e) {
+    // An unknown id or unreadable path is reported against the flag; errors inside a config.json
+    // keep their file and field.
+    std::vector<core::Diagnostic> ds = e.diagnostics();
+    for (auto& x : ds)
+      if (x.file.empty() && x.path.empty()) x.path = "--model";
+    throw core::InputError(ds);
+  }
   const auto& md = s.model;
   auto& p = s.plan;
 
@@ -131,6 +173,11 @@ BuiltTrain build_train(const TrainOptions& o, const hw::Catalog& cat, const std:
     p.tp = o.tp;
     p.pp = o.pp;
     p.dp = o.dp > 0 ? o.dp : static_cast<int>(o.chips / (static_cast<long long>(p.tp) * p.pp * p.cp));
+    if (o.global_batch > 0 && o.global_batch % (static_cast<long long>(p.dp) * p.micro_batch) != 0)
+      core::fail("--global-batch", "the global batch is not a whole number of micro-batches per data-parallel rank",
+                 std::to_string(o.global_batch),
+                 "a multiple of dp·micro_batch = " + std::to_string(p.dp) + "·" + std::to_string(p.micro_batch) +
+                     " = " + std::to_string(static_cast<long long>(p.dp) * p.micro_batch));
     set_batch();
     if (o.zero.empty()) p.zero = mapping::Zero::Zero1;
     // The least recompute that fits, unless the user chose.

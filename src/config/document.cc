@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -12,6 +14,9 @@ namespace xpusim::config {
 namespace {
 
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    core::fail("", "'" + path + "' is a directory, not a file", path, "an existing, readable file");
   std::ifstream in(path, std::ios::binary);
   if (!in) core::fail("", "cannot open file '" + path + "'", path, "an existing, readable file");
   std::stringstream ss;
@@ -68,6 +73,9 @@ Json load_json_file(const std::string& path) {
     auto pos = what.find("parse error");
     core::Diagnostic d;
     d.file = path;
+    // The line of the error, so that "FILE:LINE:" leads the message like every other diagnostic.
+    const size_t upto = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    d.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
     d.message = "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos));
     throw core::InputError(d);
   }

@@ -8,15 +8,23 @@
 
 namespace xpusim::engine {
 
-TrainFit fewest_chips_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model,
-                               long long seq, core::Dtype precision) {
-  TrainFit fit;
+namespace {
+TrainScenario base_scenario(const hw::SystemSpec& sys, const workload::ModelSpec& model, long long seq,
+                            core::Dtype precision) {
   TrainScenario base;
   base.system = &sys;
   base.model = model;
   base.plan.seq_len = seq;
   base.plan.precision = precision;
   base.plan.micro_batch = 1;
+  return base;
+}
+}  // namespace
+
+TrainFit fewest_chips_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model,
+                               long long seq, core::Dtype precision) {
+  TrainFit fit;
+  const TrainScenario base = base_scenario(sys, model, seq, precision);
   SearchSpace space;
   space.zero = {mapping::Zero::Zero1, mapping::Zero::Zero3};
   space.batch_tokens = 1;  // one micro-batch per data-parallel rank: memory is what matters here
@@ -75,12 +83,7 @@ ServeFit fewest_chips_to_serve(const hw::SystemSpec& sys, const workload::ModelS
 TrainTime time_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model, long long chips,
                         double tokens, long long seq, core::Dtype precision, long long batch_tokens) {
   TrainTime out;
-  TrainScenario base;
-  base.system = &sys;
-  base.model = model;
-  base.plan.seq_len = seq;
-  base.plan.precision = precision;
-  base.plan.micro_batch = 1;
+  const TrainScenario base = base_scenario(sys, model, seq, precision);
   SearchSpace space;
   space.tp = {4, 8, 16, 32};
   space.pp = {1, 2, 4, 8, 16};

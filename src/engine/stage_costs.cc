@@ -36,6 +36,17 @@ double weight_params(const std::vector<workload::Op>& ops, bool experts) {
   return p;
 }
 
+/// Times `op` forward and backward and adds both passes to `act`.
+std::pair<compute::OpTime, compute::OpTime> time_both(const compute::ChipModel& chip, const workload::Op& op,
+                                                      const compute::Precision& prec, cost::Activity& act) {
+  auto f = chip.time(op, prec, compute::Pass::Forward);
+  auto b = chip.time(op, prec, compute::Pass::Backward);
+  act.add_flops(f.dtype, f.flops + b.flops);
+  act.hbm_bytes += f.hbm_bytes + b.hbm_bytes;
+  act.busy += f.time + b.time;
+  return {f, b};
+}
+
 compute::Precision precision_of(const mapping::TrainPlan& plan) {
   compute::Precision p;
   p.gemm = plan.precision;
@@ -96,13 +107,9 @@ StepCosts step_costs(const TrainScenario& s, const net::Topology& topo,
     LayerCost lc;
     const auto ops = workload::layer_ops(md, layer, shard);
     for (const auto& op : ops) {
-      auto f = chip.time(op, prec, compute::Pass::Forward);
-      auto b = chip.time(op, prec, compute::Pass::Backward);
+      const auto [f, b] = time_both(chip, op, prec, lc.act);
       lc.fwd += f.time;
       lc.bwd += b.time;
-      lc.act.add_flops(f.dtype, f.flops + b.flops);
-      lc.act.hbm_bytes += f.hbm_bytes + b.hbm_bytes;
-      lc.act.busy += f.time + b.time;
       if (op.kind == workload::OpKind::Attention) lc.attn_fwd += f.time;
       if (plan.recompute == mapping::Recompute::Full ||
           (plan.recompute == mapping::Recompute::Selective && op.kind == workload::OpKind::Attention)) {
@@ -222,13 +229,9 @@ StepCosts step_costs(const TrainScenario& s, const net::Topology& topo,
     }
     auto add_ops = [&](const std::vector<workload::Op>& ops, bool weights_on_chip) {
       for (const auto& op : ops) {
-        auto f = chip.time(op, prec, compute::Pass::Forward);
-        auto b = chip.time(op, prec, compute::Pass::Backward);
+        const auto [f, b] = time_both(chip, op, prec, sc.activity);
         sc.fwd_compute += f.time;
         sc.bwd_compute += b.time;
-        sc.activity.add_flops(f.dtype, f.flops + b.flops);
-        sc.activity.hbm_bytes += f.hbm_bytes + b.hbm_bytes;
-        sc.activity.busy += f.time + b.time;
         if (weights_on_chip && op.kind == workload::OpKind::Gemm)
           sc.dense_params += static_cast<double>(op.k) * static_cast<double>(op.n);
       }
