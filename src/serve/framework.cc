@@ -132,7 +132,8 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip) {
       p.kv_memory_fraction = 0.88;
       break;
     case Framework::NeuronTnx:
-      p.prefill_efficiency = 0.30;
+      p.prefill_efficiency = 0.34;
+      p.prefill_step_overhead = core::microseconds(7000);
       p.step_overhead = core::microseconds(1000);
       p.layer_overhead = core::microseconds(130);
       p.scheduler = SchedulerKind::DecodePriority;

@@ -14,13 +14,15 @@ std::vector<std::string> default_compare_systems() {
 namespace {
 
 // One engine (or one prefill+decode pair) at its share of the rate.
-PlanCandidate evaluate(const SearchSpec& spec, const ServeEnv& env, int tp, long long seqs,
+PlanCandidate evaluate(const SearchSpec& spec, const ServeEnv& env, int tp, int ep, long long seqs,
                        long long engines, long long prefill_engines) {
   PlanCandidate c;
   c.tp = tp;
+  c.ep = ep;
   c.max_num_seqs = seqs;
   ServeScenario sc = spec.base;
   sc.tp = tp;
+  sc.ep = ep;
   sc.pp = 1;
   sc.max_num_seqs = seqs;
   const long long unit = static_cast<long long>(tp) * (prefill_engines > 0 ? prefill_engines + 1 : 1);
@@ -56,9 +58,15 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
   const auto& sys = env.catalog->system(spec.base.system, "system");
   const auto model = workload::load_model(spec.base.model, env.models_dir);
   const long long dom = std::max(1, sys.chips_per_domain);
-  for (int tp = 1; tp <= 64 && tp <= dom; tp *= 2) {
-    if (model.heads % tp != 0) break;
-    for (long long seqs : {64LL, 256LL}) {
+  std::vector<int> tps = spec.tp_candidates;
+  if (tps.empty())
+    for (int tp = 1; tp <= 64 && tp <= dom; tp *= 2) tps.push_back(tp);
+  for (int tp : tps) {
+    if (tp > dom || model.heads % tp != 0) continue;
+    // Mixture of experts: the experts are sharded over the same chips (EP = TP group), or the
+    // weights of every expert would sit on every chip.
+    const int ep = model.is_moe() && model.moe.num_experts % tp == 0 ? tp : 1;
+    for (long long seqs : spec.max_num_seqs_candidates) {
       for (long long pre : {0LL, 1LL}) {
         if (pre > 0 && !spec.try_disaggregated) continue;
         // Fewest slices meeting the SLO: grow geometrically, then bisect.
@@ -67,7 +75,7 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
         PlanCandidate best_here;
         bool ok = false;
         while (hi * unit <= 1000000) {
-          auto c = evaluate(spec, env, tp, seqs, hi, pre);
+          auto c = evaluate(spec, env, tp, ep, seqs, hi, pre);
           if (!c.note.empty()) { res.tried.push_back(c); break; }
           if (c.meets_slo) { best_here = c; ok = true; break; }
           lo = hi;
@@ -75,7 +83,7 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
         }
         while (ok && hi - lo > 1) {
           const long long mid = (lo + hi) / 2;
-          auto c = evaluate(spec, env, tp, seqs, mid, pre);
+          auto c = evaluate(spec, env, tp, ep, seqs, mid, pre);
           if (c.meets_slo) { hi = mid; best_here = c; } else { lo = mid; }
         }
         if (!ok) continue;

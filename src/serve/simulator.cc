@@ -145,6 +145,19 @@ class Sim {
   long long issued_ = 0, total_ = 0;
   bool arrivals_done_ = false;
   long long stride_ = 1, sample_count_ = 0;
+  // Steady-state window of an open-loop (Poisson) run: from the arrival of the 10th-percentile
+  // request to the last arrival; completions inside it measure the sustained rate without the
+  // start-up ramp and the drain after the last arrival.
+  SimTime win_lo_ = 0, win_hi_ = -1;
+  long long win_req_ = 0, win_in_ = 0;
+  double emitted_ = 0;             ///< output tokens emitted so far (all engines)
+  SimTime mark_lo_ = -1, mark_hi_ = -1;
+  double emitted_lo_ = 0, emitted_hi_ = 0;
+  void mark(SimTime t) {
+    if (win_hi_ <= win_lo_) return;
+    if (mark_lo_ < 0 && t >= win_lo_) { mark_lo_ = t; emitted_lo_ = emitted_; }
+    if (mark_hi_ < 0 && t >= win_hi_) { mark_hi_ = t; emitted_hi_ = emitted_; }
+  }
   std::vector<double> tpot_ms_;
 };
 
@@ -398,6 +411,10 @@ void Sim::finish(int r, SimTime t) {
   const double ttft = static_cast<double>(q.first - q.arrival) * 1e-12;
   const double e2e = static_cast<double>(t - q.arrival) * 1e-12;
   const double tpot = q.out_len > 1 ? static_cast<double>(t - q.first) * 1e-12 / static_cast<double>(q.out_len - 1) : 0.0;
+  if (t >= win_lo_ && t <= win_hi_) {
+    ++win_req_;
+    win_in_ += q.in_len;
+  }
   res_.ttft_each_s.push_back(ttft);
   res_.tpot_each_s.push_back(tpot);
   res_.e2e_each_s.push_back(e2e);
@@ -416,6 +433,10 @@ void Sim::step_done(int e, SimTime t) {
   en.busy = false;
   const bool is_static = s_.scheduler.kind == SchedulerKind::StaticBatch && !s_.disaggregated;
   if (is_static) {
+    long long live = 0;
+    for (int r : en.static_batch) live += req_[static_cast<size_t>(r)].finish < 0 ? 1 : 0;
+    emitted_ += static_cast<double>(live);
+    mark(t);
     if (en.static_step < 0) {
       for (int r : en.static_batch) {
         auto& q = req_[static_cast<size_t>(r)];
@@ -438,6 +459,14 @@ void Sim::step_done(int e, SimTime t) {
     try_start(e, t);
     return;
   }
+  if (en.step_decodes) emitted_ += a_ * static_cast<double>(en.n_dec);
+  for (const auto& c : en.chunks) {
+    const auto& q = req_[static_cast<size_t>(c.req)];
+    long long done = 0;
+    for (const auto& p : en.prefilling) if (p.req == c.req) done = p.done;
+    if (done + c.tokens >= q.prompt && q.first < 0) emitted_ += 1.0;
+  }
+  mark(t);
   if (en.step_decodes) {
     ++en.dec_steps;
     en.ctx_sum += a_ * static_cast<double>(en.n_dec);
@@ -509,6 +538,10 @@ SimResult Sim::run() {
       eng_.push_back(std::move(en));
     }
   };
+  if (s_.load.arrival == ArrivalKind::Poisson && reqs.size() >= 100) {
+    win_lo_ = reqs[reqs.size() / 10].arrival;
+    win_hi_ = reqs.back().arrival;
+  }
   add_pool(s_.pool, 0);
   if (s_.disaggregated) add_pool(s_.decode_pool, 1);
   // Open-loop arrivals are consumed in order; closed loop starts `concurrency` clients at 0.
@@ -571,6 +604,12 @@ SimResult Sim::run() {
     res_.requests_per_s = static_cast<double>(res_.requests) / dur;
     res_.output_tokens_per_s = static_cast<double>(res_.output_tokens) / dur;
     res_.input_tokens_per_s = static_cast<double>(res_.input_tokens) / dur;
+    if (win_hi_ > win_lo_ && win_req_ > 0 && mark_hi_ > mark_lo_ && mark_lo_ >= 0) {
+      const double w = static_cast<double>(win_hi_ - win_lo_) * 1e-12;
+      res_.requests_per_s = static_cast<double>(win_req_) / w;
+      res_.input_tokens_per_s = static_cast<double>(win_in_) / w;
+      res_.output_tokens_per_s = (emitted_hi_ - emitted_lo_) / (static_cast<double>(mark_hi_ - mark_lo_) * 1e-12);
+    }
     const double ne = static_cast<double>(eng_.size());
     res_.mean_batch = area_batch_ / (dur * ne);
     res_.mean_kv_utilisation = area_kv_ / (dur * ne);

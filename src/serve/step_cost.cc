@@ -28,6 +28,11 @@ StepCostModel::StepCostModel(const hw::SystemSpec& sys, const workload::ModelSpe
                              ReplicaPlan plan, FrameworkProfile profile, const net::Topology* topo)
     : sys_(sys), model_(model), plan_(plan), profile_(std::move(profile)), topo_(topo) {
   chip_ = std::make_unique<compute::ChipModel>(sys_.chip, profile_.calibration);
+  {
+    compute::Calibration pc = profile_.calibration;
+    pc.gemm_efficiency *= std::min(1.0, profile_.prefill_efficiency);
+    chip_prompt_ = std::make_unique<compute::ChipModel>(sys_.chip, pc);
+  }
   const auto& p = plan_.plan;
   prec_.gemm = p.math_dtype;
   prec_.weights = p.weight_dtype;
@@ -96,7 +101,9 @@ StepCostModel::StepCostModel(const hw::SystemSpec& sys, const workload::ModelSpe
   (void)ht;
   head_flops_per_token_ = 2.0 * static_cast<double>(model_.hidden * model_.vocab) / tp + hf;
   head_time_per_token_ = hb / hbm_rate_;
-  cache_.assign(static_cast<size_t>(kCacheTokens + 1), Linear{-1, 0, 0, 0});
+  // Memo tables grow on demand (a model built for one short search trial stays small).
+  cache_.assign(1025, Linear{-1, 0, 0, 0});
+  if (profile_.prefill_efficiency < 1.0) cache_prompt_.assign(cache_.size(), Linear{-1, 0, 0, 0});
 }
 
 StepCostModel::~StepCostModel() = default;
@@ -104,7 +111,7 @@ StepCostModel::StepCostModel(StepCostModel&&) noexcept = default;
 
 core::ByteRate StepCostModel::hbm_rate() const { return core::bytes_per_second(hbm_rate_); }
 
-StepCostModel::Linear StepCostModel::linear_uncached(long long tokens) const {
+StepCostModel::Linear StepCostModel::linear_uncached(long long tokens, const compute::ChipModel& chip) const {
   const int tp = plan_.attention_dp ? 1 : plan_.plan.tp;
   workload::LayerShard s;
   s.batch = 1; s.seq = tokens; s.q_len = tokens; s.kv_len = tokens; s.tp = tp; s.ep = plan_.plan.ep;
@@ -112,36 +119,37 @@ StepCostModel::Linear StepCostModel::linear_uncached(long long tokens) const {
   for (const auto& k : kinds_) {
     for (const auto& op : workload::layer_ops(model_, k.layer, s)) {
       if (op.kind == workload::OpKind::Attention) continue;  // timed from the step's contexts
-      auto t = chip_->time(op, prec_, compute::Pass::Forward);
-      if (sys_.chip.gpu && op.kind == workload::OpKind::Gemm && op.m < sys_.chip.gpu->tensor_tile_m) {
-        // Skinny decode GEMMs run as split-K / stream-K GEMV kernels that keep every SM busy:
-        // a plain roofline, not the wave-quantised tile model (which assumes one tile per SM).
-        const double f = t.flops.base();
-        const double tc = f / chip_->achievable_flops(prec_.gemm).base();
-        const double tm = t.hbm_bytes.base() / hbm_rate_;
-        t.time = core::seconds(std::max(tc, tm)) + profile_.calibration.kernel_overhead;
-      }
+      const auto t = chip.time(op, prec_, compute::Pass::Forward);
+      // Skinny decode GEMMs: compute::ChipModel's 16-row MMA granularity and split-K (it
+      // validates as well as the private roofline this layer used before; docs/serving.md).
       out.time_s += t.time.base() * k.count;
       out.flops += t.flops.base() * k.count;
       out.bytes += t.hbm_bytes.base() * k.count;
     }
   }
   for (const auto& op : workload::embedding_ops(model_, s)) {
-    auto t = chip_->time(op, prec_, compute::Pass::Forward);
+    auto t = chip.time(op, prec_, compute::Pass::Forward);
     out.time_s += t.time.base();
   }
   out.comm_s = comm_seconds(tokens);
   return out;
 }
 
-StepCostModel::Linear StepCostModel::linear(long long tokens, long long /*logits*/) const {
+StepCostModel::Linear StepCostModel::linear(long long tokens, bool prompt_rate) const {
   if (tokens <= 0) return Linear{0, 0, 0, 0};
+  prompt_rate = prompt_rate && !cache_prompt_.empty();
+  const compute::ChipModel& chip = prompt_rate ? *chip_prompt_ : *chip_;
   if (tokens <= kCacheTokens) {
-    Linear& c = cache_[static_cast<size_t>(tokens)];
-    if (c.time_s < 0) c = linear_uncached(tokens);
+    auto& table = prompt_rate ? cache_prompt_ : cache_;
+    if (static_cast<size_t>(tokens) >= table.size())
+      table.resize(std::min(static_cast<size_t>(kCacheTokens + 1),
+                            std::max(2 * table.size(), static_cast<size_t>(tokens) + 1)),
+                   Linear{-1, 0, 0, 0});
+    Linear& c = table[static_cast<size_t>(tokens)];
+    if (c.time_s < 0) c = linear_uncached(tokens, chip);
     return c;
   }
-  return linear_uncached(tokens);
+  return linear_uncached(tokens, chip);
 }
 
 double StepCostModel::comm_seconds(long long tokens) const {
@@ -185,13 +193,15 @@ StepCost StepCostModel::cost(const StepWork& w) const {
   const long long tokens = w.prefill_tokens + dec_tokens;
   if (tokens <= 0) return out;
   const int pp = std::max(1, plan_.plan.pp);
-  Linear lin = linear(tokens, 0);
+  Linear lin = linear(tokens, false);
   const double comm = lin.comm_s;
   double lin_t = lin.time_s;
-  // Prefill steps of compiled-graph frameworks run below the GEMM rate (prefill_efficiency).
+  // Prompt tokens of compiled-graph frameworks run below the GEMM rate (prefill_efficiency):
+  // each operator is the roofline max(FLOPs / (rate × efficiency), bytes / bandwidth), and a
+  // mixed step takes the prompt share of the difference.
   if (w.prefill_tokens > 0 && profile_.prefill_efficiency < 1.0) {
     const double share = static_cast<double>(w.prefill_tokens) / static_cast<double>(tokens);
-    lin_t *= 1.0 + share * (1.0 / profile_.prefill_efficiency - 1.0);
+    lin_t += share * (linear(tokens, true).time_s - lin.time_s);
   }
   // LM head: weights read once, FLOPs per sampled sequence.
   const double logits = static_cast<double>(w.sampled_prefills + dec_tokens);
@@ -229,7 +239,8 @@ StepCost StepCostModel::cost(const StepWork& w) const {
     }
   }
   const double ovh = profile_.step_overhead.base() +
-                     profile_.layer_overhead.base() * static_cast<double>(model_.layers);
+                     profile_.layer_overhead.base() * static_cast<double>(model_.layers) +
+                     (w.prefill_tokens > 0 ? profile_.prefill_step_overhead.base() : 0.0);
   // With pp stages the step's latency walks every stage; each chip holds 1/pp of the layers.
   double stage = lin_t + attn + comm + head_t / pp;
   if (profile_.overlap_ep_comm) stage = std::max(lin_t + attn, comm) + head_t / pp;

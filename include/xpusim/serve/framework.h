@@ -46,7 +46,13 @@ struct FrameworkProfile {
   compute::Calibration calibration;
   /// Extra factor on the math rate of prompt (context-encoding) steps: compiled static-shape
   /// buckets and unfused prefill kernels on Neuron; 1 elsewhere.
+  /// It scales the math rate only (GEMM and attention FLOPs), not weight streaming: a short
+  /// prompt stays bound by reading the weights.
   double prefill_efficiency = 1.0;
+  /// Fixed cost of a step that runs a prompt (context encoding): on Neuron the context graph is
+  /// a separate compiled NEFF and the host pads the prompt to its bucket and lays out the KV
+  /// cache for the decode graph. 0 where prompts share the decode step's graph (GPUs).
+  core::Seconds prefill_step_overhead;
   /// Decode attention reads each KV head once for its whole query group (GQA-aware kernels:
   /// TensorRT-LLM XQA from v0.7, FlashInfer, vLLM paged attention v2). False: once per query
   /// head (TensorRT-LLM masked MHA before v0.7).

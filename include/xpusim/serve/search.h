@@ -19,10 +19,15 @@ struct SearchSpec {
   core::Seconds tpot_p90_slo = core::milliseconds(100);
   long long requests = 2000;     ///< requests per trial simulation
   bool try_disaggregated = true;
+  /// Tensor-parallel degrees to try (empty = every power of two within the scale-up domain).
+  std::vector<int> tp_candidates;
+  /// max_num_seqs values to try per engine.
+  std::vector<long long> max_num_seqs_candidates = {64, 256};
 };
 
 struct PlanCandidate {
   int tp = 1;
+  int ep = 1;                    ///< mixture-of-experts models: experts sharded over the tp chips
   long long max_num_seqs = 0;
   long long prefill_chips = 0;   ///< 0 = colocated
   long long chips = 0;

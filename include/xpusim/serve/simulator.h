@@ -118,6 +118,9 @@ struct SimResult {
   long long input_tokens = 0, output_tokens = 0;
   core::Seconds duration;           ///< first arrival to last completion
   core::Seconds busy_time;          ///< Σ over engines of time spent in steps
+  /// Throughput. Open-loop Poisson runs (≥ 100 requests): completions between the arrival of
+  /// the 10th-percentile request and the last arrival over that window (steady state, no
+  /// ramp-up or drain); otherwise completions over `duration`.
   double requests_per_s = 0, output_tokens_per_s = 0, input_tokens_per_s = 0;
   Percentiles ttft_ms, tpot_ms, itl_ms, e2e_s;  ///< TPOT/ITL over requests with out_len > 1
   double mean_batch = 0;            ///< time-weighted running sequences per engine

@@ -91,8 +91,9 @@ class StepCostModel {
 
  private:
   struct Linear { double time_s, flops, bytes, comm_s; };
-  Linear linear(long long tokens, long long logits) const;
-  Linear linear_uncached(long long tokens) const;
+  /// Linear layers of a step of `tokens` tokens; `prompt_rate`: at the prefill math rate.
+  Linear linear(long long tokens, bool prompt_rate) const;
+  Linear linear_uncached(long long tokens, const compute::ChipModel& chip) const;
   double comm_seconds(long long tokens) const;
 
   const hw::SystemSpec& sys_;
@@ -101,6 +102,7 @@ class StepCostModel {
   FrameworkProfile profile_;
   const net::Topology* topo_;
   std::unique_ptr<compute::ChipModel> chip_;
+  std::unique_ptr<compute::ChipModel> chip_prompt_;  ///< math rates × prefill_efficiency
   ReplicaMemory mem_;
   compute::Precision prec_;
   int layers_per_chip_ = 1;
@@ -111,7 +113,7 @@ class StepCostModel {
   double heads_ = 1, kv_heads_ = 1, d_qk_ = 128, d_v_ = 128, kv_elem_bytes_ = 2;
   double attn_rate_ = 1, hbm_rate_ = 1;
   double head_time_per_token_ = 0, head_flops_per_token_ = 0, head_bytes_ = 0;
-  mutable std::vector<Linear> cache_;
+  mutable std::vector<Linear> cache_, cache_prompt_;
 };
 
 }  // namespace xpusim::serve

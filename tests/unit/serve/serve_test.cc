@@ -122,11 +122,13 @@ TEST(Simulator, LittlesLawHoldsAtSteadyState) {
   sc.load.requests = 3000;
   auto r = xs::run_scenario(sc, env());
   ASSERT_TRUE(r.has_value());
-  // L = λ W with λ the completion rate over the run and W the mean time in the system.
-  const double lambda = r->sim.requests_per_s;
+  // L = λ W with λ the completion rate over the run (mean_in_system is averaged over the
+  // whole run) and W the mean time in the system.
+  const double lambda = static_cast<double>(r->sim.requests) / r->sim.duration.base();
   const double w = r->sim.e2e_s.mean;
   EXPECT_NEAR(r->sim.mean_in_system, lambda * w, 0.03 * lambda * w);
   EXPECT_NEAR(lambda, 5.0, 0.3);
+  EXPECT_NEAR(r->sim.requests_per_s, 5.0, 0.3);  // steady-state window
 }
 
 TEST(Simulator, TtftGrowsWithLoadPastSaturation) {
@@ -254,6 +256,79 @@ TEST(Search, FindsFewerChipsForALowerRate) {
   ASSERT_TRUE(lo.found && hi.found);
   EXPECT_LE(lo.best.chips, hi.best.chips);
   EXPECT_TRUE(hi.best.meets_slo);
+}
+
+TEST(Simulator, PoissonThroughputIsTheSteadyStateRate) {
+  // Below capacity, a stable queue completes requests as fast as they arrive: output tokens/s
+  // = rate × out_len. Averaging over first arrival → last completion instead would include
+  // the drain after the last arrival (one e2e latency with nothing arriving) and read low.
+  auto sc = base();
+  sc.load.arrival = xs::ArrivalKind::Poisson;
+  sc.load.rate_per_s = 5.0;
+  sc.load.out_len = 512;
+  sc.load.requests = 3000;
+  auto r = xs::run_scenario(sc, env());
+  ASSERT_TRUE(r.has_value());
+  const double expected = 5.0 * 512;
+  EXPECT_NEAR(r->sim.output_tokens_per_s, expected, 0.06 * expected);
+  const double over_run = static_cast<double>(r->sim.output_tokens) / r->sim.duration.base();
+  EXPECT_LT(over_run, r->sim.output_tokens_per_s);
+}
+
+TEST(StepCost, PrefillEfficiencyScalesTheMathRateNotWeightStreaming) {
+  const auto& sys = catalog().system("trn2-48xl");
+  auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
+  auto slow = xs::framework_profile(xs::Framework::NeuronTnx, sys.chip);
+  ASSERT_LT(slow.prefill_efficiency, 1.0);
+  auto full = slow;
+  full.prefill_efficiency = 1.0;
+  full.prefill_step_overhead = xpusim::core::seconds(0);
+  xs::StepCostModel a(sys, model, xs::ReplicaPlan{}, slow, nullptr);
+  xs::StepCostModel b(sys, model, xs::ReplicaPlan{}, full, nullptr);
+  auto prompt = [](long long n) {
+    xs::StepWork w;
+    w.prefill_tokens = n;
+    w.prefill_pairs = static_cast<double>(n) * static_cast<double>(n) / 2.0;
+    w.prefill_seqs = w.sampled_prefills = 1;
+    return w;
+  };
+  // Overheads: the prompt step pays prefill_step_overhead on top of the decode step's.
+  const auto la = a.cost(prompt(8192)), lb = b.cost(prompt(8192));
+  EXPECT_NEAR(la.overhead.base() - lb.overhead.base(), slow.prefill_step_overhead.base(), 1e-12);
+  // A long prompt is compute-bound: its math time grows by 1/efficiency (the LM head of the
+  // one sampled token and the kernel launches keep it a little below).
+  const double eff = slow.prefill_efficiency;
+  const double ratio = (la.total - la.overhead).base() / (lb.total - lb.overhead).base();
+  EXPECT_LE(ratio, 1.0 / eff + 1e-9);
+  EXPECT_GE(ratio, 0.9 / eff);
+  // A one-token prompt is bound by streaming the weights, which the efficiency does not touch
+  // as long as FLOPs / (rate × efficiency) stays below bytes / bandwidth.
+  const auto sa = a.cost(prompt(1)), sb = b.cost(prompt(1));
+  EXPECT_NEAR((sa.total - sa.overhead).base(), (sb.total - sb.overhead).base(),
+              0.02 * (sb.total - sb.overhead).base());
+}
+
+TEST(Search, MixtureOfExpertsShardsExpertsOverTheTpGroup) {
+  // deepseek-v3 in fp8 is ~610 GiB of weights: with the experts on every chip no TP degree fits
+  // a 279 GiB GB300; sharding them over the TP group (EP = TP) fits at TP 4 and above.
+  xs::SearchSpec s;
+  s.base = base();
+  s.base.system = "gb300-nvl72";
+  s.base.model = "deepseek-v3";
+  s.base.precision = "fp8";
+  s.base.framework = xs::Framework::TensorRtLlm;
+  s.base.load.in_len = 256;
+  s.base.load.out_len = 32;
+  s.requests = 400;
+  s.rate_per_s = 4;
+  s.try_disaggregated = false;
+  s.tp_candidates = {8};
+  s.max_num_seqs_candidates = {64};
+  auto r = xs::search_plan(s, env());
+  ASSERT_TRUE(r.found) << r.best.note;
+  EXPECT_EQ(r.best.tp, 8);
+  EXPECT_EQ(r.best.ep, 8);
+  EXPECT_EQ(r.best.chips % 8, 0);
 }
 
 }  // namespace

@@ -1,0 +1,88 @@
+// xpusim train / validate / demo end to end: JSON contract, trace output, determinism.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.h"
+
+using xpusim::test::run_cli;
+
+TEST(TrainCli, JsonHasUnitsInKeysAndPlan) {
+  auto r = run_cli("train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --tp 1 --pp 1 "
+                   "--global-batch 64 --seq-len 4096 --precision fp8 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["step_time_s"].get<double>(), 0.0);
+  EXPECT_GT(j["tokens_per_s_per_chip"].get<double>(), 0.0);
+  EXPECT_GT(j["memory_per_chip_gib"]["total"].get<double>(), 0.0);
+  EXPECT_EQ(j["plan"]["dp"].get<int>(), 8);  // dp = chips / (tp·pp·cp)
+  EXPECT_EQ(j["executor"].get<std::string>(), "event");
+  // tokens per step = global batch × seq.
+  EXPECT_DOUBLE_EQ(j["tokens_per_step"].get<double>(), 64.0 * 4096.0);
+}
+
+TEST(TrainCli, TraceIsChromeTraceJson) {
+  const std::string path = ::testing::TempDir() + "xs_trace.json";
+  auto r = run_cli("train --system h100-sxm-dgx --model llama3.1-70b --chips 64 --tp 8 --pp 4 "
+                   "--global-batch 32 --seq-len 4096 --trace " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto j = nlohmann::json::parse(ss.str());
+  ASSERT_TRUE(j.contains("traceEvents"));
+  int complete = 0;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "X") ++complete;
+  // 4 stages × 8 micro-batches (32 / dp 2 / micro-batch 1... dp = 64/32 = 2 → 16) × F and B.
+  EXPECT_GE(complete, 4 * 16 * 2);
+  std::remove(path.c_str());
+}
+
+TEST(TrainCli, SameInputsGiveByteIdenticalOutput) {
+  const std::string args = "train --system trn3-ultraserver-gen2 --model deepseek-v3 --chips 1152 --json";
+  auto a = run_cli(args), b = run_cli(args);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+}
+
+TEST(TrainCli, MillionChipTrn3ClusterRuns) {
+  auto r = run_cli("train --system trn3-ultraserver-gen2 --model llama3.1-405b --chips 1048576 "
+                   "--tp 16 --pp 16 --vpp 2 --precision mxfp8 --global-batch 131072 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["chips"].get<long long>(), 1048576);
+}
+
+TEST(ValidateCli, JsonContractOnThePublicFile) {
+  auto r = run_cli("validate " + xpusim::test::shared_dir() + "/validation/public.csv --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("rows") && j.contains("summary"));
+  for (const auto& row : j["rows"]) {
+    for (const char* k : {"id", "kind", "metric", "measured", "predicted", "error_pct", "status", "reason"})
+      EXPECT_TRUE(row.contains(k)) << k;
+    EXPECT_EQ(row["status"].get<std::string>(), "ok") << row["id"] << ": " << row["reason"];
+  }
+  for (const char* kind : {"train", "infer"}) {
+    const auto& s = j["summary"][kind];
+    for (const char* k : {"n", "ok", "median_abs_error_pct", "p90_abs_error_pct"}) EXPECT_TRUE(s.contains(k)) << k;
+    EXPECT_EQ(s["n"], s["ok"]) << kind;
+  }
+}
+
+TEST(DemoCli, RunsWithNoInputAndPrintsEverySection) {
+  auto r = run_cli("demo");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"trn3-ultraserver-gen2", "gb300-nvl72", "trn2-ultraserver", "llama3.1-405b",
+                        "deepseek-v3", "Time to train", "1,048,576"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+  auto j = run_cli("demo --json");
+  ASSERT_EQ(j.exit_code, 0);
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_TRUE(doc.contains("time_to_train"));
+}
