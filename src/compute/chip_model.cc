@@ -163,7 +163,17 @@ OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) co
     case workload::OpKind::Elementwise:
     case workload::OpKind::MoeDispatch: {
       const double bytes = op.elements * act_b * (bwd ? 2.0 : 1.0);
-      out.time = memory_time(core::bytes(bytes)) + cal_.kernel_overhead;
+      core::Seconds t = memory_time(core::bytes(bytes));
+      if (chip_.neuron && chip_.neuron->vector_lanes_bf16 > 0) {
+        // Trainium runs elementwise work on VectorE (lanes × clock per NeuronCore); an op is
+        // bound by whichever of VectorE and the HBM stream is slower.
+        const auto& nc = *chip_.neuron;
+        const core::Hertz lanes = nc.vector_clock.value * static_cast<double>(nc.vector_lanes_bf16) *
+                                  static_cast<double>(nc.cores_per_chip);
+        const double elements = op.elements * (bwd ? 2.0 : 1.0);
+        t = core::max(t, core::seconds(elements / lanes.base()));
+      }
+      out.time = t + cal_.kernel_overhead;
       out.flops = core::flops(op.elements);
       out.hbm_bytes = core::bytes(bytes);
       out.compute_bound = false;

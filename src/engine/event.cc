@@ -187,9 +187,11 @@ TrainResult simulate_event(const TrainScenario& s, bool want_trace) {
       for (int i = 0; i < nb; ++i) {
         const Ps rd = s.framework.dp_overlap ? b0 + (b1 - b0) * (i + 1) / nb : b1;
         const Ps start = std::max(comm_free, rd);
-        comm_free = start + bucket;
+        // Buckets reduced while the backward still runs share links with its TP collectives.
+        const Ps dur = start < b1 ? static_cast<Ps>(static_cast<double>(bucket) * c.dp_contention) : bucket;
+        comm_free = start + dur;
         if (want_trace && bucket > 0)
-          r.trace.push_back(TraceEvent{"grad-reduce", "comm", st, 1, start, bucket});
+          r.trace.push_back(TraceEvent{"grad-reduce", "comm", st, 1, start, dur});
       }
     }
     const Ps compute_end = free_at[static_cast<size_t>(st)];

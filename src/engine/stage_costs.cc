@@ -281,6 +281,25 @@ StepCosts step_costs(const TrainScenario& s, const net::Topology& topo,
     }
     out.step_activity.scale_up_bytes += tmp.scale_up_bytes;
     out.step_activity.scale_out_bytes += tmp.scale_out_bytes;
+    // Contention: while a gradient bucket is reduced, the backward's TP collectives use the
+    // same scale-up links for the share of the backward they occupy.
+    if (!fsdp && plan.tp > 1 && dp_group.size > 1 && worst->dense_params > 0 && fw.dp_overlap) {
+      const double bucket = worst->dense_params * 2.0 / std::max(1, worst->layers);
+      const CollectiveKind red =
+          plan.zero == mapping::Zero::None ? CollectiveKind::AllReduce : CollectiveKind::ReduceScatter;
+      const CollectiveKind tpk =
+          shard.sequence_parallel ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
+      std::vector<net::CollectiveRequest> reqs = {{red, core::bytes(bucket), dp_group, {}},
+                                                  {tpk, core::bytes(block_bytes), tp_group, {}}};
+      const auto shared = net::concurrent_costs(topo, reqs);
+      const auto alone = net::collective_cost(topo, red, core::bytes(bucket), dp_group);
+      if (alone.time > Seconds{} && worst->bwd_compute > Seconds{}) {
+        const double tp_share = std::min(1.0, core::to_seconds(worst->bwd_comm) /
+                                                   std::max(1e-12, fw.tp_comm_exposed) /
+                                                   core::to_seconds(worst->bwd_compute));
+        out.dp_contention = 1.0 + (shared[0].time / alone.time - 1.0) * tp_share;
+      }
+    }
   }
   // Optimizer: mixed-precision Adam streams fp32 master weights, both moments and the fp32
   // gradient, and writes master, moments and the bf16 copy: 4·4 + 3·4 + 2 = 30 bytes/param.

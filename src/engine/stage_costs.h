@@ -35,6 +35,10 @@ struct StepCosts {
   core::Seconds dp_grad_reduce;    ///< per-step gradient reduction of the slowest stage
   core::Seconds dp_param_gather;   ///< ZeRO-1/2 distributed-optimizer parameter all-gather
   core::Seconds optimizer;         ///< optimizer update of the slowest stage
+  /// Slow-down of gradient buckets that overlap the backward, from sharing links with the
+  /// backward's TP collectives (flow-level max-min sharing, net::concurrent_costs); 1 = none.
+  /// Used by the event-driven executor only (the analytical one ignores contention).
+  double dp_contention = 1.0;
   cost::Activity step_activity;    ///< per-step extras (DP comm, optimizer HBM)
   long long micro_batches = 1;
   double model_flops_per_step = 0;  ///< whole model, all chips
