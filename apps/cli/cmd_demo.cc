@@ -58,7 +58,7 @@ Json hardware(const hw::Catalog& cat, std::ostream& o) {
                    fmt_num(core::to_dollars_per_hour(s.price_per_chip_hour.value), 3).c_str(),
                    s.price_per_chip_hour.confidence == hw::Confidence::Published ? "" : "*");
   }
-  o << "\n" << strformat("%-24s %6s %9s %9s %9s %9s %9s %8s %9s\n", "per domain", "chips", "BF16 PF", "MX/FP8 PF",
+  o << "\n" << strformat("%-24s %6s %9s %9s %9s %9s %9s %8s %9s\n", "per UltraServer / rack", "chips", "BF16 PF", "MX/FP8 PF",
                          "FP4 PF", "HBM TiB", "HBM TB/s", "kW", "$/h");
   for (const char* id : kSystems) {
     const auto& s = cat.system(id);
@@ -68,7 +68,7 @@ Json hardware(const hw::Catalog& cat, std::ostream& o) {
     const double fp4 = std::max(peak_tf(c, core::Dtype::Mxfp4), peak_tf(c, core::Dtype::Nvfp4));
     const double kw = n * core::to_watts(c.tdp.value + s.overhead_power_per_chip.value) / 1e3;
     const double usd = n * core::to_dollars_per_hour(s.price_per_chip_hour.value);
-    o << strformat("%-24s %6d %9s %9s %9s %9s %9s %8s %9s\n", (s.domain_name + " " + id).substr(0, 24).c_str(),
+    o << strformat("%-24s %6d %9s %9s %9s %9s %9s %8s %9s\n", id,
                    s.chips_per_domain, fmt_num(n * peak_tf(c, core::Dtype::Bf16) / 1e3, 4).c_str(),
                    fmt_num(n * fp8 / 1e3, 4).c_str(), fp4 > 0 ? fmt_num(n * fp4 / 1e3, 4).c_str() : "-",
                    fmt_num(n * core::to_gib(c.hbm_capacity.value) / 1024.0, 4).c_str(),
@@ -119,7 +119,7 @@ Json models(const hw::Catalog& cat, const std::string& models_dir, std::ostream&
                {"decode_flops_per_token", decode}, {"train_state_gib", train_state_gib},
                {"weights_fp8_gib", weights_fp8}};
     Json fits = Json::array();
-    o << strformat("  %-24s %-34s %-34s\n", "fewest chips on", "to train (plan)", "to serve fp8, 1×8k ctx (tp×pp)");
+    o << strformat("  %-24s %-58s %s\n", "fewest chips on", "to train (plan)", "to serve in fp8, one 8k-token sequence (tp×pp)");
     for (const char* sid : kSystems) {
       const auto& s = cat.system(sid);
       const auto t = engine::fewest_chips_to_train(s, m, seq, core::Dtype::Bf16);
@@ -128,14 +128,14 @@ Json models(const hw::Catalog& cat, const std::string& models_dir, std::ostream&
         return fmt_int((chips + s.chips_per_domain - 1) / s.chips_per_domain) + " " + s.domain_name + "(s)";
       };
       std::string ts = t.found ? fmt_int(t.chips) + " = " + doms(t.chips) + " (tp" + std::to_string(t.scenario.plan.tp) +
-                                     " pp" + std::to_string(t.scenario.plan.pp) + " " +
-                                     mapping::zero_name(t.scenario.plan.zero) + "/" +
+                                     " pp" + std::to_string(t.scenario.plan.pp) + ", ZeRO-" +
+                                     mapping::zero_name(t.scenario.plan.zero) + ", recompute " +
                                      mapping::recompute_name(t.scenario.plan.recompute) + ")"
                                : "none found";
       std::string vs = v.found ? fmt_int(v.chips) + " (" + std::to_string(v.tp) + "×" + std::to_string(v.pp) + ", " +
                                      fmt_num(core::to_gib(v.per_chip), 3) + " GiB/chip)"
                                : "none found";
-      o << strformat("  %-24s %-34s %-34s\n", sid, ts.c_str(), vs.c_str());
+      o << strformat("  %-24s %-58s %s\n", sid, ts.c_str(), vs.c_str());
       fits.push_back({{"system", sid}, {"train_chips", t.found ? t.chips : 0},
                       {"train_memory_per_chip_gib", t.found ? core::to_gib(t.result.memory.total()) : 0.0},
                       {"serve_chips", v.found ? v.chips : 0}, {"serve_tp", v.tp}, {"serve_pp", v.pp}});
@@ -155,8 +155,8 @@ Json time_to_train(const hw::Catalog& cat, const std::string& models_dir, std::o
   o << "== Time to train llama3.1-405b on 1T tokens (MXFP8 on Trn3, FP8 on GB300; seq 8192, ~16M-token "
        "batch;\n   best plan of TP {4,8,16,32} × PP {1,2,4,8,16} × recompute {selective, full}, ZeRO-1; "
        "event-driven step)\n\n";
-  o << strformat("%-22s %10s %-26s %10s %9s %8s %11s %10s\n", "system", "chips", "plan (tp/pp/dp, mbs)", "step s",
-                 "tok/s/chip", "MFU", "days", "MWh");
+  o << strformat("%-22s %10s %-26s %8s %10s %7s %9s %9s %9s\n", "system", "chips", "plan tp/pp/dp, batch", "step s",
+                 "tok/s/chip", "MFU", "days", "MWh", "$M");
   struct Row {
     const char* sys;
     long long chips;
@@ -184,10 +184,10 @@ Json time_to_train(const hw::Catalog& cat, const std::string& models_dir, std::o
     const double usd = core::to_dollars(e.dollars) * static_cast<double>(r.chips) * steps;
     std::string plan = std::to_string(p.tp) + "/" + std::to_string(p.pp) + "/" + std::to_string(p.dp) + ", " +
                        fmt_int(p.global_batch) + " seqs";
-    o << strformat("%-22s %10s %-26s %10s %9s %7s%% %11s %10s\n", r.sys, fmt_int(r.chips).c_str(), plan.c_str(),
+    o << strformat("%-22s %10s %-26s %8s %10s %6s%% %9s %9s %9s\n", r.sys, fmt_int(r.chips).c_str(), plan.c_str(),
                    fmt_num(core::to_seconds(t.result.step_time), 3).c_str(),
                    fmt_num(t.result.tokens_per_s_per_chip, 4).c_str(), fmt_num(t.result.mfu * 100, 3).c_str(),
-                   fmt_num(days, 3).c_str(), fmt_num(mwh, 4).c_str());
+                   fmt_num(days, 3).c_str(), fmt_num(mwh, 4).c_str(), fmt_num(usd / 1e6, 3).c_str());
     j.push_back({{"system", r.sys}, {"chips", r.chips}, {"precision", core::dtype_name(r.prec)},
                  {"plan", {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"global_batch", p.global_batch},
                            {"recompute", mapping::recompute_name(p.recompute)}}},
