@@ -73,6 +73,7 @@ StepCosts step_costs(const TrainScenario& s, const net::Topology& topo,
   shard.tp = plan.tp;
   shard.cp = plan.cp;
   shard.ep = plan.ep;
+  shard.etp = plan.etp();
   shard.sequence_parallel = plan.sequence_parallel && plan.tp > 1;
 
   const long long tokens_chip = plan.micro_batch * plan.seq_len / plan.cp;  // per micro-batch

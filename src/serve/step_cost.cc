@@ -71,6 +71,7 @@ StepCostModel::StepCostModel(const hw::SystemSpec& sys, const workload::ModelSpe
   // them: tp for dense, ep for experts), plus embedding and LM head split over tp.
   workload::LayerShard one;
   one.batch = 1; one.seq = 1; one.q_len = 1; one.kv_len = 1; one.tp = tp; one.ep = p.ep;
+  one.etp = std::max(1, tp / std::max(1, p.ep));  // experts ep-ways inside the tp group
   double wparams = 0;
   for (const auto& k : kinds_)
     for (const auto& op : workload::layer_ops(model_, k.layer, one))
@@ -115,6 +116,7 @@ StepCostModel::Linear StepCostModel::linear_uncached(long long tokens, const com
   const int tp = plan_.attention_dp ? 1 : plan_.plan.tp;
   workload::LayerShard s;
   s.batch = 1; s.seq = tokens; s.q_len = tokens; s.kv_len = tokens; s.tp = tp; s.ep = plan_.plan.ep;
+  s.etp = std::max(1, tp / std::max(1, plan_.plan.ep));
   Linear out{0, 0, 0, 0};
   for (const auto& k : kinds_) {
     for (const auto& op : workload::layer_ops(model_, k.layer, s)) {

@@ -129,9 +129,10 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
     ops.push_back(gemm("router", tokens, e.num_experts, h));
     ops.push_back(elementwise("router_softmax_topk", 4.0 * static_cast<double>(tokens) * e.num_experts));
     // Balanced routing: this chip's experts process tokens·top_k rows in total, spread over
-    // num_experts/ep local experts (grouped GEMM). Experts are not split over tp here
-    // (expert tensor parallelism = 1, the common recipe).
+    // num_experts/ep local experts (grouped GEMM), each expert's FFN split over etp chips.
     const long long local_experts = std::max<long long>(1, e.num_experts / s.ep);
+    const long long etp = std::max<long long>(1, s.etp > 0 ? s.etp : s.tp);
+    const long long eff = std::max<long long>(1, e.expert_ffn / etp);  // this chip's slice of an expert
     const long long rows_total = tokens * e.experts_per_token;
     const long long rows_per_expert = std::max<long long>(1, div_up(rows_total, local_experts));
     Op disp;
@@ -139,10 +140,10 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
     disp.name = "moe_dispatch";
     disp.elements = 2.0 * static_cast<double>(rows_total) * static_cast<double>(h);
     ops.push_back(disp);
-    ops.push_back(gemm("expert_up", rows_per_expert, mats_in * e.expert_ffn, h, local_experts));
+    ops.push_back(gemm("expert_up", rows_per_expert, mats_in * eff, h, local_experts));
     ops.push_back(elementwise("expert_act", static_cast<double>(rows_total) *
-                                                static_cast<double>(e.expert_ffn) * (mats_in + 1)));
-    ops.push_back(gemm("expert_down", rows_per_expert, h, e.expert_ffn, local_experts));
+                                                static_cast<double>(eff) * (mats_in + 1)));
+    ops.push_back(gemm("expert_down", rows_per_expert, h, eff, local_experts));
     if (e.shared_experts > 0) {
       const long long sf = e.shared_ffn * e.shared_experts / tp;
       ops.push_back(gemm("shared_up", tokens, mats_in * sf, h));

@@ -39,6 +39,10 @@ struct LayerShard {
   int tp = 1;
   int cp = 1;
   int ep = 1;
+  /// Expert tensor parallelism: each expert's FFN split over etp chips (0 = tp, Megatron's
+  /// default when experts are sharded out of data parallelism; serving engines that place
+  /// experts ep-ways inside the tp group use tp/ep).
+  int etp = 0;
   bool sequence_parallel = true;
 };
 
