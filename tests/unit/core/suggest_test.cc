@@ -35,3 +35,16 @@ TEST(Format, NumbersAreDeterministic) {
   EXPECT_EQ(fmt_num(0.00123456, 3), "0.00123");
   EXPECT_EQ(fmt_int(1048576), "1,048,576");
 }
+
+#include "xpusim/core/check.h"
+
+TEST(Check, ViolatedInvariantThrowsInternalErrorWithLocation) {
+  try {
+    XS_CHECK(1 + 1 == 3, "arithmetic is broken");
+    FAIL() << "expected InternalError";
+  } catch (const InternalError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("suggest_test.cc:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("check '1 + 1 == 3' failed: arithmetic is broken"), std::string::npos) << msg;
+  }
+}
