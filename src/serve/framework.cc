@@ -139,7 +139,7 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip) {
       p.scheduler = SchedulerKind::DecodePriority;
       p.kv_policy = KvPolicy::Reserve;
       p.chunked_prefill = false;
-      p.max_num_seqs = 8;
+      p.max_num_seqs = 64;  // compiled batch size; NxD samples use 4-64
       p.max_batched_tokens = 1 << 20;
       p.block_size = 128;
       break;
@@ -150,7 +150,7 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip) {
       p.scheduler = SchedulerKind::DecodePriority;
       p.kv_policy = KvPolicy::Reserve;
       p.chunked_prefill = false;
-      p.max_num_seqs = 8;
+      p.max_num_seqs = 64;  // compiled batch size; NxD samples use 4-64
       p.max_batched_tokens = 1 << 20;
       p.block_size = 128;
       break;
