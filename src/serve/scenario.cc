@@ -9,7 +9,7 @@
 #include "xpusim/core/suggest.h"
 #include "xpusim/net/collective.h"
 #include "xpusim/net/topology.h"
-#include "xpusim/serve/energy.h"
+#include "xpusim/cost/energy.h"
 #include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
 
@@ -223,16 +223,16 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
     rep.goodput_requests_per_s = goodput(rep.sim, sc.ttft_slo, sc.tpot_slo);
     const double chip_busy = rep.sim.busy_time.base() * static_cast<double>(engine_chips);
     const double busy_frac = chip_busy / (dur * static_cast<double>(sc.chips));
-    auto e = serve_energy(sys, sc.chips, rep.sim.duration, busy_frac);
-    rep.power_per_chip_w = core::to_watts(e.power_per_chip);
+    const auto e = cost::busy_energy_cost(sys, rep.sim.duration, busy_frac);
+    const double chips = static_cast<double>(sc.chips);
+    rep.power_per_chip_w = core::to_watts(e.average_power);
     if (rep.sim.output_tokens > 0) {
-      rep.joules_per_output_token = core::to_joules(e.energy) / static_cast<double>(rep.sim.output_tokens);
-      rep.dollars_per_million_output_tokens =
-          core::to_dollars(serve_dollars(sys, sc.chips, rep.sim.duration)) * 1e6 /
-          static_cast<double>(rep.sim.output_tokens);
+      const double tokens = static_cast<double>(rep.sim.output_tokens);
+      rep.joules_per_output_token = core::to_joules(e.total_energy) * chips / tokens;
+      rep.dollars_per_million_output_tokens = core::to_dollars(e.dollars) * chips * 1e6 / tokens;
     }
     rep.energy_estimated = true;
-    rep.price_estimated = sys.price_per_chip_hour.confidence != hw::Confidence::Published;
+    rep.price_estimated = e.price_estimated;
   }
   StepWork w;
   w.decode_seqs = std::max<long long>(1, std::llround(rep.sim.mean_batch));

@@ -1,7 +1,9 @@
 #pragma once
-// Energy and cost from activity counts: energy = Σ actions × energy per action + static power
-// × time; dollars = chip-hours × price. Per-action energies are estimated from the chip's TDP
-// (docs/energy.md): at full math rate the chip draws its TDP.
+// Energy and cost. Two models over the same power split (all estimates, see energy.cc):
+// - from activity counts (training): energy = Σ actions × energy per action + idle power × time;
+// - from busy time (serving): power = TDP × (idle + (1 − idle) × busy fraction).
+// Both add the system's overhead power per chip (host, NICs, switches, cooling). Dollars are
+// chip-hours × the catalog price.
 
 #include <string>
 
@@ -9,6 +11,10 @@
 #include "xpusim/hw/spec.h"
 
 namespace xpusim::cost {
+
+/// Share of TDP a loaded accelerator draws when idle (hardware notes D6 suggest 0.2-0.3; H100/
+/// H200 idle with a model loaded ≈ 100-150 W of 700 W).
+inline constexpr double kIdlePowerFraction = 0.2;
 
 struct EnergyTable {
   core::Watts static_power;          ///< idle/leakage share of TDP per chip
@@ -33,5 +39,9 @@ struct EnergyCost {
 
 /// Energy and cost of `activity` over `duration` on one chip of `sys`.
 EnergyCost energy_cost(const hw::SystemSpec& sys, const Activity& activity, core::Seconds duration);
+
+/// Energy and cost per chip of a run of `duration` in which the chips were busy `busy_fraction`
+/// of the time (0..1), when only busy time is known (serving).
+EnergyCost busy_energy_cost(const hw::SystemSpec& sys, core::Seconds duration, double busy_fraction);
 
 }  // namespace xpusim::cost
