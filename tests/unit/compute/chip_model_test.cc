@@ -1,0 +1,142 @@
+// compute/: op times from a roofline plus tile/wave quantisation, derived in the tests.
+
+#include <gtest/gtest.h>
+
+#include "xpusim/compute/chip_model.h"
+#include "xpusim/hw/catalog.h"
+#include "xpusim/workload/accounting.h"
+#include "xpusim/workload/hf_config.h"
+#include "xpusim/workload/ops.h"
+
+using namespace xpusim;
+using core::Dtype;
+
+namespace {
+
+const hw::Catalog& catalog() {
+  static const hw::Catalog c = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+  return c;
+}
+
+workload::Op gemm(long long m, long long n, long long k) {
+  workload::Op o;
+  o.kind = workload::OpKind::Gemm;
+  o.m = m;
+  o.n = n;
+  o.k = k;
+  o.weights = true;
+  return o;
+}
+
+compute::Precision prec(Dtype d) {
+  compute::Precision p;
+  p.gemm = d;
+  return p;
+}
+
+}  // namespace
+
+// A large square GEMM is compute-bound: time = 2mnk / (peak × gemm_eff × low-precision factor)
+// + overhead, with full tiles and K = 8192 (the reference K of the calibration).
+TEST(ChipModel, LargeGemmRunsAtTheCalibratedFractionOfPeak) {
+  for (const char* id : {"h100-sxm", "gb300", "a100-sxm-80g"}) {
+    const auto& chip = catalog().chip(id);
+    const compute::ChipModel m(chip);
+    const auto& cal = m.calibration();
+    const auto op = gemm(8192, 8192, 8192);
+    const auto t = m.time(op, prec(Dtype::Bf16), compute::Pass::Forward);
+    const double expected = 2.0 * 8192.0 * 8192.0 * 8192.0 /
+                                (chip.peak_for(Dtype::Bf16).base() * cal.gemm_efficiency) +
+                            core::to_seconds(cal.kernel_overhead);
+    EXPECT_TRUE(t.compute_bound) << id;
+    // Wave quantisation of 64 × 64 tiles over the SMs costs at most one partial wave.
+    EXPECT_GE(core::to_seconds(t.time), expected * 0.999) << id;
+    EXPECT_LE(core::to_seconds(t.time), expected * 1.10) << id;
+    // Backward = data + weight gradients = twice the FLOPs.
+    const auto b = m.time(op, prec(Dtype::Bf16), compute::Pass::Backward);
+    EXPECT_NEAR(core::to_flops(b.flops), 2.0 * core::to_flops(t.flops), 1.0);
+  }
+}
+
+// A batch-1 GEMV is bound by reading the weights: time ≈ k·n·bytes / (HBM × hbm_eff).
+TEST(ChipModel, DecodeGemvIsBoundByWeightBytes) {
+  const auto& chip = catalog().chip("h200-sxm");
+  const compute::ChipModel m(chip);
+  const auto op = gemm(1, 8192, 8192);
+  auto p = prec(Dtype::Fp8);
+  p.weights = Dtype::Fp8;
+  const auto t = m.time(op, p, compute::Pass::Forward);
+  EXPECT_FALSE(t.compute_bound);
+  const double bytes = 8192.0 * 8192.0 * 1.0 + (8192.0 + 8192.0) * 2.0;
+  const double expected_mem = bytes / (chip.hbm_bandwidth.value.base() * m.calibration().hbm_efficiency);
+  // Plus the fp8 cast of the 1 × 8192 input (3 bytes per element) and the kernel overheads.
+  EXPECT_NEAR(core::to_seconds(t.time),
+              expected_mem + 8192.0 * 3.0 / (chip.hbm_bandwidth.value.base() * m.calibration().hbm_efficiency) +
+                  2.0 * core::to_seconds(m.calibration().kernel_overhead),
+              1e-9);
+}
+
+// Trainium TensorE: a contraction of 129 rows needs two passes of the 128-row array, so it runs
+// at 129/256 of the rate of K = 256 per FLOP.
+TEST(ChipModel, TrainiumTileQuantisationOnTheContraction) {
+  const auto& chip = catalog().chip("trainium2");
+  const compute::ChipModel m(chip);
+  const auto full = m.time(gemm(4096, 4096, 256), prec(Dtype::Bf16), compute::Pass::Forward);
+  const auto ragged = m.time(gemm(4096, 4096, 129), prec(Dtype::Bf16), compute::Pass::Forward);
+  const double per_flop_full = core::to_seconds(full.time - m.calibration().kernel_overhead) / core::to_flops(full.flops);
+  const double per_flop_ragged =
+      core::to_seconds(ragged.time - m.calibration().kernel_overhead) / core::to_flops(ragged.flops);
+  EXPECT_NEAR(per_flop_ragged / per_flop_full, 256.0 / 129.0, 0.01);
+}
+
+// Trainium3 runs MXFP4 at the MXFP8 rate (formats.md §1.9): same GEMM time; fewer weight bytes.
+TEST(ChipModel, Trainium3Mxfp4AtTheMxfp8Rate) {
+  const auto& chip = catalog().chip("trainium3");
+  const compute::ChipModel m(chip);
+  EXPECT_EQ(m.achievable_flops(Dtype::Mxfp4), m.achievable_flops(Dtype::Mxfp8));
+  EXPECT_GT(m.achievable_flops(Dtype::Mxfp8), m.achievable_flops(Dtype::Bf16) * 3.0);
+}
+
+// A dtype the chip lacks falls back to the nearest slower one.
+TEST(ChipModel, MissingDtypesFallBack) {
+  const compute::ChipModel a100(catalog().chip("a100-sxm-80g"));
+  EXPECT_EQ(a100.best_dtype(Dtype::Fp8), Dtype::Bf16);
+  EXPECT_EQ(a100.best_dtype(Dtype::Nvfp4), Dtype::Bf16);
+  const compute::ChipModel h100(catalog().chip("h100-sxm"));
+  EXPECT_EQ(h100.best_dtype(Dtype::Nvfp4), Dtype::Fp8);
+  EXPECT_EQ(h100.best_dtype(Dtype::Mxfp8), Dtype::Fp8);
+  const compute::ChipModel trn2(catalog().chip("trainium2"));
+  EXPECT_EQ(trn2.best_dtype(Dtype::Mxfp4), Dtype::Fp8);
+}
+
+// A power cap lowers the sustained math rate by ((cap − 0.3 TDP)/(0.7 TDP))^(1/3).
+TEST(ChipModel, PowerCapDeratesTheMathRate) {
+  const auto& capped = catalog().chip("h100-sxm-96g-500w");
+  ASSERT_TRUE(capped.power_cap.has_value());
+  const auto cal = compute::calibration_for(capped);
+  const double tdp = core::to_watts(capped.tdp.value), cap = core::to_watts(capped.power_cap->value);
+  EXPECT_NEAR(cal.power_cap_factor, std::cbrt((cap - 0.3 * tdp) / (0.7 * tdp)), 1e-12);
+  EXPECT_LT(cal.power_cap_factor, 1.0);
+}
+
+// The operator list and the accounting are independent implementations: the forward FLOPs of
+// every layer plus the LM head at tp = 1 equal the model's forward FLOPs per token (one third of
+// the training model FLOPs) within 1% (they differ in the causal mean context (s+1)/2 vs s/2).
+TEST(Ops, LayerOperatorFlopsMatchTheAccounting) {
+  const std::string dir = std::string(XS_TESTDATA_DIR) + "/models";
+  for (const char* id : {"llama3.1-8b", "gpt3-175b", "mixtral-8x7b", "deepseek-v3", "qwen3-30b-a3b", "gpt-oss-120b"}) {
+    const auto md = workload::load_model(id, dir);
+    workload::LayerShard s;
+    s.batch = 1;
+    s.seq = 4096;
+    double f = 0;
+    for (int l = 0; l < md.layers; ++l)
+      for (const auto& op : workload::layer_ops(md, l, s))
+        if (op.kind == workload::OpKind::Gemm || op.kind == workload::OpKind::Attention) f += op.flops();
+    for (const auto& op : workload::head_ops(md, s))
+      if (op.kind == workload::OpKind::Gemm) f += op.flops();
+    const double per_token = f / 4096.0;
+    const double expected = workload::train_flops_per_token(md, 4096, workload::RecomputeKind::None).model / 3.0;
+    EXPECT_NEAR(per_token / expected, 1.0, 0.01) << id;
+  }
+}
