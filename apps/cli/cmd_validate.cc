@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
+#include "xpusim/compute/calibration.h"
 #include "xpusim/core/format.h"
 #include "xpusim/validation/summary.h"
 
@@ -20,16 +21,9 @@ const char* status_name(validation::Status s) {
   return "?";
 }
 
-/// Hardware family of a system id, for the per-family table.
-std::string family(const std::string& system) {
-  if (system.rfind("trn", 0) == 0) return "trainium";
-  if (system.rfind("a100", 0) == 0) return "nvidia-ampere";
-  if (system.rfind("h", 0) == 0) return "nvidia-hopper";
-  return "nvidia-blackwell";
-}
-
-bool in_family(const validation::RowResult& r, const std::string& key) {
-  return r.row.kind + "/" + family(r.row.system) == key;
+/// Hardware family of a row's system (compute/'s families), for the per-family table.
+std::string family(const hw::Catalog& cat, const std::string& system) {
+  return compute::family_of(cat.system(system).chip);
 }
 
 }  // namespace
@@ -94,10 +88,19 @@ int run_validate(const Args& args) {
   for (const auto& [k, s] : summary)
     std::cout << core::strformat("  %-26s %4d %4d %11.1f%% %9.1f%% %9.1f%%\n", k.c_str(), s.n, s.ok,
                                  s.median_abs_error_pct, s.p90_abs_error_pct, s.mean_abs_error_pct);
-  std::map<std::string, int> fams;
-  for (const auto& r : results) fams[r.row.kind + "/" + family(r.row.system)]++;
-  for (const auto& [f, n] : fams) {
-    const auto s = validation::summarize_if(results, in_family, f);
+  // Rows grouped by kind and hardware family.
+  std::map<std::string, std::vector<validation::RowResult>> fams;
+  for (const auto& r : results) {
+    std::string f = "?";
+    try {
+      f = family(cat, r.row.system);
+    } catch (const core::InputError&) {
+      // An unknown system is reported on its row; group it under "?".
+    }
+    fams[r.row.kind + "/" + f].push_back(r);
+  }
+  for (const auto& [f, rs] : fams) {
+    const auto s = validation::summarize(rs).begin()->second;
     std::cout << core::strformat("  %-26s %4d %4d %11.1f%% %9.1f%% %9.1f%%\n", f.c_str(), s.n, s.ok,
                                  s.median_abs_error_pct, s.p90_abs_error_pct, s.mean_abs_error_pct);
   }

@@ -66,12 +66,4 @@ std::map<std::string, KindSummary> summarize(const std::vector<RowResult>& resul
   return out;
 }
 
-KindSummary summarize_if(const std::vector<RowResult>& results,
-                         bool (*pred)(const RowResult&, const std::string&), const std::string& arg) {
-  std::vector<const RowResult*> v;
-  for (const auto& r : results)
-    if (pred(r, arg)) v.push_back(&r);
-  return summarize_vec(v);
-}
-
 }  // namespace xpusim::validation

@@ -26,10 +26,6 @@ struct KindSummary {
 std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx);
 /// Per kind ("train", "infer"): counts and |error| statistics over the ok rows.
 std::map<std::string, KindSummary> summarize(const std::vector<RowResult>& results);
-/// The same restricted to rows accepted by `pred` (e.g. one hardware family).
-KindSummary summarize_if(const std::vector<RowResult>& results,
-                         bool (*pred)(const RowResult&, const std::string&), const std::string& arg);
-
 /// Percentile (nearest-rank with linear interpolation) of absolute values.
 double percentile(std::vector<double> v, double p);
 
