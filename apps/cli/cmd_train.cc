@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_util.h"
+#include "xpusim/core/format.h"
 #include "train_options.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/cost/energy.h"
@@ -16,6 +17,7 @@ int run_train(const Args& args) {
   TrainOptions o;
   bool json = false;
   std::string trace;
+  double train_tokens = 0;
   app.add_option("--system", o.system, "system id (xpusim catalog list)");
   app.add_option("--model", o.model, "model id (xpusim model list) or path to a config.json");
   app.add_option("--chips", o.chips, "total chips; more than one UltraServer/rack means a cluster of them");
@@ -37,9 +39,13 @@ int run_train(const Args& args) {
                  "llm-foundry, neuronx-distributed");
   app.add_option("--executor", o.executor, "event (default) or analytical")->check(CLI::IsMember({"event", "analytical"}));
   app.add_option("--trace", trace, "write the event-driven timeline as Chrome trace JSON (Perfetto)");
+  app.add_option("--train-tokens", train_tokens,
+                 "also report the time, energy and cost to train on this many tokens (e.g. 1e12)");
   app.add_flag("--json", json, "print one JSON document");
   if (int rc = parse(app, args); rc >= 0) return rc;
 
+  if (train_tokens < 0)
+    core::fail("--train-tokens", "must be positive", core::fmt_num(train_tokens), "a token count such as 1e12");
   apply_scenario_file(o);
   const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
   BuiltTrain b = build_train(o, cat, data_dir() + "/models");
@@ -63,12 +69,27 @@ int run_train(const Args& args) {
     if (!out) core::fail("--trace", "cannot write file", trace, "a writable path");
     out << engine::chrome_trace_json(r);
   }
+  // Time to train: steps of the simulated step time until the token budget is consumed.
+  const double steps = train_tokens > 0 ? train_tokens / r.tokens_per_step : 0.0;
+  const double chips = static_cast<double>(s.plan.chips());
   if (json) {
     auto j = report::train_json(s, r, e);
     j["plan_searched"] = b.searched;
+    if (train_tokens > 0) {
+      j["train_tokens"] = train_tokens;
+      j["time_to_train_s"] = core::to_seconds(r.step_time) * steps;
+      j["energy_to_train_j"] = core::to_joules(e.total_energy) * chips * steps;
+      j["cost_to_train_usd"] = core::to_dollars(e.dollars) * chips * steps;
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << report::train_text(s, r, e);
+    if (train_tokens > 0)
+      std::cout << "  time to train " << core::strformat("%.4g", train_tokens) << " tokens: "
+                << core::fmt_num(core::to_seconds(r.step_time) * steps / 86400.0, 4) << " days, "
+                << core::fmt_num(core::to_joules(e.total_energy) * chips * steps / 3.6e9, 4) << " MWh, $"
+                << core::fmt_num(core::to_dollars(e.dollars) * chips * steps / 1e6, 4)
+                << "M (energy and price estimated)\n";
     if (b.searched)
       std::cout << "  (plan chosen by search over " << b.evaluated << " candidates; fix any of --tp/--pp/--dp/--recompute to override)\n";
   }

@@ -86,3 +86,15 @@ TEST(DemoCli, RunsWithNoInputAndPrintsEverySection) {
   const auto doc = nlohmann::json::parse(j.out);
   EXPECT_TRUE(doc.contains("time_to_train"));
 }
+
+// Time to train = step time × (tokens ÷ tokens per step).
+TEST(TrainCli, TimeToTrainIsStepsTimesStepTime) {
+  auto r = run_cli("train --system gb300-nvl72 --model llama3.1-70b --chips 72 --tp 8 --pp 1 "
+                   "--global-batch 72 --seq-len 8192 --train-tokens 1e11 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  const double steps = 1e11 / j["tokens_per_step"].get<double>();
+  EXPECT_NEAR(j["time_to_train_s"].get<double>(), steps * j["step_time_s"].get<double>(), 1e-6);
+  EXPECT_NEAR(j["energy_to_train_j"].get<double>(), steps * j["energy_per_step_j"].get<double>(),
+              1e-6 * j["energy_to_train_j"].get<double>());
+}
