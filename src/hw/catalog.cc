@@ -300,6 +300,16 @@ ChipSpec parse_chip_json(const Json& root, const std::string& file, core::Diagno
     diags.error("family", "unknown chip family '" + family + "'", family,
                 "one of: " + core::join(families), core::did_you_mean(family, families));
   }
+  c.architecture = f.str("architecture");
+  {
+    const std::vector<std::string> archs =
+        c.family == ChipFamily::Trainium
+            ? std::vector<std::string>{"neuroncore-v2", "neuroncore-v3", "neuroncore-v4", "neuroncore-v5"}
+            : std::vector<std::string>{"ampere", "hopper", "blackwell"};
+    if (f.has("architecture") && std::find(archs.begin(), archs.end(), c.architecture) == archs.end())
+      diags.error("architecture", "unknown architecture '" + c.architecture + "' for a " + family + " chip",
+                  c.architecture, "one of: " + core::join(archs), core::did_you_mean(c.architecture, archs));
+  }
   c.projected = f.boolean_or("projected", false);
   c.description = f.str_or("description", "");
 

@@ -12,9 +12,7 @@
 
 namespace xpusim::cost {
 
-/// Share of TDP a loaded accelerator draws when idle (hardware notes D6 suggest 0.2-0.3; H100/
-/// H200 idle with a model loaded ≈ 100-150 W of 700 W).
-inline constexpr double kIdlePowerFraction = 0.2;
+using hw::kIdlePowerFraction;
 
 struct EnergyTable {
   core::Watts static_power;          ///< idle/leakage share of TDP per chip

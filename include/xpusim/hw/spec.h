@@ -12,6 +12,11 @@
 
 namespace xpusim::hw {
 
+/// Share of its power limit an accelerator draws when idle with a model loaded (hardware notes
+/// D6: 0.2-0.3; H100/H200 idle ≈ 100-150 W of 700 W). Used by the power-cap clock derating
+/// (compute/) and the energy model (cost/).
+inline constexpr double kIdlePowerFraction = 0.2;
+
 enum class Confidence { Published, Derived, Estimated, Projected };
 std::string confidence_name(Confidence c);
 
@@ -67,6 +72,9 @@ struct ChipSpec {
   std::string name;      ///< display name, e.g. "AWS Trainium3"
   std::string vendor;
   ChipFamily family = ChipFamily::NvidiaGpu;
+  /// Micro-architecture generation: "ampere", "hopper", "blackwell" (NVIDIA) or
+  /// "neuroncore-v2" … "neuroncore-v5" (Trainium1-4). Selects the compute calibration family.
+  std::string architecture;
   bool projected = false;  ///< announced, not shipping (numbers from announced multiples)
   /// Dense peak math rate per dtype. A dtype the chip lacks is absent, not zero.
   std::map<core::Dtype, Sourced<core::FlopRate>> peak;

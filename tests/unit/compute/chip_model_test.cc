@@ -109,13 +109,14 @@ TEST(ChipModel, MissingDtypesFallBack) {
   EXPECT_EQ(trn2.best_dtype(Dtype::Mxfp4), Dtype::Fp8);
 }
 
-// A power cap lowers the sustained math rate by ((cap − 0.3 TDP)/(0.7 TDP))^(1/3).
+// A power cap lowers the sustained math rate by ((cap − idle·TDP)/((1 − idle)·TDP))^(1/3).
 TEST(ChipModel, PowerCapDeratesTheMathRate) {
   const auto& capped = catalog().chip("h100-sxm-96g-500w");
   ASSERT_TRUE(capped.power_cap.has_value());
   const auto cal = compute::calibration_for(capped);
   const double tdp = core::to_watts(capped.tdp.value), cap = core::to_watts(capped.power_cap->value);
-  EXPECT_NEAR(cal.power_cap_factor, std::cbrt((cap - 0.3 * tdp) / (0.7 * tdp)), 1e-12);
+  const double idle = hw::kIdlePowerFraction;
+  EXPECT_NEAR(cal.power_cap_factor, std::cbrt((cap - idle * tdp) / ((1.0 - idle) * tdp)), 1e-12);
   EXPECT_LT(cal.power_cap_factor, 1.0);
 }
 

@@ -290,6 +290,7 @@ Json valid_chip() {
   c["name"] = "Test chip";
   c["vendor"] = "Test";
   c["family"] = "nvidia-gpu";
+  c["architecture"] = "hopper";
   c["peak"] = Json{{"bf16", fact("100 TFLOP/s")}, {"fp8", fact("200 TFLOP/s")}};
   c["hbm_capacity"] = fact("80 GiB");
   c["hbm_bandwidth"] = fact("3 TB/s");
@@ -494,6 +495,17 @@ TEST(CatalogDiagnostics, UnknownDtype) {
   EXPECT_EQ(ds[0].path, "peak.bf61");
   EXPECT_EQ(ds[0].message, "unknown dtype 'bf61'");
   EXPECT_EQ(ds[0].hint, "did you mean 'bf16'?");
+}
+
+TEST(CatalogDiagnostics, UnknownArchitecture) {
+  Json c = valid_chip();
+  c["architecture"] = "hoper";
+  const auto ds = chip_diags(c, "bad_arch");
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].path, "architecture");
+  EXPECT_EQ(ds[0].message, "unknown architecture 'hoper' for a nvidia-gpu chip");
+  EXPECT_EQ(ds[0].expected, "one of: ampere, hopper, blackwell");
+  EXPECT_EQ(ds[0].hint, "did you mean 'hopper'?");
 }
 
 TEST(CatalogDiagnostics, IdMustMatchFileName) {
