@@ -132,10 +132,14 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip) {
       p.kv_memory_fraction = 0.88;
       break;
     case Framework::NeuronTnx:
-      p.prefill_efficiency = 0.34;
-      p.prefill_step_overhead = core::microseconds(7000);
-      p.step_overhead = core::microseconds(1000);
-      p.layer_overhead = core::microseconds(130);
+    case Framework::NeuronNxdi: {
+      // Both Neuron stacks compile a fixed batch and bucketed whole prompts (no chunking) and
+      // reserve the KV cache of a sequence at admission.
+      const bool tnx = f == Framework::NeuronTnx;
+      p.prefill_efficiency = tnx ? 0.34 : 0.45;
+      p.prefill_step_overhead = core::microseconds(tnx ? 7000 : 0);
+      p.step_overhead = core::microseconds(tnx ? 1000 : 11000);
+      p.layer_overhead = core::microseconds(tnx ? 130 : 20);
       p.scheduler = SchedulerKind::DecodePriority;
       p.kv_policy = KvPolicy::Reserve;
       p.chunked_prefill = false;
@@ -143,17 +147,7 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip) {
       p.max_batched_tokens = 1 << 20;
       p.block_size = 128;
       break;
-    case Framework::NeuronNxdi:
-      p.prefill_efficiency = 0.45;
-      p.step_overhead = core::microseconds(11000);
-      p.layer_overhead = core::microseconds(20);
-      p.scheduler = SchedulerKind::DecodePriority;
-      p.kv_policy = KvPolicy::Reserve;
-      p.chunked_prefill = false;
-      p.max_num_seqs = 64;  // compiled batch size; NxD samples use 4-64
-      p.max_batched_tokens = 1 << 20;
-      p.block_size = 128;
-      break;
+    }
   }
   return p;
 }
