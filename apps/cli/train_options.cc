@@ -5,6 +5,7 @@
 
 #include "xpusim/config/document.h"
 #include "xpusim/core/suggest.h"
+#include "xpusim/engine/sizing.h"
 #include "xpusim/workload/hf_config.h"
 
 namespace xpusim::cli {
@@ -168,7 +169,6 @@ BuiltTrain build_train(const TrainOptions& o, const hw::Catalog& cat, const std:
     p.global_batch = (want + unit - 1) / unit * unit;
   };
 
-  const bool layout_given = o.tp > 0 && o.pp > 0 && (o.dp > 0 || o.chips % fixed == 0);
   if (o.tp > 0 && o.pp > 0) {
     p.tp = o.tp;
     p.pp = o.pp;
@@ -181,12 +181,7 @@ BuiltTrain build_train(const TrainOptions& o, const hw::Catalog& cat, const std:
     set_batch();
     if (o.zero.empty()) p.zero = mapping::Zero::Zero1;
     // The least recompute that fits, unless the user chose.
-    for (size_t i = 0; i < rcs.size(); ++i) {
-      p.recompute = rcs[i];
-      auto r = engine::simulate_analytical(s);
-      if (!r.feasible || r.fits) break;
-    }
-    (void)layout_given;
+    p.recompute = engine::least_recompute_that_fits(s, rcs);
     return out;
   }
   // Search the rest of the plan.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "xpusim/core/check.h"
 #include "xpusim/mapping/memory.h"
 #include "xpusim/workload/accounting.h"
 
@@ -20,6 +21,17 @@ TrainScenario base_scenario(const hw::SystemSpec& sys, const workload::ModelSpec
   return base;
 }
 }  // namespace
+
+mapping::Recompute least_recompute_that_fits(const TrainScenario& s,
+                                             const std::vector<mapping::Recompute>& candidates) {
+  XS_CHECK(!candidates.empty(), "least_recompute_that_fits needs candidates");
+  mapping::TrainPlan plan = s.plan;
+  for (const auto rc : candidates) {
+    plan.recompute = rc;
+    if (mapping::train_memory_per_chip(s.model, plan).total() <= s.system->chip.hbm_capacity.value) return rc;
+  }
+  return candidates.back();
+}
 
 TrainFit fewest_chips_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model,
                                long long seq, core::Dtype precision) {

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "xpusim/core/format.h"
+#include "xpusim/engine/sizing.h"
 #include "xpusim/engine/train.h"
 #include "xpusim/workload/hf_config.h"
 #include "xpusim/validation/row.h"
@@ -178,12 +179,8 @@ Prediction predict_train(const Row& row, const Context& ctx) {
                             " recompute " + mapping::recompute_name(s.plan.recompute));
     r = engine::simulate_event(s);
   } else {
-    for (size_t i = 0; i < rcs.size(); ++i) {
-      plan.recompute = rcs[i];
-      r = engine::simulate_event(s);
-      if (!r.feasible) break;
-      if (r.fits || i + 1 == rcs.size()) break;
-    }
+    plan.recompute = engine::least_recompute_that_fits(s, rcs);
+    r = engine::simulate_event(s);
     if (row.recompute.empty()) p.assumptions.push_back("recompute " + mapping::recompute_name(plan.recompute));
   }
   if (!r.feasible) {

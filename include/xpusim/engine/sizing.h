@@ -9,6 +9,12 @@
 
 namespace xpusim::engine {
 
+/// The first of `candidates` (ordered from least to most recomputation) whose memory fits the
+/// chip, or the last one when none fits: what a user does when the recompute mode is not given.
+/// Decided from the memory model alone; nothing is simulated.
+mapping::Recompute least_recompute_that_fits(const TrainScenario& s,
+                                             const std::vector<mapping::Recompute>& candidates);
+
 struct TrainFit {
   bool found = false;
   long long chips = 0;
