@@ -15,35 +15,21 @@ namespace xpusim::validation {
 
 namespace {
 
-enum class Framework { Megatron, MegatronLegacy, DeepSeek, Torchtitan, LlmFoundry, Neuron, Other };
-
-/// The training framework a row was measured with, from its source (frameworks differ in their
-/// defaults: optimizer sharding, recompute, overlap).
-Framework framework_of(const Row& r) {
+/// The training-framework preset (engine::framework_params) of a row, from its source:
+/// frameworks differ in their defaults (optimizer sharding, recompute, overlap, kernels).
+std::string preset_of(const Row& r) {
   const std::string& s = r.source_url;
   auto has = [&](const char* k) { return s.find(k) != std::string::npos; };
-  if (has("torchtitan")) return Framework::Torchtitan;
-  if (has("llm-foundry") || has("mosaicml")) return Framework::LlmFoundry;
-  if (has("aws-neuron") || has("neuron")) return Framework::Neuron;
-  if (has("2104.04473") || has("2205.05198")) return Framework::MegatronLegacy;  // the papers' Megatron-LM
-  if (has("2412.19437")) return Framework::DeepSeek;  // DeepSeek-V3 report: DualPipe
-  if (has("NeMo") || has("Megatron") || has("mlcommons") || has("mlperf") || has("nvidia"))
-    return Framework::Megatron;
-  return Framework::Other;
+  if (has("torchtitan")) return "torchtitan";
+  if (has("llm-foundry") || has("mosaicml")) return "llm-foundry";
+  if (has("aws-neuron") || has("neuron")) return "neuronx-distributed";
+  if (has("2104.04473") || has("2205.05198")) return "megatron-lm-2021";  // the papers' Megatron-LM
+  if (has("2412.19437")) return "deepseek";                               // DeepSeek-V3: DualPipe
+  return "megatron";  // NeMo, Megatron-Bridge, MLPerf, and Megatron-style stacks
 }
 
-std::string framework_name(Framework f) {
-  switch (f) {
-    case Framework::Megatron: return "Megatron-LM/NeMo";
-    case Framework::MegatronLegacy: return "Megatron-LM (2021-22)";
-    case Framework::DeepSeek: return "DeepSeek (DualPipe)";
-    case Framework::Torchtitan: return "torchtitan";
-    case Framework::LlmFoundry: return "llm-foundry";
-    case Framework::Neuron: return "NeuronX Distributed";
-    case Framework::Other: return "Megatron-style";
-  }
-  return "?";
-}
+/// PyTorch-native stacks: FSDP by default and no gradient accumulation unless configured.
+bool pytorch_native(const std::string& preset) { return preset == "torchtitan" || preset == "llm-foundry"; }
 
 /// Numbers written with thousands separators in a text, after a given phrase.
 std::vector<double> numbers_after(const std::string& text, const std::string& pattern) {
@@ -57,18 +43,7 @@ std::vector<double> numbers_after(const std::string& text, const std::string& pa
   return out;
 }
 
-std::string preset_of(Framework f) {
-  switch (f) {
-    case Framework::Torchtitan: return "torchtitan";
-    case Framework::LlmFoundry: return "llm-foundry";
-    case Framework::Neuron: return "neuronx-distributed";
-    case Framework::MegatronLegacy: return "megatron-lm-2021";
-    case Framework::DeepSeek: return "deepseek";
-    default: return "megatron";
-  }
-}
-
-mapping::Zero zero_of(const std::string& s, Framework fw) {
+mapping::Zero zero_of(const std::string& s, const std::string& preset) {
   if (s == "zero1") return mapping::Zero::Zero1;
   if (s == "zero2") return mapping::Zero::Zero2;
   if (s == "zero3") return mapping::Zero::Zero3;
@@ -76,7 +51,7 @@ mapping::Zero zero_of(const std::string& s, Framework fw) {
   if (s == "none") return mapping::Zero::None;
   // Defaults: FSDP for the PyTorch-native stacks, the distributed optimizer (ZeRO-1) for
   // Megatron/NeMo and NeuronX Distributed.
-  return fw == Framework::Torchtitan || fw == Framework::LlmFoundry ? mapping::Zero::Fsdp
+  return pytorch_native(preset) ? mapping::Zero::Fsdp
                                                                      : mapping::Zero::Zero1;
 }
 
@@ -84,13 +59,13 @@ mapping::Zero zero_of(const std::string& s, Framework fw) {
 
 Prediction predict_train(const Row& row, const Context& ctx) {
   Prediction p;
-  const Framework fw = framework_of(row);
-  p.assumptions.push_back("framework " + framework_name(fw));
+  const std::string fw = preset_of(row);
+  p.assumptions.push_back("framework preset " + fw);
   const hw::SystemSpec& sys = ctx.catalog->system(row.system, "system");
   const workload::ModelSpec model = workload::load_model(row.model, ctx.models_dir);
 
   engine::TrainScenario s;
-  s.framework = engine::framework_params(preset_of(fw));
+  s.framework = engine::framework_params(fw);
   s.system = &sys;
   s.model = model;
   auto& plan = s.plan;
@@ -106,12 +81,12 @@ Prediction predict_train(const Row& row, const Context& ctx) {
   // Micro-batch: Megatron/NeMo recipes default to 1; the PyTorch-native stacks (torchtitan,
   // llm-foundry) accumulate no gradients by default, so a micro-batch is the whole local batch.
   plan.micro_batch = row.micro_batch.value_or(1);
-  const bool no_accumulation = fw == Framework::Torchtitan || fw == Framework::LlmFoundry;
+  const bool no_accumulation = pytorch_native(fw);
   if (!row.micro_batch && no_accumulation && row.global_batch_seqs && row.dp && *row.dp > 0 &&
       *row.global_batch_seqs % (*row.dp * row.cp.value_or(1) > 0 ? *row.dp : 1) == 0)
     plan.micro_batch = std::max<long long>(1, *row.global_batch_seqs / *row.dp);
   // torchtitan splits the local batch into as many micro-batches as pipeline stages.
-  if (!row.micro_batch && fw == Framework::Torchtitan && row.pp && *row.pp > 1 &&
+  if (!row.micro_batch && fw == "torchtitan" && row.pp && *row.pp > 1 &&
       plan.micro_batch % *row.pp == 0)
     plan.micro_batch /= *row.pp;
   if (!row.micro_batch) p.assumptions.push_back("micro-batch " + std::to_string(plan.micro_batch));
