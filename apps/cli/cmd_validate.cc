@@ -21,11 +21,6 @@ const char* status_name(validation::Status s) {
   return "?";
 }
 
-/// Hardware family of a row's system (compute/'s families), for the per-family table.
-std::string family(const hw::Catalog& cat, const std::string& system) {
-  return compute::family_of(cat.system(system).chip);
-}
-
 }  // namespace
 
 int run_validate(const Args& args) {
@@ -33,10 +28,11 @@ int run_validate(const Args& args) {
                "xpusim validate"};
   std::string file;
   bool json = false;
-  app.add_option("FILE", file, "validation CSV")->required();
+  app.add_option("FILE", file, "validation CSV (default: the project's copy of the public set, data/validation/public.csv)");
   app.add_flag("--json", json, "print one JSON document");
   if (int rc = parse(app, args); rc >= 0) return rc;
 
+  if (file.empty()) file = validation::default_public_file(data_dir());
   const auto rows = validation::read_csv(file);
   const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
   validation::Context ctx{&cat, data_dir() + "/models"};
@@ -88,19 +84,7 @@ int run_validate(const Args& args) {
   for (const auto& [k, s] : summary)
     std::cout << core::strformat("  %-26s %4d %4d %11.1f%% %9.1f%% %9.1f%%\n", k.c_str(), s.n, s.ok,
                                  s.median_abs_error_pct, s.p90_abs_error_pct, s.mean_abs_error_pct);
-  // Rows grouped by kind and hardware family.
-  std::map<std::string, std::vector<validation::RowResult>> fams;
-  for (const auto& r : results) {
-    std::string f = "?";
-    try {
-      f = family(cat, r.row.system);
-    } catch (const core::InputError&) {
-      // An unknown system is reported on its row; group it under "?".
-    }
-    fams[r.row.kind + "/" + f].push_back(r);
-  }
-  for (const auto& [f, rs] : fams) {
-    const auto s = validation::summarize(rs).begin()->second;
+  for (const auto& [f, s] : validation::summarize_by_family(results, cat)) {
     std::cout << core::strformat("  %-26s %4d %4d %11.1f%% %9.1f%% %9.1f%%\n", f.c_str(), s.n, s.ok,
                                  s.median_abs_error_pct, s.p90_abs_error_pct, s.mean_abs_error_pct);
   }

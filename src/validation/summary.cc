@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "xpusim/compute/calibration.h"
+
 namespace xpusim::validation {
 
 double percentile(std::vector<double> v, double p) {
@@ -65,5 +67,20 @@ std::map<std::string, KindSummary> summarize(const std::vector<RowResult>& resul
   for (const auto& [k, v] : by) out[k] = summarize_vec(v);
   return out;
 }
+
+std::map<std::string, KindSummary> summarize_by_family(const std::vector<RowResult>& results,
+                                                       const hw::Catalog& catalog) {
+  std::map<std::string, std::vector<const RowResult*>> by;
+  for (const auto& r : results) {
+    std::string family = "unknown";
+    if (catalog.has_system(r.row.system)) family = compute::family_of(catalog.system(r.row.system).chip);
+    by[r.row.kind + "/" + family].push_back(&r);
+  }
+  std::map<std::string, KindSummary> out;
+  for (const auto& [k, v] : by) out[k] = summarize_vec(v);
+  return out;
+}
+
+std::string default_public_file(const std::string& data_dir) { return data_dir + "/validation/public.csv"; }
 
 }  // namespace xpusim::validation

@@ -38,6 +38,5 @@ CliRun run_cli(const std::string& args) {
 }
 
 std::string data_dir() { return XS_TESTDATA_DIR; }
-std::string shared_dir() { return XS_SHARED_DIR; }
 
 }  // namespace xpusim::test

@@ -16,6 +16,5 @@ CliRun run_cli(const std::string& args);
 
 /// The repository's data directory and the shared/ directory next to the checkout.
 std::string data_dir();
-std::string shared_dir();
 
 }  // namespace xpusim::test

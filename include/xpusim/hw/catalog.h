@@ -19,6 +19,7 @@ class Catalog {
   /// The system with this id; an unknown id throws InputError with the closest match.
   const SystemSpec& system(const std::string& id, const std::string& path = "system") const;
   const ChipSpec& chip(const std::string& id, const std::string& path = "chip") const;
+  bool has_system(const std::string& id) const { return systems_.count(id) > 0; }
   std::vector<std::string> system_ids() const;
   std::vector<std::string> chip_ids() const;
 

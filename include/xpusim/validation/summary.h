@@ -26,6 +26,12 @@ struct KindSummary {
 std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx);
 /// Per kind ("train", "infer"): counts and |error| statistics over the ok rows.
 std::map<std::string, KindSummary> summarize(const std::vector<RowResult>& results);
+/// Per "kind/family" (family from compute::family_of of the row's chip; "unknown" when the
+/// system is not in the catalog): the same statistics as summarize.
+std::map<std::string, KindSummary> summarize_by_family(const std::vector<RowResult>& results,
+                                                       const hw::Catalog& catalog);
+/// The project's own copy of the public validation set (a copy of ../shared/validation/public.csv).
+std::string default_public_file(const std::string& data_dir);
 /// Percentile (nearest-rank with linear interpolation) of absolute values.
 double percentile(std::vector<double> v, double p);
 

@@ -43,8 +43,8 @@ TEST(CatalogData, EveryValidationSystemIsPresent) {
 }
 
 TEST(CatalogData, EveryValidationCsvSystemIsPresent) {
-  std::ifstream in(std::string(XS_SHARED_DIR) + "/validation/public.csv");
-  if (!in) GTEST_SKIP() << "shared/validation/public.csv not found";
+  std::ifstream in(std::string(XS_TESTDATA_DIR) + "/validation/public.csv");
+  ASSERT_TRUE(in) << "data/validation/public.csv not found";
   std::string header, line;
   std::getline(in, header);
   int n = 0;
