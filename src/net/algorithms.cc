@@ -41,6 +41,16 @@ struct Ctx {
 };
 
 double mj(const LevelUse& l) { return static_cast<double>(l.members); }
+
+/// Time over level j of an all-to-all algorithm that sends `sent` bytes there at `rate`, of
+/// which `share` must cross the level: never faster than the level's bisection allows
+/// (direct_bw is the bisection-bound rate, docs/network.md).
+Seconds all_to_all_level(Ctx& c, size_t j, Bytes share, Bytes sent, ByteRate rate) {
+  const Seconds t = core::max(sent / rate, share / c.lv[j].direct_bw);
+  c.r.busy[static_cast<size_t>(c.lv[j].dim)] += t;
+  if (c.lv[j].scale_out) c.r.scale_out_bytes += sent; else c.r.scale_up_bytes += sent;
+  return t;
+}
 double ceil_log2(double v) { return std::ceil(std::log2(v) - 1e-12); }
 bool pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -111,10 +121,11 @@ std::optional<AlgorithmResult> ring(const AlgorithmInput& in) {
       break;
     case CollectiveKind::AllToAll: {
       // Pairwise exchange: n-1 sequential steps of S/n; the share for peers outside a level-j
-      // block crosses level j.
+      // block crosses level j, one link at a time, and never faster than the bisection.
       for (size_t j = 0; j < c.lv.size(); ++j) {
         const double pj = c.inner(j), pj1 = pj * mj(c.lv[j]);
-        c.r.bandwidth += c.send(j, S * ((pj1 - pj) / n), c.lv[j].p2p_bw);
+        const Bytes share = S * ((pj1 - pj) / n);
+        c.r.bandwidth += all_to_all_level(c, j, share, share, c.lv[j].p2p_bw);
       }
       c.r.latency = max_alpha(c, &LevelUse::p2p_alpha) * (n - 1);
       break;
@@ -167,10 +178,12 @@ std::optional<AlgorithmResult> halving_doubling(const AlgorithmInput& in) {
   Ctx c(in);
   const Bytes S = in.bytes;
   if (in.kind == CollectiveKind::AllToAll) {
-    // Bruck: ceil(log2 m_j) steps per level, each sending half the buffer.
+    // Bruck: ceil(log2 m_j) steps per level, each sending half the buffer; never faster than
+    // the level's bisection allows for the share that must cross it.
     for (size_t j = 0; j < c.lv.size(); ++j) {
       const double steps = ceil_log2(mj(c.lv[j]));
-      c.r.bandwidth += c.send(j, S * (0.5 * steps), c.lv[j].hd_bw);
+      const double pj = c.inner(j), pj1 = pj * mj(c.lv[j]);
+      c.r.bandwidth += all_to_all_level(c, j, S * ((pj1 - pj) / c.n), S * (0.5 * steps), c.lv[j].hd_bw);
       c.r.latency += c.lv[j].hd_alpha * steps;
     }
     return c.r;
@@ -242,6 +255,20 @@ std::optional<AlgorithmResult> direct(const AlgorithmInput& in) {
   return c.r;
 }
 
+/// Bandwidth time of a hierarchical collective whose phases are pipelined chunk by chunk across
+/// levels: the phases of different levels use different links and overlap, so the busiest
+/// level sets the pace and every other level adds its time for one chunk (fill and drain):
+/// max_d busy_d + (Σ_d busy_d − max_d busy_d) / K, K = ⌈S / chunk⌉ chunks.
+Seconds pipelined_over_levels(const std::vector<Seconds>& busy, Bytes bytes, Bytes chunk) {
+  Seconds sum, busiest;
+  for (const Seconds& b : busy) {
+    sum += b;
+    busiest = core::max(busiest, b);
+  }
+  const double chunks = std::max(1.0, std::ceil(bytes / chunk));
+  return busiest + (sum - busiest) / chunks;
+}
+
 // ---- hierarchical (RS inside each inner level, all-reduce across the outer one, AG back) -----
 std::optional<AlgorithmResult> hierarchical(const AlgorithmInput& in) {
   if (in.kind == CollectiveKind::SendRecv || in.kind == CollectiveKind::AllToAll ||
@@ -260,6 +287,7 @@ std::optional<AlgorithmResult> hierarchical(const AlgorithmInput& in) {
   const LevelUse& l = c.lv[top];
   if (in.kind != CollectiveKind::AllReduce) {
     ring_rs_level(c, top, st);
+    c.r.bandwidth = pipelined_over_levels(c.r.busy, S, in.chunk);
     return c.r;
   }
   // Across the outer level: the cheaper of ring, halving-doubling and tree on S_top.
@@ -272,6 +300,7 @@ std::optional<AlgorithmResult> hierarchical(const AlgorithmInput& in) {
   const Bytes chunk = core::min(in.chunk, st);
   const Seconds tree_t = (st * 2.0) / l.ring_bw + (chunk / l.ring_bw) * (2.0 * ceil_log2(m)) +
                          l.ring_alpha * (2.0 * ceil_log2(m));
+  Seconds tree_fill;
   if (ring_t <= hd_t && ring_t <= tree_t) {
     ring_rs_level(c, top, st);
     ring_rs_level(c, top, st);
@@ -280,9 +309,10 @@ std::optional<AlgorithmResult> hierarchical(const AlgorithmInput& in) {
     hd_rs_level(c, top, st);
   } else {
     c.send(top, st * 2.0, l.ring_bw);
-    c.r.bandwidth += (st * 2.0) / l.ring_bw + (chunk / l.ring_bw) * (2.0 * ceil_log2(m));
+    tree_fill = (chunk / l.ring_bw) * (2.0 * ceil_log2(m));
     c.r.latency += l.ring_alpha * (2.0 * ceil_log2(m));
   }
+  c.r.bandwidth = pipelined_over_levels(c.r.busy, S, in.chunk) + tree_fill;
   return c.r;
 }
 

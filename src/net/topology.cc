@@ -48,6 +48,29 @@ bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
 double log2ll(long long v) { return std::log2(static_cast<double>(v)); }
 
+// All-to-all rates from the bisection (docs/network.md, "All-to-all and the bisection"). In an
+// all-to-all of S bytes per rank among m members, each pair exchanges S/m, so a cut into two
+// halves carries m·S/4 bytes each way. A rate R here means: the share S·(m−1)/m that leaves a
+// rank takes S·(m−1)/m / R, which equals the time the cut needs.
+
+/// Cut across one sub-dim of a ring/torus with `ms` members at stride `stride` (links shared by
+/// the `stride` interleaved groups), `full` when the ring closes (two links cross the cut, else
+/// one), in a group of `m` members: (m/ms)·links·b carries m·S/4 ⇒ R = 4·links·b·(m−1)/(m·ms).
+core::ByteRate torus_cut_rate(core::ByteRate both_links_one_direction, long long ms, long long stride,
+                              bool full, long long m) {
+  const core::ByteRate link = both_links_one_direction / 2.0 / static_cast<double>(stride);
+  const double links = full ? 2.0 : 1.0;
+  const double md = static_cast<double>(m);
+  return link * (4.0 * links * (md - 1.0) / (md * static_cast<double>(ms)));
+}
+
+/// Hypercube of m = 2^r members: a cut across one spanned sub-dim has m/2 links of rate `link`
+/// ⇒ R = 2·link·(m−1)/m.
+core::ByteRate hypercube_all_to_all_rate(core::ByteRate link, long long m) {
+  const double md = static_cast<double>(m);
+  return link * (2.0 * (md - 1.0) / md);
+}
+
 /// Smallest tier ℓ in [1, tiers] whose subtree (fanout^ℓ endpoints) covers `span` endpoints.
 int tier_for_span(long long span, long long endpoints, int tiers) {
   if (tiers <= 1 || span <= 1) return 1;
@@ -280,7 +303,7 @@ GroupMapping Topology::map(const Group& g) const {
       const core::ByteRate link = b / d;  // one link, one direction
       u.ring_bw = link * std::min(2.0, r);
       u.hd_bw = link * r;
-      u.direct_bw = link * std::min(2.0, r);
+      u.direct_bw = hypercube_all_to_all_rate(link, mm);
       u.p2p_bw = link;
       u.ring_alpha = a;
       u.ring_steps = mm - 1;
@@ -290,8 +313,8 @@ GroupMapping Topology::map(const Group& g) const {
     } else {  // Ring or Torus: bidirectional rings along each sub-dim.
       const double k = static_cast<double>(dim.shape.size());
       const core::ByteRate per_sub = b / k;  // both links of one sub-dim, one direction
-      core::ByteRate ring_sum, hd_sum;
-      long long steps = 0, max_sub = 1;
+      core::ByteRate ring_sum, hd_sum, bisection_rate = per_sub * static_cast<double>(mm);
+      long long steps = 0;
       double max_hops = 1, hd_hops = 1, diameter = 0, p2p_hops = 0;
       for (size_t s = 0; s < dim.shape.size(); ++s) {
         const long long ms = u.sub_members[s];
@@ -307,7 +330,7 @@ GroupMapping Topology::map(const Group& g) const {
         const double lg = std::max(1.0, std::ceil(log2ll(ms)));
         hd_sum += rb * (2.0 * static_cast<double>(ms - 1) / (static_cast<double>(ms) * lg));
         steps += ms - 1;
-        max_sub = std::max(max_sub, ms);
+        bisection_rate = core::min(bisection_rate, torus_cut_rate(per_sub, ms, sst, full, mm));
         max_hops = std::max(max_hops, static_cast<double>(sst) * (full ? 1.0 : 2.0));
         hd_hops = std::max(hd_hops, static_cast<double>(sst) * static_cast<double>(ms - 1) / lg);
         diameter += static_cast<double>(sst) * std::floor(static_cast<double>(ms) / 2.0);
@@ -315,9 +338,9 @@ GroupMapping Topology::map(const Group& g) const {
       }
       u.ring_bw = ring_sum;
       u.hd_bw = hd_sum;
-      // All-to-all on a bidirectional ring/torus is bisection-bound: per-chip rate 4/m of the
-      // ring rate along the longest sub-dim.
-      u.direct_bw = ring_sum * std::min(1.0, 4.0 / static_cast<double>(max_sub));
+      // All-to-all on a bidirectional ring/torus is bisection-bound: the worst cut across one
+      // spanned sub-dim, and never faster than injecting into every spanned link.
+      u.direct_bw = core::min(ring_sum, bisection_rate);
       u.p2p_bw = per_sub / 2.0;  // one link, one direction
       u.ring_alpha = a * max_hops;
       u.ring_steps = steps;

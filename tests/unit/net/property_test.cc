@@ -98,6 +98,81 @@ TEST(Property, NeverBeatsTheInjectionOrBisectionBound) {
   }
 }
 
+/// Bisection lower bound of an all-to-all of S bytes per rank within ONE scale-up dim, from the
+/// system's PEAK link rates (no efficiency): each pair exchanges S/m, so a cut into two halves
+/// carries m·S/4 each way; the bound is the worst cut's crossing bytes over its capacity.
+///  ring/torus (k sub-dims, two links per sub-dim): link = peak_one_way/(2k); a cut across
+///    sub-dim i crosses (m/m_i) rings, each at 2 places when it closes (1 when partial), and a
+///    ring at stride s_i shares its links with s_i interleaved groups;
+///  hypercube (d sub-dims): link = peak_one_way/d, a cut has m/2 links;
+///  switch: no cut below injection (0 here; the injection test covers it).
+Seconds bisection_bound(const hw::TopologyDim& d, const LevelUse& l, Bytes S) {
+  const double m = static_cast<double>(l.members);
+  const ByteRate peak = d.bandwidth_per_chip.value * 0.5;
+  const Bytes crossing = S * (m / 4.0);
+  if (d.kind == hw::DimKind::Hypercube) {
+    const ByteRate link = peak / static_cast<double>(d.shape.size());
+    return crossing / (link * (m / 2.0));
+  }
+  if (d.kind != hw::DimKind::Ring && d.kind != hw::DimKind::Torus) return Seconds{};
+  const std::vector<int> shape = d.shape.empty() ? std::vector<int>{d.size} : d.shape;
+  const ByteRate link = peak / (2.0 * static_cast<double>(shape.size()));
+  Seconds worst;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const double mi = static_cast<double>(l.sub_members[i]);
+    if (mi <= 1) continue;
+    const double stride = static_cast<double>(l.sub_stride[i]);
+    const bool closes = mi * stride == static_cast<double>(shape[i]);
+    const ByteRate cut = link / stride * ((m / mi) * (closes ? 2.0 : 1.0));
+    worst = core::max(worst, crossing / cut);
+  }
+  return worst;
+}
+
+TEST(Property, AllToAllNeverBeatsTheScaleUpBisectionWithAnyAlgorithm) {
+  for (const Sys& s : systems()) {
+    const Topology t = Topology::build(s.spec, s.chips);
+    for (const Group& g : s.groups) {
+      const GroupMapping m = t.map(g);
+      if (m.levels.size() != 1 || m.levels[0].scale_out) continue;
+      const hw::TopologyDim& d = s.spec.scale_up[static_cast<size_t>(m.levels[0].dim)];
+      for (const std::string& algorithm : builtin_algorithms().names()) {
+        for (Bytes S : kSizes) {
+          CollectiveOptions opt;
+          opt.algorithm = algorithm;
+          if (!builtin_algorithms().get(algorithm, "algorithm").cost(
+                  AlgorithmInput{&t, &m, CollectiveKind::AllToAll, S, opt.chunk}))
+            continue;
+          EXPECT_GE(collective_cost(t, CollectiveKind::AllToAll, S, g, opt).time,
+                    bisection_bound(d, m.levels[0], S) * (1 - 1e-12))
+              << s.name << " " << algorithm << " " << g.size << "x" << g.stride;
+        }
+      }
+    }
+  }
+}
+
+TEST(Property, TorusAllToAllIsBoundByTheCutAcrossItsLongestSubDim) {
+  // 16 chips on the 4x4 torus of a Trn2-like node (1,024 GB/s both ways per chip, 4 links):
+  // link = 512/4 = 128 GB/s one way at peak; the cut across one sub-dim crosses 4 rings at 2
+  // places = 8 links; it carries 16·S/4 = 4S ⇒ t ≥ 4S / (8·128 GB/s) = S / 256 GB/s at peak,
+  // and / efficiency 0.75 with the modelled link rate.
+  const Topology t = Topology::build(testing::trn2_ultra(), 16);
+  const Bytes S = core::gib(1);
+  const Seconds bound = S / (core::gigabytes_per_second(256) * 0.75);
+  for (const std::string& algorithm : {"direct", "ring", "halving_doubling"}) {
+    CollectiveOptions opt;
+    opt.algorithm = algorithm;
+    EXPECT_GE(collective_cost(t, CollectiveKind::AllToAll, S, {16, 1}, opt).time, bound * (1 - 1e-12))
+        << algorithm;
+  }
+  // Direct all-to-all achieves the cut bound (bandwidth part) exactly.
+  CollectiveOptions direct;
+  direct.algorithm = "direct";
+  const CollectiveCost c = collective_cost(t, CollectiveKind::AllToAll, S, {16, 1}, direct);
+  EXPECT_NEAR(core::to_seconds(c.time - c.latency), core::to_seconds(bound), 1e-9);
+}
+
 TEST(Property, MoreBandwidthIsNeverSlower) {
   for (const Sys& s : systems()) {
     const Topology base = Topology::build(s.spec, s.chips);
