@@ -50,6 +50,7 @@ const Command kCommands[] = {
     {"serve", "simulate serving a request load (continuous batching, paged KV, SLOs)", run_serve},
     {"validate", "predict every row of a validation CSV and report the errors", run_validate},
     {"mx", "OCP MX / NVFP4 block floating point: quantize, stats, gemm", run_mx},
+    {"collective", "time, algbw and busbw of one collective over N chips (as nccl-tests)", run_collective},
 };
 
 void usage(std::ostream& os) {
