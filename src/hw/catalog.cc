@@ -355,7 +355,7 @@ ChipSpec parse_chip_json(const Json& root, const std::string& file, core::Diagno
 
 const std::vector<std::string>& dim_kind_words() {
   static const std::vector<std::string> kWords = {"switch", "ring", "torus", "hypercube",
-                                                  "fat-tree"};
+                                                  "fat-tree", "fully-connected"};
   return kWords;
 }
 
@@ -365,6 +365,7 @@ std::optional<DimKind> parse_dim_kind(const std::string& s) {
   if (s == "torus") return DimKind::Torus;
   if (s == "hypercube") return DimKind::Hypercube;
   if (s == "fat-tree") return DimKind::FatTree;
+  if (s == "fully-connected") return DimKind::FullyConnected;
   return std::nullopt;
 }
 

@@ -21,6 +21,7 @@ std::string dim_kind_name(DimKind k) {
     case DimKind::Torus: return "torus";
     case DimKind::Hypercube: return "hypercube";
     case DimKind::FatTree: return "fat-tree";
+    case DimKind::FullyConnected: return "fully-connected";
   }
   return "?";
 }

@@ -296,6 +296,15 @@ GroupMapping Topology::map(const Group& g) const {
       u.ring_bw = u.hd_bw = u.direct_bw = u.p2p_bw = eff;
       u.ring_alpha = u.hd_alpha = u.direct_alpha = u.p2p_alpha = alpha;
       u.ring_steps = mm - 1;
+    } else if (dim.kind == hw::DimKind::FullyConnected) {
+      // A full mesh: one link of B/(size−1) to every other chip. Rings (several, over disjoint
+      // link permutations, as NCCL builds on meshes) and the direct exchange use the m − 1 links
+      // to the group's other members; halving-doubling and p2p talk to one partner at a time.
+      const core::ByteRate link = b / static_cast<double>(dim.size - 1);
+      u.ring_bw = u.direct_bw = link * static_cast<double>(mm - 1);
+      u.hd_bw = u.p2p_bw = link;
+      u.ring_alpha = u.hd_alpha = u.direct_alpha = u.p2p_alpha = a;
+      u.ring_steps = mm - 1;
     } else if (dim.kind == hw::DimKind::Hypercube) {
       const double d = static_cast<double>(dim.shape.size());
       double r = 0;

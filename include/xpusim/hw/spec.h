@@ -96,7 +96,10 @@ struct ChipSpec {
 };
 
 /// One dimension of a topology. Chips are numbered so that dimension 0 varies fastest.
-enum class DimKind { Switch, Ring, Torus, Hypercube, FatTree };
+/// FullyConnected: every chip has a direct link to every other chip of the dim (a full mesh,
+/// e.g. an 8-way xGMI or NVLink-without-switch board); the per-chip bandwidth is split evenly
+/// over its size − 1 links.
+enum class DimKind { Switch, Ring, Torus, Hypercube, FatTree, FullyConnected };
 std::string dim_kind_name(DimKind k);
 
 struct TopologyDim {

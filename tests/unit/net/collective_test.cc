@@ -250,3 +250,30 @@ TEST(Auto, PicksLatencyOptimalForSmallAndBandwidthOptimalForLarge) {
 
 }  // namespace
 }  // namespace xpusim::net
+
+namespace xpusim::net {
+namespace {
+
+TEST(FullyConnected, RingsUseEveryLinkAndHalvingDoublingOneAtATime) {
+  // mesh8: 896 GB/s both ways per chip over 7 links → link = 64 GB/s one way × efficiency 0.80
+  // (an unnamed scale-up fabric of a GPU: NVLink family). Group of all 8:
+  //   ring all-reduce   2·7/8·S / (7·link) + 2·7·α
+  //   direct all-to-all 7/8·S / (7·link) + α           (= the (m/2)² link cut bound)
+  //   halving-doubling  2·Σ over 3 steps, one partner per step: 2·7/8·S / link + 2·3·α
+  const Topology t = Topology::build(testing::mesh8(), 8);
+  const ByteRate link = core::gigabytes_per_second(64) * kP.nvlink_efficiency;
+  const Seconds alpha = core::microseconds(1);
+  const Bytes S = core::mib(256);
+  EXPECT_LT(rel(cost(t, CollectiveKind::AllReduce, S, {8, 1}, "ring").time,
+                S * (2 * 7.0 / 8.0) / (link * 7.0) + alpha * 14.0), 1e-12);
+  EXPECT_LT(rel(cost(t, CollectiveKind::AllToAll, S, {8, 1}, "direct").time,
+                S * (7.0 / 8.0) / (link * 7.0) + alpha), 1e-12);
+  EXPECT_LT(rel(cost(t, CollectiveKind::AllReduce, S, {8, 1}, "halving_doubling").time,
+                S * (2 * 7.0 / 8.0) / link + alpha * 6.0), 1e-12);
+  // A group of 4 at stride 2 reaches its 3 members over 3 links.
+  EXPECT_LT(rel(cost(t, CollectiveKind::AllGather, S, {4, 2}, "ring").time,
+                S * (3.0 / 4.0) / (link * 3.0) + alpha * 3.0), 1e-12);
+}
+
+}  // namespace
+}  // namespace xpusim::net

@@ -35,6 +35,7 @@ std::vector<Sys> systems() {
       {"trn2", testing::trn2_ultra(), 512, {{16, 1}, {4, 4}, {64, 1}, {8, 64}, {512, 1}}},
       {"trn3", testing::trn3_gen2(), 1152, {{4, 1}, {144, 1}, {36, 4}, {8, 144}, {1152, 1}}},
       {"cube", testing::cube16(), 64, {{16, 1}, {2, 8}, {64, 1}, {4, 16}}},
+      {"mesh", testing::mesh8(), 64, {{8, 1}, {4, 2}, {2, 1}, {16, 1}, {8, 8}, {64, 1}}},
   };
 }
 
@@ -105,6 +106,7 @@ TEST(Property, NeverBeatsTheInjectionOrBisectionBound) {
 ///    sub-dim i crosses (m/m_i) rings, each at 2 places when it closes (1 when partial), and a
 ///    ring at stride s_i shares its links with s_i interleaved groups;
 ///  hypercube (d sub-dims): link = peak_one_way/d, a cut has m/2 links;
+///  fully connected (size N): link = peak_one_way/(N−1), a cut has (m/2)² links;
 ///  switch: no cut below injection (0 here; the injection test covers it).
 Seconds bisection_bound(const hw::TopologyDim& d, const LevelUse& l, Bytes S) {
   const double m = static_cast<double>(l.members);
@@ -113,6 +115,11 @@ Seconds bisection_bound(const hw::TopologyDim& d, const LevelUse& l, Bytes S) {
   if (d.kind == hw::DimKind::Hypercube) {
     const ByteRate link = peak / static_cast<double>(d.shape.size());
     return crossing / (link * (m / 2.0));
+  }
+  if (d.kind == hw::DimKind::FullyConnected) {
+    // Every pair has its own link of peak/(size−1): a cut between halves has (m/2)² of them.
+    const ByteRate link = peak / static_cast<double>(d.size - 1);
+    return crossing / (link * (m / 2.0) * (m / 2.0));
   }
   if (d.kind != hw::DimKind::Ring && d.kind != hw::DimKind::Torus) return Seconds{};
   const std::vector<int> shape = d.shape.empty() ? std::vector<int>{d.size} : d.shape;

@@ -95,4 +95,22 @@ inline hw::SystemSpec cube16() {
   return s;
 }
 
+/// A full mesh of 8 chips (every pair directly linked, 7 links of 128 GB/s both ways = 896 GB/s
+/// per chip, 1 µs), 400 Gb/s per chip scale-out (10 µs), 2-tier fat tree.
+inline hw::SystemSpec mesh8() {
+  hw::SystemSpec s;
+  s.id = "test-mesh8";
+  s.chip.family = hw::ChipFamily::NvidiaGpu;
+  s.chips_per_node = 8;
+  s.chips_per_domain = 8;
+  s.scale_up = {dim("mesh", hw::DimKind::FullyConnected, 8, core::gigabytes_per_second(896),
+                    core::microseconds(1))};
+  s.scale_out = dim("efa", hw::DimKind::FatTree, 1, core::gigabits_per_second(800),
+                    core::microseconds(10));
+  s.scale_out.published_per_direction = true;
+  s.scale_out.tiers = 2;
+  s.max_chips.value = 1 << 16;
+  return s;
+}
+
 }  // namespace xpusim::net::testing
