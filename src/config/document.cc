@@ -13,48 +13,88 @@ namespace xpusim::config {
 
 namespace {
 
+[[noreturn]] void fail_limit(const std::string& path, const std::string& what, long long found,
+                            long long limit) {
+  core::Diagnostic d;
+  d.file = path;
+  d.message = what + " exceeds the limit";
+  d.value = std::to_string(found);
+  d.expected = "at most " + std::to_string(limit) + " (docs/errors.md, \"Limits\")";
+  throw core::InputError(d);
+}
+
+/// The whole file, if it is a regular file of at most DocumentLimits::kMaxBytes.
 std::string read_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     core::fail("", "'" + path + "' is a directory, not a file", path, "an existing, readable file");
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    core::fail("", "'" + path + "' is not a regular file", path, "an existing, readable file");
   std::ifstream in(path, std::ios::binary);
   if (!in) core::fail("", "cannot open file '" + path + "'", path, "an existing, readable file");
+  const auto size = static_cast<long long>(std::filesystem::file_size(path, ec));
+  if (!ec && size > DocumentLimits::kMaxBytes) fail_limit(path, "file size in bytes", size, DocumentLimits::kMaxBytes);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
+/// Converts a YAML tree, counting depth and values so that nesting, alias cycles and alias
+/// expansion ("billion laughs") stop at the documented limits instead of exhausting the stack
+/// or memory.
+class YamlConverter {
+ public:
+  explicit YamlConverter(std::string file) : file_(std::move(file)) {}
+  Json convert(const YAML::Node& n, int depth = 0);
+
+ private:
+  void count(int depth);
+  static Json scalar(const YAML::Node& n);
+  std::string file_;
+  long long nodes_ = 0;
+};
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-Json yaml_to_json(const YAML::Node& n, const std::string& file) {
+void YamlConverter::count(int depth) {
+  if (depth > DocumentLimits::kMaxNesting)
+    fail_limit(file_, "nesting depth (lists and mappings inside each other, or an alias cycle)", depth,
+               DocumentLimits::kMaxNesting);
+  if (++nodes_ > DocumentLimits::kMaxNodes)
+    fail_limit(file_, "number of values after alias expansion", nodes_, DocumentLimits::kMaxNodes);
+}
+
+Json YamlConverter::scalar(const YAML::Node& n) {
+  const std::string s = n.Scalar();
+  if (n.Tag() == "!") return s;  // quoted: keep as string
+  if (s == "true" || s == "True") return true;
+  if (s == "false" || s == "False") return false;
+  if (s == "null" || s == "~") return nullptr;
+  // Plain numbers become numbers so that a unit-less physical value is reported as such.
+  char* end = nullptr;
+  long long i = std::strtoll(s.c_str(), &end, 10);
+  if (!s.empty() && *end == '\0') return i;
+  double d = std::strtod(s.c_str(), &end);
+  if (!s.empty() && *end == '\0') return d;
+  return s;
+}
+
+Json YamlConverter::convert(const YAML::Node& n, int depth) {
+  count(depth);
   switch (n.Type()) {
     case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined:
-      return nullptr;
-    case YAML::NodeType::Scalar: {
-      const std::string s = n.Scalar();
-      if (n.Tag() == "!") return s;  // quoted: keep as string
-      if (s == "true" || s == "True") return true;
-      if (s == "false" || s == "False") return false;
-      if (s == "null" || s == "~") return nullptr;
-      // Plain numbers become numbers so that a unit-less physical value is reported as such.
-      char* end = nullptr;
-      long long i = std::strtoll(s.c_str(), &end, 10);
-      if (!s.empty() && *end == '\0') return i;
-      double d = std::strtod(s.c_str(), &end);
-      if (!s.empty() && *end == '\0') return d;
-      return s;
-    }
+    case YAML::NodeType::Undefined: return nullptr;
+    case YAML::NodeType::Scalar: return scalar(n);
     case YAML::NodeType::Sequence: {
       Json a = Json::array();
-      for (const auto& e : n) a.push_back(yaml_to_json(e, file));
+      for (const auto& e : n) a.push_back(convert(e, depth + 1));
       return a;
     }
     case YAML::NodeType::Map: {
       Json o = Json::object();
-      for (const auto& kv : n) o[kv.first.as<std::string>()] = yaml_to_json(kv.second, file);
+      for (const auto& kv : n) o[kv.first.as<std::string>()] = convert(kv.second, depth + 1);
       return o;
     }
   }
@@ -65,8 +105,15 @@ Json yaml_to_json(const YAML::Node& n, const std::string& file) {
 
 Json load_json_file(const std::string& path) {
   const std::string text = read_file(path);
+  // Depth is checked while parsing, so a deeply nested document never reaches code that
+  // recurses over it.
+  const auto depth_guard = [&path](int depth, nlohmann::json::parse_event_t, Json&) {
+    if (depth > DocumentLimits::kMaxNesting)
+      fail_limit(path, "nesting depth (arrays and objects inside each other)", depth, DocumentLimits::kMaxNesting);
+    return true;
+  };
   try {
-    return Json::parse(text);
+    return Json::parse(text, depth_guard);
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann reports "parse error at line L, column C: ..."; keep its text after the tag.
     std::string what = e.what();
@@ -85,7 +132,7 @@ Json load_yaml_file(const std::string& path) {
   const std::string text = read_file(path);
   try {
     YAML::Node root = YAML::Load(text);
-    return yaml_to_json(root, path);
+    return YamlConverter(path).convert(root);
   } catch (const YAML::Exception& e) {
     core::Diagnostic d;
     d.file = path;
@@ -101,10 +148,40 @@ Json load_document(const std::string& path) {
   return load_json_file(path);
 }
 
+namespace {
+
+constexpr size_t kBriefChars = 60;
+
+/// Appends v to out until out holds kBriefChars characters; containers are walked only as far
+/// as they are shown.
+void append_brief(const Json& v, std::string& out) {
+  if (out.size() >= kBriefChars) return;
+  if (!v.is_structured()) {
+    out += v.dump();
+    return;
+  }
+  const bool is_array = v.is_array();
+  out += is_array ? "[" : "{";
+  bool first = true;
+  for (auto it = v.begin(); it != v.end() && out.size() < kBriefChars; ++it) {
+    if (!first) out += ",";
+    first = false;
+    if (!is_array) out += Json(it.key()).dump() + ":";
+    append_brief(*it, out);
+  }
+  out += is_array ? "]" : "}";
+}
+
+}  // namespace
+
 std::string brief(const Json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  std::string s = v.dump();
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    return s.size() > kBriefChars ? s.substr(0, kBriefChars - 3) + "..." : s;
+  }
+  std::string s;
+  append_brief(v, s);
+  if (s.size() > kBriefChars) s = s.substr(0, kBriefChars - 3) + "...";
   return s;
 }
 

@@ -15,6 +15,14 @@ namespace xpusim::config {
 
 using Json = nlohmann::ordered_json;
 
+/// Limits on every input document (docs/errors.md, "Limits"): generous for real use, and each
+/// named in its diagnostic with the value found.
+struct DocumentLimits {
+  static constexpr long long kMaxBytes = 64LL << 20;  ///< file size: 64 MiB
+  static constexpr int kMaxNesting = 64;             ///< arrays/objects inside each other
+  static constexpr long long kMaxNodes = 1'000'000;  ///< values after YAML alias expansion
+};
+
 /// Reads a JSON file. Missing file or malformed JSON throws InputError naming the file and,
 /// for syntax errors, the line and column.
 Json load_json_file(const std::string& path);
@@ -66,7 +74,8 @@ class FieldReader {
   std::set<std::string> used_;
 };
 
-/// Renders a JSON value compactly for messages.
+/// Renders a JSON value compactly for messages: at most about 60 characters, without
+/// serialising more of the value than it shows.
 std::string brief(const Json& v);
 
 template <typename Q>

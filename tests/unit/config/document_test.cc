@@ -84,3 +84,75 @@ TEST(FieldReader, WrongTypeNamesExpected) {
   ASSERT_EQ(d.items().size(), 1u);
   EXPECT_EQ(d.items()[0].to_string(), "hidden_size: wrong type (got '4096'; expected an integer)");
 }
+
+// ----------------------------------------------------------------------------- limits
+
+namespace {
+
+/// The message of the InputError that loading `path` throws ("" when it loads).
+std::string load_error(const std::string& path) {
+  try {
+    config::load_document(path);
+  } catch (const core::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string nested(const std::string& open, const std::string& close, int depth) {
+  std::string s;
+  for (int i = 0; i < depth; ++i) s += open;
+  for (int i = 0; i < depth; ++i) s += close;
+  return s;
+}
+
+}  // namespace
+
+TEST(DocumentLimits, NestingAtTheLimitLoadsAndOneMoreIsNamed) {
+  const int limit = config::DocumentLimits::kMaxNesting;
+  // The root object is depth 0 for nlohmann: {"a": [ ×limit ]} reaches depth limit.
+  EXPECT_EQ(load_error(write_temp("ok.json", "{\"a\": " + nested("[", "]", limit) + "}")), "");
+  for (const std::string& f : {std::string("deep.json"), std::string("deep.yaml")}) {
+    const std::string text = f == "deep.json" ? "{\"a\": " + nested("[", "]", 100000) + "}"
+                                               : "a: " + nested("[", "]", limit + 1) + "\n";
+    const std::string msg = load_error(write_temp(f, text));
+    EXPECT_NE(msg.find("nesting depth"), std::string::npos) << f << ": " << msg;
+    EXPECT_NE(msg.find("at most " + std::to_string(limit)), std::string::npos) << msg;
+  }
+}
+
+TEST(DocumentLimits, YamlAliasCycleAndExpansionStop) {
+  EXPECT_NE(load_error(write_temp("cycle.yaml", "a: &x [*x]\n")).find("alias cycle"), std::string::npos);
+  // Ten levels of ten aliases each: 10^10 values if expanded.
+  std::string laughs = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 10; ++i) {
+    laughs += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) laughs += (k ? ", *l" : "*l") + std::to_string(i - 1);
+    laughs += "]\n";
+  }
+  const std::string msg = load_error(write_temp("laughs.yaml", laughs));
+  EXPECT_NE(msg.find("values after alias expansion"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(std::to_string(config::DocumentLimits::kMaxNodes)), std::string::npos) << msg;
+}
+
+TEST(DocumentLimits, NonRegularAndOversizedFilesAreRejected) {
+  EXPECT_NE(load_error("/dev/zero").find("not a regular file"), std::string::npos);
+  const std::string big = ::testing::TempDir() + "big.json";
+  {
+    std::ofstream out(big, std::ios::binary);
+    out.seekp(config::DocumentLimits::kMaxBytes);  // sparse: one byte past the limit
+    out.put(' ');
+  }
+  const std::string msg = load_error(big);
+  EXPECT_NE(msg.find("file size in bytes"), std::string::npos) << msg;
+  std::remove(big.c_str());
+}
+
+TEST(DocumentLimits, BriefShowsAHugeValueWithoutSerialisingIt) {
+  Json a = Json::array();
+  for (int i = 0; i < 1000000; ++i) a.push_back(i);
+  const std::string b = config::brief(a);
+  EXPECT_LE(b.size(), 60u);
+  EXPECT_EQ(b.substr(0, 7), "[0,1,2,");
+  EXPECT_EQ(config::brief(Json(std::string(500, 'x'))).size(), 60u);
+}
