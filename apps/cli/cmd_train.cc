@@ -9,6 +9,7 @@
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/cost/energy.h"
 #include "xpusim/report/train_report.h"
+#include "xpusim/mapping/schedule.h"
 
 namespace xpusim::cli {
 
@@ -28,6 +29,8 @@ int run_train(const Args& args) {
   app.add_option("--cp", o.cp, "context parallel degree");
   app.add_option("--ep", o.ep, "expert parallel degree");
   app.add_option("--vpp", o.vpp, "virtual pipeline stages per rank (interleaved 1F1B)");
+  app.add_option("--schedule", o.schedule,
+                 "pipeline schedule: 1f1b, interleaved, dualpipe (default: 1f1b for vpp 1, interleaved for vpp > 1)");
   app.add_option("--micro-batch", o.micro_batch, "sequences per micro-batch");
   app.add_option("--global-batch", o.global_batch, "sequences per step (default: ~4M tokens)");
   app.add_option("--seq-len", o.seq_len, "sequence length (default: min(max positions, 8192))");
@@ -58,7 +61,7 @@ int run_train(const Args& args) {
     const auto& p = s.plan;
     core::fail("plan", "not a valid parallel plan: " + r.reason,
                "tp=" + std::to_string(p.tp) + " pp=" + std::to_string(p.pp) + " dp=" + std::to_string(p.dp) +
-                   " cp=" + std::to_string(p.cp) + " ep=" + std::to_string(p.ep) + " vpp=" + std::to_string(p.vpp) +
+                   " cp=" + std::to_string(p.cp) + " ep=" + std::to_string(p.ep) + " vpp=" + std::to_string(p.vpp) + " schedule=" + mapping::schedule_name(p) +
                    " micro_batch=" + std::to_string(p.micro_batch) + " global_batch=" +
                    std::to_string(p.global_batch) + " seq_len=" + std::to_string(p.seq_len),
                "degrees that divide the model and the chips (see --help)");

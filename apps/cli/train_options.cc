@@ -6,6 +6,7 @@
 #include "xpusim/config/document.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/engine/sizing.h"
+#include "xpusim/mapping/schedule.h"
 #include "xpusim/workload/hf_config.h"
 
 namespace xpusim::cli {
@@ -53,6 +54,7 @@ void apply_scenario_file(TrainOptions& o) {
     i("tp", o.tp); i("pp", o.pp); i("dp", o.dp); i("cp", o.cp); i("ep", o.ep); i("vpp", o.vpp);
     l("micro_batch", o.micro_batch); l("global_batch", o.global_batch); l("seq_len", o.seq_len);
     s("precision", o.precision); s("zero", o.zero); s("recompute", o.recompute);
+    s("schedule", o.schedule);
     pr.finish();
   }
   std::string ex = r.str_or("executor", "");
@@ -156,6 +158,10 @@ BuiltTrain build_train(const TrainOptions& o, const hw::Catalog& cat, const std:
   p.cp = o.cp > 0 ? o.cp : 1;
   p.vpp = o.vpp > 0 ? o.vpp : 1;
   p.ep = o.ep > 0 ? o.ep : 1;
+  if (!o.schedule.empty()) {
+    mapping::schedules().get(o.schedule, "--schedule");  // unknown names list the valid ones
+    p.schedule = o.schedule;
+  }
   // Default global batch: about 4M tokens (the order of Llama 3 pre-training batches), at least
   // one micro-batch per data-parallel rank.
   const long long batch_tokens = 4LL * 1024 * 1024;

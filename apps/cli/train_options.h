@@ -15,6 +15,7 @@ struct TrainOptions {
   int tp = 0, pp = 0, dp = 0, cp = 0, ep = 0, vpp = 0;  ///< 0 = not given
   long long micro_batch = 0, global_batch = 0, seq_len = 0;
   std::string precision, zero, recompute;
+  std::string schedule;  ///< pipeline schedule; empty = 1f1b (vpp 1) or interleaved (vpp > 1)
   std::string executor = "event";
   std::string framework = "megatron";
 };

@@ -5,6 +5,7 @@
 
 #include "xpusim/core/format.h"
 #include "xpusim/core/suggest.h"
+#include "xpusim/mapping/schedule.h"
 
 namespace xpusim::engine::detail {
 
@@ -61,6 +62,14 @@ void finish(const TrainScenario& s, const StepCosts& c, TrainResult& r) {
   const auto& chip = s.system->chip;
   const core::Dtype pd = chip.supports(plan.precision) ? plan.precision : core::Dtype::Bf16;
   r.mfu = r.model_tflops_per_chip * 1e12 / chip.peak_for(pd).base();
+  r.schedule = mapping::schedule_name(plan);
+  r.stage_layers = mapping::layers_per_stage(s.model.layers, plan.pp);
+  const auto& schedule = mapping::schedule_of(plan);
+  const auto shape = mapping::pipeline_shape(plan);
+  r.stage_placement = schedule.chunks_per_rank(shape) == 1 ? "rank r: stage r"
+                      : schedule.weight_copies() == 2
+                          ? "rank r: stages r and " + std::to_string(plan.pp - 1) + "-r (one per direction)"
+                          : "rank r: " + std::to_string(schedule.chunks_per_rank(shape)) + " chunks of stage r";
   r.memory = mapping::train_memory_per_chip(s.model, plan);
   r.hbm_capacity = chip.hbm_capacity.value;
   r.fits = r.memory.total() <= r.hbm_capacity;

@@ -1,11 +1,12 @@
 // Tier B: event-driven execution of one training step.
 //
-// One representative rank per pipeline stage is simulated (data-parallel replicas and the
-// tensor/context/expert-parallel peers of a stage are symmetric: they run the same tasks at the
-// same times), so the cost is O(pp × micro-batches × vpp) events whatever the chip count.
-// Each stage has a compute stream that runs its 1F1B (or interleaved 1F1B) task list in order,
-// and a communication stream that reduces gradient buckets as the last backward of each model
-// chunk produces them. Time is integer picoseconds; events are ordered by (time, sequence).
+// The step is mapping/step_plan.h's task graph for the plan's pipeline schedule: one
+// representative rank per pipeline stage (data-parallel replicas and the tensor/context/
+// expert-parallel peers of a stage are symmetric), so the cost is O(pp × micro-batches × chunks)
+// events whatever the chip count. Each rank has a compute stream that runs its schedule's slots
+// in order (a slot is one task, or a DualPipe forward/backward pair), two P2P send streams and a
+// data-parallel stream that reduces gradient buckets while the last backward of each chunk
+// produces them. Time is integer picoseconds; events are ordered by (time, sequence).
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include "common.h"
+#include "pipeline.h"
+#include "xpusim/mapping/step_plan.h"
 #include "xpusim/net/topology.h"
 
 namespace xpusim::engine {
@@ -21,39 +24,219 @@ namespace xpusim::engine {
 namespace {
 
 using Ps = long long;
+using mapping::Pass;
+using mapping::StepTask;
+using mapping::TaskKind;
 
 Ps to_ps(core::Seconds s) { return static_cast<Ps>(std::llround(core::to_seconds(s) * 1e12)); }
 core::Seconds from_ps(Ps p) { return core::seconds(static_cast<double>(p) * 1e-12); }
 
-struct Task {
-  bool fwd = true;
-  int mb = 0, chunk = 0;
+/// Durations of the plan's tasks: compute (and the all-to-all part a pair can hide), sends,
+/// gradient buckets.
+struct TaskTimes {
+  std::vector<Ps> duration, a2a;
+  double dp_contention = 1.0;
+  bool dp_overlap = true;
 };
 
-/// The order in which stage `s` runs its forward and backward chunks (Megatron's schedules).
-std::vector<Task> schedule(int s, int pp, int m, int v) {
-  std::vector<Task> out;
-  const bool interleaved = v > 1 && m % pp == 0;
-  const int vv = interleaved ? v : 1;
-  const int total = m * vv;
-  auto fwd_task = [&](int k) {
-    if (!interleaved) return Task{true, k, 0};
-    return Task{true, (k / (pp * vv)) * pp + k % pp, (k / pp) % vv};
-  };
-  auto bwd_task = [&](int k) {
-    if (!interleaved) return Task{false, k, 0};
-    return Task{false, (k / (pp * vv)) * pp + k % pp, vv - 1 - (k / pp) % vv};
-  };
-  int warmup = interleaved ? (pp - s - 1) * 2 + (vv - 1) * pp : pp - s - 1;
-  warmup = std::min(warmup, total);
-  int f = 0, b = 0;
-  for (; f < warmup; ++f) out.push_back(fwd_task(f));
-  while (f < total) {
-    out.push_back(fwd_task(f++));
-    out.push_back(bwd_task(b++));
+TaskTimes task_times(const mapping::StepPlan& plan, const detail::PipelineCosts& p, const detail::StepCosts& c,
+                     bool dp_overlap) {
+  TaskTimes t;
+  t.duration.resize(plan.tasks.size());
+  t.a2a.resize(plan.tasks.size(), 0);
+  t.dp_contention = c.dp_contention;
+  t.dp_overlap = dp_overlap;
+  const Ps p2p = to_ps(c.p2p);
+  for (size_t i = 0; i < plan.tasks.size(); ++i) {
+    const StepTask& task = plan.tasks[i];
+    const detail::RankCost& rc = p.ranks[static_cast<size_t>(task.rank)];
+    const mapping::ChunkTimes& ct = rc.chunks[static_cast<size_t>(task.chunk)];
+    if (task.kind == TaskKind::PpSend) {
+      t.duration[i] = p2p;
+    } else if (task.kind == TaskKind::DpReduce) {
+      const double share = rc.grad_share[static_cast<size_t>(task.chunk)] / task.buckets;
+      t.duration[i] = to_ps(c.dp_grad_reduce * share);
+    } else if (task.pass == Pass::Forward) {
+      t.duration[i] = to_ps(ct.forward);
+      t.a2a[i] = to_ps(ct.forward_a2a);
+    } else if (task.pass == Pass::BackwardWeight) {
+      t.duration[i] = to_ps(ct.weight_grad);
+    } else {
+      const bool input_only = task.pass == Pass::BackwardInput;
+      t.duration[i] = to_ps(input_only ? ct.backward - ct.weight_grad : ct.backward);
+      t.a2a[i] = to_ps(ct.backward_a2a);
+    }
   }
-  while (b < total) out.push_back(bwd_task(b++));
-  return out;
+  return t;
+}
+
+/// Runs the graph: dependencies, stream order, (time, sequence) event order.
+class Simulation {
+ public:
+  Simulation(const mapping::StepPlan& plan, const TaskTimes& times, std::vector<TraceEvent>* trace)
+      : plan_(plan), times_(times), trace_(trace), pending_(plan.pred_count), ready_(plan.tasks.size(), 0),
+        start_(plan.tasks.size(), -1), ranks_(static_cast<size_t>(plan.shape.pp)) {}
+
+  void run() {
+    for (size_t i = 0; i < plan_.tasks.size(); ++i)
+      if (plan_.tasks[i].kind == TaskKind::PpSend && pending_[i] == 0) start_comm(static_cast<int>(i), 0);
+    for (int r = 0; r < plan_.shape.pp; ++r) try_start(r);
+    while (!events_.empty()) {
+      const auto [time, sequence, task] = events_.top();
+      events_.pop();
+      (void)sequence;
+      ++processed_;
+      complete(task, time);
+    }
+    for (int r = 0; r < plan_.shape.pp; ++r)
+      XS_CHECK(rank(r).next_slot == plan_.order[static_cast<size_t>(r)].size(), "pipeline schedule deadlocked");
+  }
+  long long events() const { return processed_; }
+  Ps compute_end(int r) const { return ranks_[static_cast<size_t>(r)].compute_free; }
+  Ps comm_end(int r) const { return ranks_[static_cast<size_t>(r)].stream_free[static_cast<size_t>(mapping::Stream::Dp)]; }
+  Ps busy(int r) const { return ranks_[static_cast<size_t>(r)].busy; }
+  Ps exposed_a2a(int r) const { return ranks_[static_cast<size_t>(r)].exposed_a2a; }
+
+ private:
+  struct RankState {
+    size_t next_slot = 0;
+    bool computing = false;
+    Ps compute_free = 0, busy = 0, exposed_a2a = 0;
+    Ps stream_free[mapping::kStreamCount] = {0, 0, 0, 0};
+  };
+  RankState& rank(int r) { return ranks_[static_cast<size_t>(r)]; }
+
+  void push(Ps time, int task) { events_.emplace(time, sequence_++, task); }
+
+  /// Starts the rank's next slot when the stream is idle and every task of the slot is ready.
+  void try_start(int r) {
+    RankState& st = rank(r);
+    const auto& order = plan_.order[static_cast<size_t>(r)];
+    if (st.computing || st.next_slot >= order.size()) return;
+    const auto [a, b] = order[st.next_slot];
+    if (pending_[static_cast<size_t>(a)] > 0 || (b >= 0 && pending_[static_cast<size_t>(b)] > 0)) return;
+    Ps start = std::max(st.compute_free, ready_[static_cast<size_t>(a)]);
+    if (b >= 0) start = std::max(start, ready_[static_cast<size_t>(b)]);
+    const Ps duration = slot_duration(st, a, b);
+    st.computing = true;
+    st.compute_free = start + duration;
+    st.busy += duration;
+    for (int id : {a, b})
+      if (id >= 0) begin(id, start, duration);
+    push(start + duration, a);
+  }
+
+  /// One task, or a pair whose all-to-all hides under the other's compute: max(compute, a2a).
+  Ps slot_duration(RankState& st, int a, int b) {
+    const auto& d = times_.duration;
+    const auto& x = times_.a2a;
+    if (b < 0) {
+      st.exposed_a2a += x[static_cast<size_t>(a)];
+      return d[static_cast<size_t>(a)];
+    }
+    const Ps compute = d[static_cast<size_t>(a)] - x[static_cast<size_t>(a)] + d[static_cast<size_t>(b)] -
+                       x[static_cast<size_t>(b)];
+    const Ps duration = std::max(compute, x[static_cast<size_t>(a)] + x[static_cast<size_t>(b)]);
+    st.exposed_a2a += duration - compute;
+    return duration;
+  }
+
+  void begin(int id, Ps start, Ps duration) {
+    start_[static_cast<size_t>(id)] = start;
+    const StepTask& t = plan_.tasks[static_cast<size_t>(id)];
+    if (trace_) {
+      const bool fwd = t.pass == Pass::Forward;
+      std::string name = std::string(mapping::pass_letter(t.pass)) + std::to_string(t.micro_batch);
+      if (plan_.chunks_per_rank > 1) name += "." + std::to_string(t.chunk);
+      trace_->push_back(TraceEvent{name, fwd ? "forward" : "backward", t.rank, 0, start, duration});
+    }
+    for (int k = plan_.anchored_begin[static_cast<size_t>(id)]; k < plan_.anchored_begin[static_cast<size_t>(id) + 1]; ++k)
+      release_bucket(plan_.anchored[static_cast<size_t>(k)], start, duration);
+  }
+
+  /// Gradient bucket i of n is ready after (i + 1)/n of its chunk's last backward (at its end
+  /// without DP overlap); buckets reduced while the backward still runs share its links.
+  void release_bucket(int id, Ps anchor_start, Ps anchor_duration) {
+    const StepTask& t = plan_.tasks[static_cast<size_t>(id)];
+    const Ps anchor_end = anchor_start + anchor_duration;
+    const Ps ready = times_.dp_overlap ? anchor_start + anchor_duration * (t.bucket + 1) / t.buckets : anchor_end;
+    Ps& free = rank(t.rank).stream_free[static_cast<size_t>(t.stream)];
+    const Ps start = std::max(free, ready);
+    const Ps base = times_.duration[static_cast<size_t>(id)];
+    const Ps duration = start < anchor_end ? static_cast<Ps>(static_cast<double>(base) * times_.dp_contention) : base;
+    free = start + duration;
+    if (trace_ && base > 0) trace_->push_back(TraceEvent{"grad-reduce", "comm", t.rank, 1, start, duration});
+  }
+
+  void start_comm(int id, Ps ready) {
+    const StepTask& t = plan_.tasks[static_cast<size_t>(id)];
+    Ps& free = rank(t.rank).stream_free[static_cast<size_t>(t.stream)];
+    const Ps start = std::max(free, ready);
+    free = start + times_.duration[static_cast<size_t>(id)];
+    push(free, id);
+  }
+
+  void complete(int id, Ps time) {
+    const StepTask& t = plan_.tasks[static_cast<size_t>(id)];
+    if (t.kind == TaskKind::Compute) {
+      RankState& st = rank(t.rank);
+      const auto [a, b] = plan_.order[static_cast<size_t>(t.rank)][st.next_slot];
+      st.computing = false;
+      ++st.next_slot;
+      release_successors(a, time);
+      if (b >= 0) release_successors(b, time);
+      try_start(t.rank);
+    } else {
+      release_successors(id, time);
+    }
+  }
+
+  void release_successors(int id, Ps time) {
+    for (int k = plan_.succ_begin[static_cast<size_t>(id)]; k < plan_.succ_begin[static_cast<size_t>(id) + 1]; ++k) {
+      const int next = plan_.succ[static_cast<size_t>(k)];
+      ready_[static_cast<size_t>(next)] = std::max(ready_[static_cast<size_t>(next)], time);
+      if (--pending_[static_cast<size_t>(next)] > 0) continue;
+      const StepTask& n = plan_.tasks[static_cast<size_t>(next)];
+      if (n.kind == TaskKind::Compute) try_start(n.rank);
+      else start_comm(next, ready_[static_cast<size_t>(next)]);
+    }
+  }
+
+  const mapping::StepPlan& plan_;
+  const TaskTimes& times_;
+  std::vector<TraceEvent>* trace_;
+  std::vector<int> pending_;
+  std::vector<Ps> ready_, start_;
+  std::vector<RankState> ranks_;
+  using Event = std::tuple<Ps, long long, int>;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  long long sequence_ = 0, processed_ = 0;
+};
+
+/// Step time and breakdown from the simulated streams: the pipeline ends when every rank's
+/// compute and gradient reduction are done (plus the exposed ZeRO parameter gather).
+void fill_result(const TrainScenario& s, const detail::StepCosts& c, const detail::PipelineCosts& p,
+                 const Simulation& sim, TrainResult& r) {
+  Ps end = 0, compute_end = 0;
+  for (int st = 0; st < p.shape.pp; ++st) {
+    const Ps gather = to_ps(detail::exposed_param_gather(c, p, st));
+    end = std::max(end, std::max(sim.compute_end(st), sim.comm_end(st)) + gather);
+    compute_end = std::max(compute_end, sim.compute_end(st));
+  }
+  const Ps opt = to_ps(c.optimizer);
+  if (!r.trace.empty())
+    for (int st = 0; st < p.shape.pp; ++st) r.trace.push_back(TraceEvent{"optimizer", "optimizer", st, 0, end, opt});
+  r.step_time = from_ps(end + opt) + s.framework.step_overhead;
+  const detail::RankCost& busiest = p.ranks[static_cast<size_t>(p.busiest)];
+  r.breakdown = busiest.per_step;
+  if (p.schedule->pairs_chunks()) r.breakdown.ep_comm = from_ps(sim.exposed_a2a(p.busiest));
+  r.breakdown.dp_comm = from_ps(end - compute_end) + busiest.fsdp;
+  r.breakdown.pp_comm = c.p2p * (2.0 * (p.shape.pp - 1));
+  r.breakdown.optimizer = c.optimizer;
+  r.breakdown.other = s.framework.step_overhead;
+  Ps most_busy = 0;
+  for (int st = 0; st < p.shape.pp; ++st) most_busy = std::max(most_busy, sim.busy(st));
+  r.breakdown.bubble = core::max(core::Seconds{}, from_ps(compute_end - most_busy) - r.breakdown.pp_comm);
 }
 
 }  // namespace
@@ -63,163 +246,18 @@ TrainResult simulate_event(const TrainScenario& s, bool want_trace) {
   const net::Topology topo = net::Topology::build(*s.system, s.plan.chips());
   const compute::ChipModel chip(s.system->chip, detail::calibration(s));
   const detail::StepCosts c = detail::step_costs(s, topo, chip);
-  const auto& plan = s.plan;
-  const int pp = plan.pp;
-  const int m = static_cast<int>(c.micro_batches);
-  const bool interleaved = plan.vpp > 1 && m % pp == 0;
-  const int v = interleaved ? plan.vpp : 1;
-
-  // Durations per stage per chunk.
-  std::vector<Ps> fdur(static_cast<size_t>(pp)), bdur(static_cast<size_t>(pp));
-  for (int st = 0; st < pp; ++st) {
-    fdur[static_cast<size_t>(st)] = to_ps(c.stages[static_cast<size_t>(st)].fwd() / v);
-    bdur[static_cast<size_t>(st)] = to_ps(c.stages[static_cast<size_t>(st)].bwd() / v);
-  }
-  const Ps p2p = to_ps(c.p2p);
-
-  // Completion times: done[fwd][stage][mb][chunk], -1 = not yet.
-  auto idx = [&](int st, int mb, int ch) {
-    return (static_cast<size_t>(st) * static_cast<size_t>(m) + static_cast<size_t>(mb)) * static_cast<size_t>(v) +
-           static_cast<size_t>(ch);
-  };
-  std::vector<Ps> fdone(static_cast<size_t>(pp) * m * v, -1), bdone(static_cast<size_t>(pp) * m * v, -1);
-  std::vector<std::vector<Task>> lists(static_cast<size_t>(pp));
-  for (int st = 0; st < pp; ++st) lists[static_cast<size_t>(st)] = schedule(st, pp, m, v);
-  std::vector<size_t> next(static_cast<size_t>(pp), 0);
-  std::vector<Ps> free_at(static_cast<size_t>(pp), 0);
-  std::vector<bool> busy(static_cast<size_t>(pp), false);
-
-  // Ready time of a task's input, or -1 when its dependency has not completed.
-  auto ready = [&](int st, const Task& t) -> Ps {
-    if (t.fwd) {
-      if (st > 0) {
-        Ps d = fdone[idx(st - 1, t.mb, t.chunk)];
-        return d < 0 ? -1 : d + p2p;
-      }
-      if (t.chunk > 0) {
-        Ps d = fdone[idx(pp - 1, t.mb, t.chunk - 1)];
-        return d < 0 ? -1 : d + p2p;
-      }
-      return 0;
-    }
-    if (st < pp - 1) {
-      Ps d = bdone[idx(st + 1, t.mb, t.chunk)];
-      return d < 0 ? -1 : d + p2p;
-    }
-    if (t.chunk < v - 1) {
-      Ps d = bdone[idx(0, t.mb, t.chunk + 1)];
-      return d < 0 ? -1 : d + p2p;
-    }
-    Ps d = fdone[idx(st, t.mb, t.chunk)];
-    return d;
-  };
+  const detail::PipelineCosts p = detail::pipeline_costs(s, c);
+  std::vector<int> buckets;
+  for (const auto& rc : p.ranks) buckets.insert(buckets.end(), rc.buckets.begin(), rc.buckets.end());
+  const mapping::StepPlan plan = mapping::build_step_plan(*p.schedule, p.shape, buckets);
+  const TaskTimes times = task_times(plan, p, c, s.framework.dp_overlap);
 
   TrainResult r;
   r.executor = "event";
-  // Event queue of task completions: (time, sequence, stage).
-  using Ev = std::tuple<Ps, long long, int>;
-  std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> q;
-  long long seq = 0;
-  // Start every stage's next task whose input is ready; returns when none can start.
-  std::vector<Ps> last_bwd_start(static_cast<size_t>(pp) * v, -1), last_bwd_end(static_cast<size_t>(pp) * v, -1);
-  std::vector<int> bwd_seen(static_cast<size_t>(pp) * v, 0);
-  auto try_start = [&](int st, Ps now) {
-    auto& i = next[static_cast<size_t>(st)];
-    if (busy[static_cast<size_t>(st)] || i >= lists[static_cast<size_t>(st)].size()) return;
-    const Task& t = lists[static_cast<size_t>(st)][i];
-    const Ps rd = ready(st, t);
-    if (rd < 0) return;
-    const Ps start = std::max({now, rd, free_at[static_cast<size_t>(st)]});
-    const Ps dur = t.fwd ? fdur[static_cast<size_t>(st)] : bdur[static_cast<size_t>(st)];
-    busy[static_cast<size_t>(st)] = true;
-    free_at[static_cast<size_t>(st)] = start + dur;
-    q.emplace(start + dur, seq++, st);
-    if (!t.fwd) {
-      const size_t k = static_cast<size_t>(st) * v + static_cast<size_t>(t.chunk);
-      if (++bwd_seen[k] == m) {
-        last_bwd_start[k] = start;
-        last_bwd_end[k] = start + dur;
-      }
-    }
-    if (want_trace) {
-      r.trace.push_back(TraceEvent{std::string(t.fwd ? "F" : "B") + std::to_string(t.mb) +
-                                       (v > 1 ? "." + std::to_string(t.chunk) : ""),
-                                   t.fwd ? "forward" : "backward", st, 0, start, dur});
-    }
-  };
-  for (int st = 0; st < pp; ++st) try_start(st, 0);
-  while (!q.empty()) {
-    auto [t, sq, st] = q.top();
-    q.pop();
-    ++r.events;
-    (void)sq;
-    const Task& done = lists[static_cast<size_t>(st)][next[static_cast<size_t>(st)]];
-    (done.fwd ? fdone : bdone)[idx(st, done.mb, done.chunk)] = t;
-    busy[static_cast<size_t>(st)] = false;
-    ++next[static_cast<size_t>(st)];
-    // A completion can unblock this stage and its neighbours (and stage 0 / pp-1 for chunks).
-    try_start(st, t);
-    if (st > 0) try_start(st - 1, t);
-    if (st < pp - 1) try_start(st + 1, t);
-    try_start(0, t);
-    try_start(pp - 1, t);
-  }
-  for (int st = 0; st < pp; ++st)
-    XS_CHECK(next[static_cast<size_t>(st)] == lists[static_cast<size_t>(st)].size(),
-             "pipeline schedule deadlocked");
-
-  // Gradient reduction per stage: buckets of each chunk become ready during the last backward
-  // of that chunk and run in order on the stage's communication stream.
-  const detail::StageCost* worst = &c.stages[0];
-  for (const auto& st : c.stages)
-    if (st.params > worst->params) worst = &st;
-  Ps end = 0;
-  Ps compute_end_max = 0;
-  for (int st = 0; st < pp; ++st) {
-    const auto& sc = c.stages[static_cast<size_t>(st)];
-    const double share = worst->params > 0 ? sc.params / worst->params : 0.0;
-    const int nb = std::max(1, detail::dp_buckets(sc) / v);
-    const Ps bucket = to_ps(c.dp_grad_reduce * (share / (static_cast<double>(nb) * v)));
-    Ps comm_free = 0;
-    for (int ch = v - 1; ch >= 0; --ch) {
-      const size_t k = static_cast<size_t>(st) * v + static_cast<size_t>(ch);
-      const Ps b0 = last_bwd_start[k], b1 = last_bwd_end[k];
-      for (int i = 0; i < nb; ++i) {
-        const Ps rd = s.framework.dp_overlap ? b0 + (b1 - b0) * (i + 1) / nb : b1;
-        const Ps start = std::max(comm_free, rd);
-        // Buckets reduced while the backward still runs share links with its TP collectives.
-        const Ps dur = start < b1 ? static_cast<Ps>(static_cast<double>(bucket) * c.dp_contention) : bucket;
-        comm_free = start + dur;
-        if (want_trace && bucket > 0)
-          r.trace.push_back(TraceEvent{"grad-reduce", "comm", st, 1, start, dur});
-      }
-    }
-    const Ps compute_end = free_at[static_cast<size_t>(st)];
-    compute_end_max = std::max(compute_end_max, compute_end);
-    const Ps gather = to_ps(detail::exposed_bucketed(c.dp_param_gather * share, sc.fwd(), detail::dp_buckets(sc)));
-    end = std::max(end, std::max(compute_end, comm_free) + gather);
-  }
-  const Ps opt = to_ps(c.optimizer);
-  if (want_trace) {
-    for (int st = 0; st < pp; ++st) r.trace.push_back(TraceEvent{"optimizer", "optimizer", st, 0, end, opt});
-  }
-  r.step_time = from_ps(end + opt) + s.framework.step_overhead;
-
-  // Breakdown from the slowest stage's work; the rest of the pipeline time is bubble.
-  const detail::StageCost* ws = &c.stages[0];
-  for (const auto& st : c.stages)
-    if (st.fwd() + st.bwd() > ws->fwd() + ws->bwd()) ws = &st;
-  const double md = static_cast<double>(m);
-  r.breakdown.compute = (ws->fwd_compute + ws->bwd_compute + ws->recompute) * md;
-  r.breakdown.tp_comm = ws->tp_exposed * md;
-  r.breakdown.cp_comm = ws->cp_exposed * md;
-  r.breakdown.ep_comm = ws->ep_exposed * md;
-  r.breakdown.dp_comm = from_ps(end - compute_end_max) + ws->fsdp_exposed * md;
-  r.breakdown.pp_comm = c.p2p * (2.0 * (pp - 1));
-  r.breakdown.optimizer = c.optimizer;
-  r.breakdown.other = s.framework.step_overhead;
-  const core::Seconds busy_total = (ws->fwd() + ws->bwd()) * md;
-  r.breakdown.bubble = core::max(core::Seconds{}, from_ps(compute_end_max) - busy_total - r.breakdown.pp_comm);
+  Simulation sim(plan, times, want_trace ? &r.trace : nullptr);
+  sim.run();
+  r.events = sim.events();
+  fill_result(s, c, p, sim, r);
   detail::finish(s, c, r);
   return r;
 }

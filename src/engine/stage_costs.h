@@ -23,6 +23,9 @@ struct StageCost {
   core::Seconds fwd() const;  ///< forward incl. exposed comm share of the forward
   core::Seconds bwd() const;  ///< backward incl. recompute and exposed comm share
   core::Seconds fwd_comm, bwd_comm;  ///< exposed comm split by pass
+  core::Seconds ep_fwd, ep_bwd;      ///< exposed expert all-to-all by pass (framework share)
+  core::Seconds a2a_fwd, a2a_bwd;    ///< the whole expert all-to-all by pass
+  core::Seconds weight_grad;         ///< weight-gradient GEMMs of the backward (zero-bubble W)
   double params = 0;          ///< parameters held by one chip of this stage (dense + local experts)
   double dense_params = 0;
   double expert_params = 0;

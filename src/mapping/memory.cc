@@ -1,6 +1,7 @@
 // Memory per chip for training and serving. Conventions and formulas: docs/models.md.
 
 #include "xpusim/mapping/memory.h"
+#include "xpusim/mapping/schedule.h"
 
 #include <algorithm>
 
@@ -95,19 +96,31 @@ double layer_no_recompute(const ModelSpec& m, const TrainPlan& p, int layer) {
   return bytes;
 }
 
-/// Layer-micro-batches of activations held at the peak by a chip of stage `r`.
-/// 1F1B: stage r holds min(m, pp − r) micro-batches of its layers. Interleaved (Megatron):
-/// min(m·vpp, 2(pp − r − 1) + (vpp − 1)·pp + 1) model chunks of layers/(pp·vpp) layers; for
-/// r = 0 that is layers·(1 + (pp − 1)/(pp·vpp)).
-double inflight_layer_microbatches(const TrainPlan& p, int layers_in_stage, int total_layers,
-                                   int r) {
-  const long long m = std::max<long long>(1, p.micro_batches());
-  if (p.vpp <= 1) {
-    return d(layers_in_stage) * d(std::min<long long>(m, p.pp - r));
+/// Layer-micro-batches of activations held at the peak by a chip of pipeline rank `r` holding
+/// `layers_on_rank` layers: the schedule's chunk-micro-batches in flight (mapping/schedule.h) times
+/// the layers of one chunk. 1F1B: min(m, pp − r) micro-batches of the stage. Interleaved
+/// (Megatron): min(m·vpp, 2(pp − r − 1) + (vpp − 1)·pp + 1) chunks of layers/(pp·vpp) layers; for
+/// r = 0 that is layers·(1 + (pp − 1)/(pp·vpp)). DualPipe: min(m, pp + 1) chunks, a chunk being
+/// one of the rank's two stages.
+double inflight_layer_microbatches(const TrainPlan& p, int layers_on_rank, int total_layers, int r) {
+  const Schedule& schedule = schedule_of(p);
+  const PipelineShape shape = pipeline_shape(p);
+  const ChunkPlacement place = schedule.placement(shape, r, 0);
+  const double chunk_layers = place.share < 1.0 ? d(total_layers) / p.pp * place.share
+                                                : d(layers_on_rank) / schedule.chunks_per_rank(shape);
+  return chunk_layers * schedule.inflight_chunks(shape, r);
+}
+
+/// Pipeline stages whose layers rank `r` holds (DualPipe: r and pp − 1 − r, one per direction).
+std::vector<int> stages_held(const TrainPlan& p, int r) {
+  const Schedule& schedule = schedule_of(p);
+  const PipelineShape shape = pipeline_shape(p);
+  std::vector<int> out;
+  for (int c = 0; c < schedule.chunks_per_rank(shape); ++c) {
+    const int st = schedule.placement(shape, r, c).stage;
+    if (std::find(out.begin(), out.end(), st) == out.end()) out.push_back(st);
   }
-  const double chunk = d(total_layers) / (d(p.pp) * p.vpp);
-  const long long chunks = std::min<long long>(m * p.vpp, 2LL * (p.pp - r - 1) + (p.vpp - 1LL) * p.pp + 1);
-  return chunk * d(chunks);
+  return out;
 }
 
 /// Micro-batches whose embedding output a chip of stage r holds (only stage 0 has one):
@@ -160,10 +173,17 @@ TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan,
   XS_CHECK(plan.tp >= 1 && plan.pp >= 1 && plan.dp >= 1 && plan.cp >= 1 && plan.ep >= 1,
            "plan degrees must be positive (check_train_plan first)");
   const int r = stage;
-  const bool first = r == 0, last = r == plan.pp - 1;
-  const std::vector<int> layers = stage_layers(model.layers, plan.pp, plan.vpp, r);
+  const std::vector<int> held = stages_held(plan, r);
+  const bool first = std::count(held.begin(), held.end(), 0) > 0;
+  const bool last = std::count(held.begin(), held.end(), plan.pp - 1) > 0;
+  std::vector<int> layers;
+  for (int st : held) {
+    const std::vector<int> more = stage_layers(model.layers, plan.pp, plan.vpp, st);
+    layers.insert(layers.end(), more.begin(), more.end());
+  }
 
-  // Parameters on this chip.
+  // Parameters on this chip (DualPipe: two stages, i.e. two copies of every stage's weights
+  // across the pipeline).
   double dense = 0, routed = 0, largest_layer = 0;
   for (int i : layers) {
     const LayerParams lp = workload::layer_params(model, i);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "xpusim/core/suggest.h"
+#include "xpusim/mapping/schedule.h"
 #include "xpusim/workload/model.h"
 
 namespace xpusim::mapping {
@@ -100,6 +101,9 @@ core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::Model
   if (plan.cp > 1 && plan.seq_len % (2LL * plan.cp) != 0) {
     why.push_back("seq_len " + s(plan.seq_len) + " is not divisible by 2·cp = " + s(2LL * plan.cp) +
                   " (context parallelism splits each sequence into 2·cp causal-balanced chunks)");
+  }
+  if (why.empty() && plan.micro_batches() >= 1) {
+    if (auto refused = schedule_of(plan).refusal(pipeline_shape(plan))) why.push_back(*refused);
   }
   if (!why.empty()) return core::Error{core::join(why, "; ")};
   return true;

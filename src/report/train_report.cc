@@ -28,6 +28,9 @@ Json train_json(const engine::TrainScenario& s, const engine::TrainResult& r,
       {"chips", s.plan.chips()},
       {"plan", plan_json(s.plan)},
       {"executor", r.executor},
+      {"schedule", r.schedule},
+      {"stage_layers", r.stage_layers},
+      {"stage_placement", r.stage_placement},
       {"feasible", r.feasible},
       {"fits", r.fits},
       {"reason", r.reason},
@@ -61,6 +64,28 @@ Json train_json(const engine::TrainScenario& s, const engine::TrainResult& r,
   };
 }
 
+namespace {
+
+/// "3+embedding, 4, 4, 3+head"; runs of equal middle stages as "4 ×14".
+std::string layer_split(const std::vector<int>& layers) {
+  std::ostringstream o;
+  const size_t n = layers.size();
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    const bool end = i == 0 || i + 1 == n;
+    while (!end && j + 1 < n && layers[j] == layers[i]) ++j;
+    if (i > 0) o << ", ";
+    o << layers[i];
+    if (i == 0) o << "+embedding";
+    if (i + 1 == n) o << "+head";
+    if (j - i > 1) o << " ×" << (j - i);
+    i = j;
+  }
+  return o.str();
+}
+
+}  // namespace
+
 std::string train_text(const engine::TrainScenario& s, const engine::TrainResult& r,
                        const cost::EnergyCost& e) {
   std::ostringstream o;
@@ -73,7 +98,9 @@ std::string train_text(const engine::TrainScenario& s, const engine::TrainResult
     << " recompute=" << mapping::recompute_name(p.recompute) << " micro-batch=" << p.micro_batch
     << " global-batch=" << p.global_batch << " seq=" << p.seq_len
     << " precision=" << core::dtype_name(p.precision) << " (" << p.micro_batches()
-    << " micro-batches)\n\n";
+    << " micro-batches)\n";
+  o << "schedule: " << r.schedule << "; layers per stage " << layer_split(r.stage_layers) << "; "
+    << r.stage_placement << "\n\n";
   o << "  step time            " << fmt_num(core::to_seconds(r.step_time), 4) << " s  (" << r.executor
     << " executor)\n";
   o << "  tokens/s             " << fmt_num(r.tokens_per_s, 4) << "  (" << fmt_num(r.tokens_per_s_per_chip, 4)

@@ -101,6 +101,11 @@ Prediction predict_train(const Row& row, const Context& ctx) {
     plan.vpp = 2;
     p.assumptions.push_back("interleaved schedule with 2 virtual stages per rank");
   }
+  // DeepSeek-V3 trained with DualPipe (report §3.2.1): its rows run that schedule.
+  if (fw == "deepseek" && plan.vpp == 1) {
+    plan.schedule = "dualpipe";
+    p.assumptions.push_back("DualPipe pipeline schedule");
+  }
   plan.sequence_parallel = true;
 
   const bool has_layout = row.tp && row.pp && row.dp;

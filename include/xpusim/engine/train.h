@@ -85,6 +85,10 @@ struct TrainResult {
   bool feasible = true;
   std::string reason;              ///< why infeasible
   std::string executor;            ///< "analytical" or "event"
+  std::string schedule;            ///< pipeline schedule that ran (mapping/schedule.h)
+  std::vector<int> stage_layers;   ///< transformer layers per pipeline stage (embedding on the
+                                   ///< first, LM head on the last)
+  std::string stage_placement;     ///< which stages a rank holds, e.g. "rank r: stages r and 15-r"
   core::Seconds step_time;
   double tokens_per_step = 0;
   double tokens_per_s = 0;

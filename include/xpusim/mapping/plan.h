@@ -36,6 +36,8 @@ struct TrainPlan {
   // Added (additive):
   int expert_tp = 0;            ///< expert tensor parallel (Megatron ETP); 0 = same as tp
   bool flash_attention = true;  ///< fused attention: the s×s scores are never stored
+  /// Pipeline schedule (mapping/schedule.h registry); empty = 1f1b for vpp 1, interleaved for vpp > 1.
+  std::string schedule = "";
 
   int chips() const { return tp * pp * cp * dp; }
   int etp() const { return expert_tp > 0 ? expert_tp : tp; }
@@ -61,7 +63,7 @@ struct ServePlan {
 /// Checks divisibility of a training plan against a model and chip count: tp divides heads
 /// (and kv heads or the reverse), pp ≤ layers, chips = tp·pp·cp·dp, ep divides dp·cp and the
 /// expert count, global batch divisible by dp × micro-batch, seq_len divisible by cp (and
-/// 2·cp for causal load balance). Returns the reason when infeasible.
+/// 2·cp for causal load balance), and a pipeline schedule that can run the plan's shape. Returns the reason when infeasible.
 core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::ModelSpec& model,
                                     int chips);
 
