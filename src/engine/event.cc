@@ -60,7 +60,7 @@ std::vector<Task> schedule(int s, int pp, int m, int v) {
 
 TrainResult simulate_event(const TrainScenario& s, bool want_trace) {
   if (auto bad = detail::check(s)) return *bad;
-  const net::Topology topo = net::Topology::build(*s.system, s.plan.chips());
+  const net::Topology topo = net::Topology::build(*s.system, s.plan.chips(), detail::topology_options(s));
   const compute::ChipModel chip(s.system->chip, detail::calibration(s));
   const detail::StepCosts c = detail::step_costs(s, topo, chip);
   const auto& plan = s.plan;

@@ -149,7 +149,7 @@ StepCosts step_costs(const TrainScenario& s, const net::Topology& topo,
       const Seconds step = coll(CollectiveKind::SendRecv, kv_chunk, net::Group{2, plan.tp}, tmp, 1.0);
       const Seconds ring = step * static_cast<double>(plan.cp - 1);
       lc.cp_fwd = core::max(Seconds{}, ring - lc.attn_fwd);
-      lc.cp_bwd = core::max(Seconds{}, ring * 2.0 - lc.attn_fwd * 2.5);
+      lc.cp_bwd = core::max(Seconds{}, ring * 2.0 - lc.attn_fwd * fw.cp_attention_backward_ratio);
       lc.act.scale_up_bytes += tmp.scale_up_bytes * (3.0 * (plan.cp - 1));
       lc.act.scale_out_bytes += tmp.scale_out_bytes * (3.0 * (plan.cp - 1));
     }
@@ -312,7 +312,7 @@ StepCosts step_costs(const TrainScenario& s, const net::Topology& topo,
       expert_shard /= static_cast<double>(edp);
     }
     const Bytes b = core::bytes((shard_params + expert_shard) * 30.0);
-    out.optimizer = chip.memory_time(b) + chip.calibration().kernel_overhead * 10.0;
+    out.optimizer = chip.memory_time(b) + chip.calibration().kernel_overhead * fw.optimizer_kernels;
     out.step_activity.hbm_bytes += b;
   }
 
