@@ -40,7 +40,7 @@ std::vector<Sys> systems() {
 
 TEST(Property, GroupOfOneCostsNothing) {
   for (const Sys& s : systems()) {
-    const Topology t = Topology::build(s.spec, s.chips);
+    const Topology t = Topology::build(s.spec, s.chips, testing::opts());
     for (CollectiveKind k : kKinds) {
       if (k == CollectiveKind::SendRecv) continue;  // a send/recv always has two ends
       const CollectiveCost c = collective_cost(t, k, core::gib(1), {1, 1});
@@ -74,7 +74,7 @@ Seconds injection_bound(const hw::SystemSpec& sys, const Topology& t, Collective
 
 TEST(Property, NeverBeatsTheInjectionOrBisectionBound) {
   for (const Sys& s : systems()) {
-    const Topology t = Topology::build(s.spec, s.chips);
+    const Topology t = Topology::build(s.spec, s.chips, testing::opts());
     for (const Group& g : s.groups) {
       for (CollectiveKind k : kKinds) {
         for (Bytes S : kSizes) {
@@ -100,7 +100,7 @@ TEST(Property, NeverBeatsTheInjectionOrBisectionBound) {
 
 TEST(Property, MoreBandwidthIsNeverSlower) {
   for (const Sys& s : systems()) {
-    const Topology base = Topology::build(s.spec, s.chips);
+    const Topology base = Topology::build(s.spec, s.chips, testing::opts());
     std::vector<hw::SystemSpec> faster;
     for (size_t i = 0; i < s.spec.scale_up.size(); ++i) {
       hw::SystemSpec f = s.spec;
@@ -111,7 +111,7 @@ TEST(Property, MoreBandwidthIsNeverSlower) {
     f.scale_out.bandwidth_per_chip.value *= 2.0;
     faster.push_back(f);
     for (const hw::SystemSpec& fs : faster) {
-      const Topology t = Topology::build(fs, s.chips);
+      const Topology t = Topology::build(fs, s.chips, testing::opts());
       for (const Group& g : s.groups) {
         for (CollectiveKind k : kKinds) {
           for (Bytes S : kSizes) {
@@ -126,7 +126,7 @@ TEST(Property, MoreBandwidthIsNeverSlower) {
 
 TEST(Property, MoreBytesIsNeverFaster) {
   for (const Sys& s : systems()) {
-    const Topology t = Topology::build(s.spec, s.chips);
+    const Topology t = Topology::build(s.spec, s.chips, testing::opts());
     for (const Group& g : s.groups) {
       for (CollectiveKind k : kKinds) {
         Seconds prev;
@@ -148,7 +148,7 @@ TEST(Property, IndependentOfRelabelling) {
                              core::microseconds(1)),
                 testing::dim("nvlink-b", hw::DimKind::Switch, 4, core::gigabytes_per_second(900),
                              core::microseconds(1))};
-  const Topology t = Topology::build(s, 64);
+  const Topology t = Topology::build(s, 64, testing::opts());
   for (CollectiveKind k : kKinds) {
     for (Bytes S : kSizes) {
       EXPECT_EQ(collective_cost(t, k, S, {4, 1}).time, collective_cost(t, k, S, {4, 4}).time);
@@ -164,13 +164,13 @@ TEST(Property, IndependentOfRelabelling) {
                                 core::gigabytes_per_second(1024), core::microseconds(2),
                                 p == &a ? std::vector<int>{4, 8} : std::vector<int>{8, 4})};
   }
-  const Topology ta = Topology::build(a, 32), tb = Topology::build(b, 32);
+  const Topology ta = Topology::build(a, 32, testing::opts()), tb = Topology::build(b, 32, testing::opts());
   for (Bytes S : kSizes) {
     EXPECT_NEAR(collective_cost(ta, CollectiveKind::AllReduce, S, {32, 1}).time.base(),
                 collective_cost(tb, CollectiveKind::AllReduce, S, {32, 1}).time.base(), 1e-15);
   }
   // Every hypercube sub-dimension is alike.
-  const Topology c = Topology::build(testing::cube16(), 16);
+  const Topology c = Topology::build(testing::cube16(), 16, testing::opts());
   for (long long st : {1, 2, 4, 8}) {
     EXPECT_EQ(collective_cost(c, CollectiveKind::SendRecv, core::mib(1), {2, st}).time,
               collective_cost(c, CollectiveKind::SendRecv, core::mib(1), {2, 1}).time);
@@ -179,7 +179,7 @@ TEST(Property, IndependentOfRelabelling) {
 
 TEST(Scale, MillionChipAllReduceIsFinite) {
   for (const hw::SystemSpec& s : {testing::hgx(), testing::trn2_ultra()}) {
-    const Topology t = Topology::build(s, 1 << 20);
+    const Topology t = Topology::build(s, 1 << 20, testing::opts());
     for (Group g : {Group{1 << 20, 1}, Group{16384, 64}, Group{(1 << 20) / 8, 8}}) {
       for (CollectiveKind k : kKinds) {
         const CollectiveCost c = collective_cost(t, k, core::gib(1), g);
@@ -191,7 +191,7 @@ TEST(Scale, MillionChipAllReduceIsFinite) {
 }
 
 TEST(Concurrent, SingleRequestEqualsCollectiveCost) {
-  const Topology t = Topology::build(testing::hgx(), 64);
+  const Topology t = Topology::build(testing::hgx(), 64, testing::opts());
   const CollectiveRequest r{CollectiveKind::AllReduce, core::gib(1), {64, 1}, {}};
   const std::vector<CollectiveCost> c = concurrent_costs(t, {r});
   ASSERT_EQ(c.size(), 1u);
@@ -203,7 +203,7 @@ TEST(Concurrent, SingleRequestEqualsCollectiveCost) {
 TEST(Concurrent, TwoCollectivesOnTheSameLinksShareThemFairly) {
   // Two identical TP all-reduces on NVLink: each gets half the bandwidth while both run, so
   // each takes latency + 2 × bandwidth time.
-  const Topology t = Topology::build(testing::hgx(), 8);
+  const Topology t = Topology::build(testing::hgx(), 8, testing::opts());
   const CollectiveRequest r{CollectiveKind::AllReduce, core::gib(1), {8, 1}, {}};
   const CollectiveCost alone = collective_cost(t, r.kind, r.bytes, r.group);
   const std::vector<CollectiveCost> c = concurrent_costs(t, {r, r});
@@ -222,7 +222,7 @@ TEST(Concurrent, TwoCollectivesOnTheSameLinksShareThemFairly) {
 }
 
 TEST(Concurrent, CollectivesOnDifferentLinkClassesDoNotSlowEachOther) {
-  const Topology t = Topology::build(testing::hgx(), 64);
+  const Topology t = Topology::build(testing::hgx(), 64, testing::opts());
   const CollectiveRequest tp{CollectiveKind::AllReduce, core::mib(256), {8, 1}, {}};
   const CollectiveRequest dp{CollectiveKind::AllReduce, core::mib(256), {8, 8}, {}};
   const std::vector<CollectiveCost> c = concurrent_costs(t, {tp, dp});
@@ -231,7 +231,7 @@ TEST(Concurrent, CollectivesOnDifferentLinkClassesDoNotSlowEachOther) {
 }
 
 TEST(Diagnostics, UnknownAlgorithmListsTheValidOnesAndTheClosest) {
-  const Topology t = Topology::build(testing::hgx(), 8);
+  const Topology t = Topology::build(testing::hgx(), 8, testing::opts());
   CollectiveOptions o;
   o.algorithm = "rnig";
   try {
@@ -250,7 +250,7 @@ TEST(Diagnostics, UnknownAlgorithmListsTheValidOnesAndTheClosest) {
 }
 
 TEST(Diagnostics, AlgorithmThatDoesNotApplyNamesTheValidOnes) {
-  const Topology t = Topology::build(testing::hgx(), 8);
+  const Topology t = Topology::build(testing::hgx(), 8, testing::opts());
   CollectiveOptions o;
   o.algorithm = "tree";
   try {
