@@ -9,7 +9,8 @@ namespace {
 
 void BM_Serve1MPoissonTrn3x64(benchmark::State& state) {
   auto cat = xpusim::hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
-  xpusim::serve::ServeEnv env{&cat, std::string(XS_TESTDATA_DIR) + "/models"};
+  const auto params = xpusim::calib::load_shipped(XS_TESTDATA_DIR);
+  xpusim::serve::ServeEnv env{&cat, std::string(XS_TESTDATA_DIR) + "/models", &params};
   xpusim::serve::ServeScenario sc;
   sc.system = "trn3-ultraserver-gen2";
   sc.model = "llama3.1-70b";

@@ -20,8 +20,15 @@ const hw::Catalog& catalog() {
   return c;
 }
 
+const calib::Params& shipped() {
+  static const calib::Params p = calib::load_shipped(XS_TESTDATA_DIR);
+  return p;
+}
+
 engine::TrainScenario scenario(long long chips) {
   engine::TrainScenario s;
+  s.framework = engine::framework_params("megatron", shipped());
+  s.calibration = &shipped();
   s.system = &catalog().system("trn3-ultraserver-gen2");
   s.model = workload::load_model("llama3.1-405b", std::string(XS_TESTDATA_DIR) + "/models");
   s.plan.tp = 16;

@@ -1,14 +1,21 @@
 #pragma once
-// Helpers shared by the sub-commands: CLI11 parsing with our exit codes.
+// Helpers shared by the sub-commands: CLI11 parsing with our exit codes, and the calibration
+// (data/calibration/ plus an optional --calibration override file).
 
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "xpusim/calib/params.h"
 
 namespace xpusim::cli {
 
 /// Parses `args` with `app`. Returns -1 when parsing succeeded and the command should run,
 /// otherwise the exit code (0 for --help, 2 for a usage error, message on stderr).
 int parse(CLI::App& app, const Args& args);
+
+/// Adds `--calibration FILE` to a command.
+void add_calibration_option(CLI::App& app, std::string& file);
+/// The shipped calibration with `override_file`'s values applied (none when empty).
+calib::Params load_calibration(const std::string& override_file);
 
 }  // namespace xpusim::cli

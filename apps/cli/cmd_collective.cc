@@ -59,6 +59,7 @@ int run_collective(const Args& args) {
   std::string system, op, bytes;
   long long chips = 0;
   report::CollectiveQuery q;
+  std::string calibration_file;
   bool json = false;
   app.add_option("--system", system, "catalog system id")->required();
   app.add_option("--chips", chips, "ranks in the collective (all of them, stride 1)")->required();
@@ -66,6 +67,7 @@ int run_collective(const Args& args) {
   app.add_option("--bytes", bytes, "per-chip buffer as nccl-tests' size: bytes or e.g. '1 GiB'")->required();
   app.add_option("--algorithm", q.algorithm, "auto (fastest, as NCCL's tuner) or a registered algorithm");
   app.add_flag("--json", json, "print one JSON document");
+  add_calibration_option(app, calibration_file);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
   const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
@@ -75,7 +77,9 @@ int run_collective(const Args& args) {
   q.chips = chips;
   q.kind = parse_op(op);
   q.bytes = parse_bytes(bytes);
-  const net::Topology topo = net::Topology::build(sys, chips);
+  net::TopologyOptions topology_options;
+  topology_options.params = net::network_params(load_calibration(calibration_file));
+  const net::Topology topo = net::Topology::build(sys, chips, topology_options);
   net::CollectiveOptions opt;
   opt.algorithm = q.algorithm;
   const net::CollectiveCost c = net::collective_cost(topo, q.kind, q.bytes, {chips, 1}, opt);

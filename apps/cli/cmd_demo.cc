@@ -93,7 +93,7 @@ Json hardware(const hw::Catalog& cat, std::ostream& o) {
   return j;
 }
 
-Json models(const hw::Catalog& cat, const std::string& models_dir, std::ostream& o) {
+Json models(const hw::Catalog& cat, const std::string& models_dir, const calib::Params& params, std::ostream& o) {
   Json j = Json::array();
   o << "== Models: size, FLOPs, memory, and the fewest chips that hold them\n\n";
   for (const char* id : {"llama3.1-405b", "deepseek-v3"}) {
@@ -122,7 +122,7 @@ Json models(const hw::Catalog& cat, const std::string& models_dir, std::ostream&
     o << strformat("  %-24s %-58s %s\n", "fewest chips on", "to train (plan)", "to serve in fp8, one 8k-token sequence (tp×pp)");
     for (const char* sid : kSystems) {
       const auto& s = cat.system(sid);
-      const auto t = engine::fewest_chips_to_train(s, m, seq, core::Dtype::Bf16);
+      const auto t = engine::fewest_chips_to_train(s, m, seq, core::Dtype::Bf16, params);
       const auto v = engine::fewest_chips_to_serve(s, m, core::Dtype::Fp8, 8192);
       auto doms = [&](long long chips) {
         return fmt_int((chips + s.chips_per_domain - 1) / s.chips_per_domain) + " " + s.domain_name + "(s)";
@@ -147,7 +147,8 @@ Json models(const hw::Catalog& cat, const std::string& models_dir, std::ostream&
   return j;
 }
 
-Json time_to_train(const hw::Catalog& cat, const std::string& models_dir, std::ostream& o) {
+Json time_to_train(const hw::Catalog& cat, const std::string& models_dir, const calib::Params& params,
+                   std::ostream& o) {
   Json j = Json::array();
   const auto m = workload::load_model("llama3.1-405b", models_dir);
   const double tokens = 1e12;
@@ -171,7 +172,7 @@ Json time_to_train(const hw::Catalog& cat, const std::string& models_dir, std::o
   };
   for (const auto& r : rows) {
     const auto& s = cat.system(r.sys);
-    const auto t = engine::time_to_train(s, m, r.chips, tokens, 8192, r.prec, batch_tokens);
+    const auto t = engine::time_to_train(s, m, r.chips, tokens, 8192, r.prec, batch_tokens, params);
     if (!t.found) {
       o << strformat("%-22s %10s  no plan of the set fits\n", r.sys, fmt_int(r.chips).c_str());
       continue;
@@ -207,15 +208,18 @@ int run_demo(const Args& args) {
                "xpusim demo"};
   bool json = false;
   app.add_flag("--json", json, "print one JSON document");
+  std::string calibration_file;
+  add_calibration_option(app, calibration_file);
   if (int rc = parse(app, args); rc >= 0) return rc;
+  const calib::Params params = load_calibration(calibration_file);
   const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
   const std::string models_dir = data_dir() + "/models";
   std::ostringstream text;
   Json j;
   j["hardware"] = hardware(cat, text);
-  j["models"] = models(cat, models_dir, text);
-  j["time_to_train"] = time_to_train(cat, models_dir, text);
-  j["serving"] = demo_serving(cat, models_dir, text);
+  j["models"] = models(cat, models_dir, params, text);
+  j["time_to_train"] = time_to_train(cat, models_dir, params, text);
+  j["serving"] = demo_serving(cat, models_dir, params, text);
   if (json) std::cout << j.dump(2) << "\n";
   else std::cout << "xpusim demo — AWS Trainium3 UltraServer beside NVIDIA GB300 NVL72 and Trainium2\n\n" << text.str();
   return 0;

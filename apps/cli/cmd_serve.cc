@@ -216,6 +216,8 @@ int run_serve(const Args& args) {
   app.add_flag("--compare", compare, "search on several systems side by side");
   app.add_option("--systems", systems, "systems for --compare (default: trn3-ultraserver-gen2 trn2-ultraserver gb300-nvl72)");
   app.add_flag("--json", json, "print one JSON document");
+  std::string calibration_file;
+  add_calibration_option(app, calibration_file);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
   if (!config.empty()) {
@@ -298,7 +300,8 @@ int run_serve(const Args& args) {
   }
 
   const auto cat = hw::Catalog::load(data_dir() + "/catalog");
-  serve::ServeEnv env{&cat, data_dir() + "/models"};
+  const calib::Params params = load_calibration(calibration_file);
+  serve::ServeEnv env{&cat, data_dir() + "/models", &params};
 
   if (search || compare) {
     if (!(rate_v > 0)) core::fail("rate", "--search and --compare need --rate", rate, "requests per second");

@@ -45,13 +45,16 @@ int run_train(const Args& args) {
   app.add_option("--train-tokens", train_tokens,
                  "also report the time, energy and cost to train on this many tokens (e.g. 1e12)");
   app.add_flag("--json", json, "print one JSON document");
+  std::string calibration_file;
+  add_calibration_option(app, calibration_file);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
   if (train_tokens < 0)
     core::fail("--train-tokens", "must be positive", core::fmt_num(train_tokens), "a token count such as 1e12");
   apply_scenario_file(o);
   const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
-  BuiltTrain b = build_train(o, cat, data_dir() + "/models");
+  const calib::Params params = load_calibration(calibration_file);
+  BuiltTrain b = build_train(o, cat, data_dir() + "/models", params);
   const engine::TrainScenario& s = b.scenario;
   const bool want_trace = !trace.empty();
   engine::TrainResult r = (o.executor == "analytical" && !want_trace) ? engine::simulate_analytical(s)

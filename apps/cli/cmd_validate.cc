@@ -28,6 +28,8 @@ int run_validate(const Args& args) {
                "xpusim validate"};
   std::string file;
   bool json = false;
+  std::string calibration_file;
+  add_calibration_option(app, calibration_file);
   app.add_option("FILE", file, "validation CSV (default: the project's copy of the public set, data/validation/public.csv)");
   app.add_flag("--json", json, "print one JSON document");
   if (int rc = parse(app, args); rc >= 0) return rc;
@@ -35,7 +37,8 @@ int run_validate(const Args& args) {
   if (file.empty()) file = validation::default_public_file(data_dir());
   const auto rows = validation::read_csv(file);
   const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
-  validation::Context ctx{&cat, data_dir() + "/models"};
+  const calib::Params params = load_calibration(calibration_file);
+  validation::Context ctx{&cat, data_dir() + "/models", &params};
   const auto results = validation::run_all(rows, ctx);
   const auto summary = validation::summarize(results);
 

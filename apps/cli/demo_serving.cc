@@ -44,9 +44,10 @@ std::string plan_text(const serve::PlanCandidate& c) {
 
 }  // namespace
 
-nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& models_dir, std::ostream& o) {
+nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& models_dir, const calib::Params& params,
+                                    std::ostream& o) {
   Json j = Json::array();
-  serve::ServeEnv env{&cat, models_dir};
+  serve::ServeEnv env{&cat, models_dir, &params};
   const auto systems = serve::default_compare_systems();
   o << "== Serving: fewest chips for a request rate within an SLO (1,024 in / 1,024 out per request,\n"
        "   Poisson arrivals; SLO TTFT p90 <= "

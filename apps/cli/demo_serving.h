@@ -5,10 +5,12 @@
 #include <ostream>
 #include <string>
 
+#include "xpusim/calib/params.h"
 #include "xpusim/hw/catalog.h"
 
 namespace xpusim::cli {
 
-nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& models_dir, std::ostream& o);
+nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& models_dir, const calib::Params& params,
+                                    std::ostream& o);
 
 }  // namespace xpusim::cli

@@ -49,6 +49,7 @@ const Command kCommands[] = {
     {"train", "simulate one training step of a model on a system with a parallel plan", run_train},
     {"serve", "simulate serving a request load (continuous batching, paged KV, SLOs)", run_serve},
     {"validate", "predict every row of a validation CSV and report the errors", run_validate},
+    {"calibration", "the fitted and assumed parameters: value, unit, meaning, basis, kind, range", run_calibration},
     {"mx", "OCP MX / NVFP4 block floating point: quantize, stats, gemm", run_mx},
     {"collective", "time, algbw and busbw of one collective over N chips (as nccl-tests)", run_collective},
 };
@@ -56,7 +57,7 @@ const Command kCommands[] = {
 void usage(std::ostream& os) {
   os << "xpusim — simulator of AI accelerator systems (Trainium1-4, H100...GB300)\n\n"
         "usage: xpusim <command> [options]   (xpusim <command> --help for details)\n\ncommands:\n";
-  for (const auto& c : kCommands) os << "  " << c.name << std::string(10 - std::string(c.name).size(), ' ') << c.help << "\n";
+  for (const auto& c : kCommands) os << "  " << c.name << std::string(12 - std::string(c.name).size(), ' ') << c.help << "\n";
   os << "\nexit codes: 0 ok, 1 infeasible plan, 2 bad input, 3 internal error\n";
 }
 

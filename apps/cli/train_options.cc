@@ -69,7 +69,8 @@ void apply_scenario_file(TrainOptions& o) {
   d.throw_if_any();
 }
 
-BuiltTrain build_train(const TrainOptions& o, const hw::Catalog& cat, const std::string& models_dir) {
+BuiltTrain build_train(const TrainOptions& o, const hw::Catalog& cat, const std::string& models_dir,
+                       const calib::Params& params) {
   core::Diagnostics d;
   if (o.system.empty()) d.error("--system", "missing", "", "a system id, e.g. trn3-ultraserver-gen2");
   if (o.model.empty()) d.error("--model", "missing", "", "a model id or config.json path, e.g. llama3.1-405b");
@@ -83,7 +84,8 @@ BuiltTrain build_train(const TrainOptions& o, const hw::Catalog& cat, const std:
   BuiltTrain out;
   engine::TrainScenario& s = out.scenario;
   try {
-    s.framework = engine::framework_params(o.framework);
+    s.framework = engine::framework_params(o.framework, params);
+    s.calibration = &params;
   } catch (const core::InputError& e) {
     std::vector<core::Diagnostic> ds = e.diagnostics();
     for (auto& x : ds)

@@ -32,6 +32,8 @@ struct BuiltTrain {
 
 /// Validates the options (unknown ids, divisibility → InputError naming the flag) and fills the
 /// documented default plan for anything left out.
-BuiltTrain build_train(const TrainOptions& o, const hw::Catalog& cat, const std::string& models_dir);
+/// `params` must outlive the scenario (it points to them).
+BuiltTrain build_train(const TrainOptions& o, const hw::Catalog& cat, const std::string& models_dir,
+                       const calib::Params& params);
 
 }  // namespace xpusim::cli

@@ -13,11 +13,6 @@ namespace {
 
 double round_up(double x, double q) { return std::ceil(x / q) * q; }
 
-// K-loop length equivalent of a GPU tile's prologue/epilogue, and the K at which the large-GEMM
-// efficiency of the calibration is defined (a square 8192 GEMM).
-constexpr double kGpuTileOverheadK = 1024.0;
-constexpr double kRefK = 8192.0;
-
 bool is_low_precision(Dtype d) {
   return d == Dtype::Fp8 || d == Dtype::Mxfp8 || d == Dtype::Mxfp6 || d == Dtype::Mxfp4 ||
          d == Dtype::Nvfp4 || d == Dtype::Int8 || d == Dtype::Int4;
@@ -26,7 +21,6 @@ bool is_low_precision(Dtype d) {
 }  // namespace
 
 ChipModel::ChipModel(const hw::ChipSpec& chip, Calibration cal) : chip_(chip), cal_(std::move(cal)) {}
-ChipModel::ChipModel(const hw::ChipSpec& chip) : ChipModel(chip, calibration_for(chip)) {}
 
 Dtype ChipModel::best_dtype(Dtype d) const {
   std::vector<Dtype> chain;
@@ -98,9 +92,10 @@ double ChipModel::gemm_utilisation(const workload::Op& op, Dtype d) const {
     const double wave_eff = tiles / (waves * sms);
     const double tile_eff = (m / round_up(m, tm)) * (n / round_up(n, tn));
     // Each output tile pays a prologue/epilogue (first operand loads, accumulator store) worth
-    // about kGpuTileOverheadK of its K loop: short-K GEMMs run below the large-GEMM rate.
-    const double k_eff = k / (k + kGpuTileOverheadK);
-    return wave_eff * tile_eff * k_eff / (kRefK / (kRefK + kGpuTileOverheadK));
+    // about gpu_tile_prologue_k of its K loop: short-K GEMMs run below the large-GEMM rate.
+    const double prologue = cal_.gpu_tile_prologue_k, ref = cal_.reference_gemm_k;
+    const double k_eff = k / (k + prologue);
+    return wave_eff * tile_eff * k_eff / (ref / (ref + prologue));
   }
   return 1.0;
 }

@@ -16,7 +16,7 @@ namespace xpusim::engine {
 
 TrainResult simulate_analytical(const TrainScenario& s) {
   if (auto bad = detail::check(s)) return *bad;
-  const net::Topology topo = net::Topology::build(*s.system, s.plan.chips());
+  const net::Topology topo = net::Topology::build(*s.system, s.plan.chips(), detail::topology_options(s));
   const compute::ChipModel chip(s.system->chip, detail::calibration(s));
   const detail::StepCosts c = detail::step_costs(s, topo, chip);
   const detail::PipelineCosts p = detail::pipeline_costs(s, c);

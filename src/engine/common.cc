@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "xpusim/core/check.h"
 #include "xpusim/core/format.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/mapping/schedule.h"
@@ -42,12 +43,20 @@ std::optional<TrainResult> check(const TrainScenario& s) {
 }
 
 compute::Calibration calibration(const TrainScenario& s) {
-  compute::Calibration c = compute::calibration_for(s.system->chip);
+  XS_CHECK(s.calibration != nullptr, "TrainScenario::calibration not set");
+  compute::Calibration c = compute::calibration_for(s.system->chip, *s.calibration);
   if (c.family == "nvidia-hopper" || c.family == "nvidia-blackwell") {
     c.gemm_efficiency *= s.framework.compute_efficiency;
     c.attention_efficiency *= s.framework.attention_efficiency;
   }
   return c;
+}
+
+net::TopologyOptions topology_options(const TrainScenario& s) {
+  XS_CHECK(s.calibration != nullptr, "TrainScenario::calibration not set");
+  net::TopologyOptions o;
+  o.params = net::network_params(*s.calibration);
+  return o;
 }
 
 void finish(const TrainScenario& s, const StepCosts& c, TrainResult& r) {
@@ -89,48 +98,30 @@ void finish(const TrainScenario& s, const StepCosts& c, TrainResult& r) {
 
 namespace xpusim::engine {
 
-// Framework presets. Basis (docs/calibration.md): Megatron-LM/NeMo with Transformer Engine and
-// NeuronX Distributed are the vendor-tuned stacks (factor 1). The PyTorch-native stacks
-// (torchtitan, llm-foundry) run FlashAttention-2 / SDPA and unfused elementwise kernels; fitted
-// once on their public rows as one factor each. TP overlap: Megatron's userbuffers overlap hides
-// part of the TP collectives; torchtitan's async-TP similarly; NxD overlaps little.
-FrameworkParams framework_params(const std::string& name) {
+FrameworkParams framework_params(const std::string& name, const calib::Params& params) {
+  const std::vector<std::string> names = framework_names(params);
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    core::fail("framework", "unknown framework '" + name + "'", name, "one of: " + core::join(names),
+               core::did_you_mean(name, names));
+  }
+  const std::string key = "training.frameworks." + name + ".";
   FrameworkParams f;
   f.name = name;
-  f.ep_comm_exposed = 0.5;  // all-to-all partly overlapped with the other micro-batch's compute
-  f.moe_route_cost_per_element = core::seconds(9e-12);
-  if (name == "megatron") {
-    f.compute_efficiency = 1.0;
-    f.tp_comm_exposed = 0.6;
-  } else if (name == "megatron-lm-2021") {
-    f.compute_efficiency = 1.0;
-    f.tp_comm_exposed = 1.0;
-    f.ep_comm_exposed = 1.0;
-    f.dp_overlap = false;
-  } else if (name == "deepseek") {
-    f.compute_efficiency = 1.0;
-    f.tp_comm_exposed = 0.6;
-    f.ep_comm_exposed = 0.1;
-  } else if (name == "torchtitan") {
-    f.compute_efficiency = 0.80;
-    f.attention_efficiency = 0.55;
-    f.tp_comm_exposed = 0.7;
-  } else if (name == "llm-foundry") {
-    f.compute_efficiency = 0.80;
-    f.attention_efficiency = 0.40;  // 2023 Triton flash attention
-    f.tp_comm_exposed = 1.0;
-  } else if (name == "neuronx-distributed") {
-    f.compute_efficiency = 1.0;
-    f.tp_comm_exposed = 0.8;
-  } else {
-    core::fail("framework", "unknown framework '" + name + "'", name, "one of: " + core::join(framework_names()),
-               core::did_you_mean(name, framework_names()));
-  }
+  f.compute_efficiency = params.number(key + "compute_efficiency");
+  f.attention_efficiency = params.number(key + "attention_efficiency");
+  f.tp_comm_exposed = params.number(key + "tp_comm_exposed");
+  f.ep_comm_exposed = params.number(key + "ep_comm_exposed");
+  f.dp_overlap = params.flag(key + "dp_overlap");
+  f.moe_route_cost_per_element = params.seconds("training.common.moe_route_cost_per_element");
+  f.fsdp_overlap = params.number("training.common.fsdp_overlap");
+  f.step_overhead = params.seconds("training.common.step_overhead");
+  f.optimizer_kernels = params.number("training.common.optimizer_kernels");
+  f.cp_attention_backward_ratio = params.number("training.common.cp_attention_backward_ratio");
   return f;
 }
 
-std::vector<std::string> framework_names() {
-  return {"deepseek", "llm-foundry", "megatron", "megatron-lm-2021", "neuronx-distributed", "torchtitan"};
+std::vector<std::string> framework_names(const calib::Params& params) {
+  return params.sections("training.frameworks");
 }
 
 }  // namespace xpusim::engine

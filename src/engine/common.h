@@ -22,6 +22,9 @@ std::optional<TrainResult> check(const TrainScenario& s);
 /// The chip calibration with the framework's kernel efficiency applied.
 compute::Calibration calibration(const TrainScenario& s);
 
+/// The network parameters of the scenario's calibration.
+net::TopologyOptions topology_options(const TrainScenario& s);
+
 /// Fills throughput, FLOP/s, MFU, memory and activity fields from the step time.
 void finish(const TrainScenario& s, const StepCosts& c, TrainResult& r);
 

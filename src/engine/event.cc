@@ -243,7 +243,7 @@ void fill_result(const TrainScenario& s, const detail::StepCosts& c, const detai
 
 TrainResult simulate_event(const TrainScenario& s, bool want_trace) {
   if (auto bad = detail::check(s)) return *bad;
-  const net::Topology topo = net::Topology::build(*s.system, s.plan.chips());
+  const net::Topology topo = net::Topology::build(*s.system, s.plan.chips(), detail::topology_options(s));
   const compute::ChipModel chip(s.system->chip, detail::calibration(s));
   const detail::StepCosts c = detail::step_costs(s, topo, chip);
   const detail::PipelineCosts p = detail::pipeline_costs(s, c);

@@ -11,8 +11,10 @@ namespace xpusim::engine {
 
 namespace {
 TrainScenario base_scenario(const hw::SystemSpec& sys, const workload::ModelSpec& model, long long seq,
-                            core::Dtype precision) {
+                            core::Dtype precision, const calib::Params& params) {
   TrainScenario base;
+  base.framework = framework_params("megatron", params);
+  base.calibration = &params;
   base.system = &sys;
   base.model = model;
   base.plan.seq_len = seq;
@@ -34,17 +36,17 @@ mapping::Recompute least_recompute_that_fits(const TrainScenario& s,
 }
 
 TrainFit fewest_chips_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model,
-                               long long seq, core::Dtype precision) {
+                               long long seq, core::Dtype precision, const calib::Params& params) {
   TrainFit fit;
-  const TrainScenario base = base_scenario(sys, model, seq, precision);
+  const TrainScenario base = base_scenario(sys, model, seq, precision, params);
   SearchSpace space;
   space.zero = {mapping::Zero::Zero1, mapping::Zero::Zero3};
   space.batch_tokens = 1;  // one micro-batch per data-parallel rank: memory is what matters here
   // Lower bound: 16 bytes per parameter of mixed-precision Adam state spread over every chip.
-  const double params = workload::count_params(model).total;
+  const double model_params = workload::count_params(model).total;
   const double hbm = core::to_bytes(sys.chip.hbm_capacity.value);
   const long long node = std::max(1, sys.chips_per_node);
-  long long chips = static_cast<long long>(std::ceil(16.0 * params / hbm));
+  long long chips = static_cast<long long>(std::ceil(16.0 * model_params / hbm));
   chips = std::max(node, (chips + node - 1) / node * node);
   for (int i = 0; i < 400 && chips <= sys.max_chips.value; ++i) {
     auto r = search_plan(base, chips, space);
@@ -93,9 +95,10 @@ ServeFit fewest_chips_to_serve(const hw::SystemSpec& sys, const workload::ModelS
 }
 
 TrainTime time_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model, long long chips,
-                        double tokens, long long seq, core::Dtype precision, long long batch_tokens) {
+                        double tokens, long long seq, core::Dtype precision, long long batch_tokens,
+                        const calib::Params& params) {
   TrainTime out;
-  const TrainScenario base = base_scenario(sys, model, seq, precision);
+  const TrainScenario base = base_scenario(sys, model, seq, precision, params);
   SearchSpace space;
   space.tp = {4, 8, 16, 32};
   space.pp = {1, 2, 4, 8, 16};

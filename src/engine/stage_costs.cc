@@ -164,7 +164,7 @@ void add_cp_comm(const Context& x, LayerCost& lc) {
   const Seconds step = x.coll(CollectiveKind::SendRecv, kv_chunk, net::Group{2, plan.tp}, tmp, 1.0);
   const Seconds ring = step * static_cast<double>(plan.cp - 1);
   lc.cp_fwd = core::max(Seconds{}, ring - lc.attn_fwd);
-  lc.cp_bwd = core::max(Seconds{}, ring * 2.0 - lc.attn_fwd * 2.5);
+  lc.cp_bwd = core::max(Seconds{}, ring * 2.0 - lc.attn_fwd * x.s.framework.cp_attention_backward_ratio);
   lc.act.scale_up_bytes += tmp.scale_up_bytes * (3.0 * (plan.cp - 1));
   lc.act.scale_out_bytes += tmp.scale_out_bytes * (3.0 * (plan.cp - 1));
 }
@@ -366,7 +366,7 @@ void add_optimizer(const Context& x, StepCosts& out) {
     expert_shard /= static_cast<double>(x.edp);
   }
   const Bytes b = core::bytes((shard_params + expert_shard) * 30.0);
-  out.optimizer = x.chip.memory_time(b) + x.chip.calibration().kernel_overhead * 10.0;
+  out.optimizer = x.chip.memory_time(b) + x.chip.calibration().kernel_overhead * x.s.framework.optimizer_kernels;
   out.step_activity.hbm_bytes += b;
 }
 

@@ -63,92 +63,71 @@ std::optional<SchedulerKind> parse_scheduler(const std::string& name) {
   return std::nullopt;
 }
 
-// The serving-kernel parameters. Fitted by hand on the infer rows of
-// ../shared/validation/public.csv, one family at a time (docs/serving.md): kernel efficiencies
-// per hardware family (they are properties of the inference kernels — fused fp8/fp4 GEMMs,
-// paged/flash attention, CUDA graphs — not of the training recipes the compute layer's
-// calibration was fitted on), and per framework the host overheads.
-FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip) {
-  FrameworkProfile p;
-  p.framework = f;
-  p.calibration = compute::calibration_for(chip);
-  auto& c = p.calibration;
-  const std::string fam = c.family;
-  const bool neuron = chip.family == hw::ChipFamily::Trainium;
-  // Every kernel parameter is set here, not inherited: the compute layer's calibration is
-  // refitted on training rows and must not move the serving predictions with it.
-  c.power_cap_factor = compute::calibration_for(chip).power_cap_factor;
-  c.fp4_efficiency = 1.0;
-  if (!neuron) {
-    // Inference GEMMs on NVIDIA run fused, large-M kernels (cuBLASLt / CUTLASS fp8 and fp4
-    // with per-tensor or block scales) close to peak; CUDA graphs hide launch overhead.
-    c.gemm_efficiency = 0.80;
-    c.low_precision_efficiency = 0.80;
-    c.attention_efficiency = 0.55;
-    c.hbm_efficiency = 0.85;
-    c.kernel_overhead = core::microseconds(1.0);
-    if (fam == "nvidia-blackwell") c.fp4_efficiency = 0.75;  // fp4 kernels, v4.1-era: 0.80 x 0.75 = 0.60
-  } else {
-    c.gemm_efficiency = 0.75;
-    c.low_precision_efficiency = 0.85;
-    c.attention_efficiency = 0.45;
-    c.hbm_efficiency = 0.80;
-    c.kernel_overhead = core::microseconds(2.0);
-  }
+namespace {
+
+/// Serving-kernel efficiencies per hardware family (serving.kernels.<family>): properties of the
+/// inference kernels (fused fp8/fp4 GEMMs, paged/flash attention, CUDA graphs), not of the
+/// training recipes compute.yaml was fitted on, so every kernel parameter is replaced; only the
+/// power-cap factor and the attention backward ratio come from the compute calibration.
+compute::Calibration serving_kernels(const hw::ChipSpec& chip, const calib::Params& params) {
+  compute::Calibration c = compute::calibration_for(chip, params);
+  const std::string key = "serving.kernels." + c.family + ".";
+  c.gemm_efficiency = params.number(key + "gemm_efficiency");
+  c.low_precision_efficiency = params.number(key + "low_precision_efficiency");
+  c.fp4_efficiency = params.number(key + "fp4_efficiency");
+  c.attention_efficiency = params.number(key + "attention_efficiency");
+  c.hbm_efficiency = params.number(key + "hbm_efficiency");
+  c.kernel_overhead = params.seconds(key + "kernel_overhead");
+  return c;
+}
+
+/// The scheduler behaviour a user of the framework gets (what the framework does, not a number).
+void scheduler_behaviour(Framework f, FrameworkProfile& p) {
   switch (f) {
     case Framework::TensorRtLlm:
     case Framework::Nim:
-      // NIM adds its HTTP front end, detokenisation and per-token streaming to every step.
-      p.step_overhead = core::microseconds(f == Framework::Nim ? 4500 : 600);
-      p.layer_overhead = core::microseconds(0);
       p.scheduler = SchedulerKind::DecodePriority;
       p.kv_policy = KvPolicy::Reserve;  // GUARANTEED_NO_EVICT
       p.chunked_prefill = true;
-      p.max_num_seqs = 2048;
-      p.max_batched_tokens = 8192;
-      p.block_size = 32;
-      p.kv_memory_fraction = 0.90;
       break;
     case Framework::Vllm:
-      p.step_overhead = core::microseconds(2500);
-      p.layer_overhead = core::microseconds(10);
       p.scheduler = SchedulerKind::DecodePriority;  // v1: chunked prefill, decodes first
       p.kv_policy = KvPolicy::OnDemand;
       p.chunked_prefill = true;
-      p.max_num_seqs = 256;
-      p.max_batched_tokens = 8192;
-      p.block_size = 16;
-      p.kv_memory_fraction = 0.90;  // gpu_memory_utilization
       break;
     case Framework::Sglang:
-      p.step_overhead = core::microseconds(1000);
-      p.layer_overhead = core::microseconds(0);
       p.scheduler = SchedulerKind::PrefillPriority;
       p.kv_policy = KvPolicy::OnDemand;
       p.chunked_prefill = true;
-      p.max_num_seqs = 1024;
-      p.max_batched_tokens = 8192;
-      p.block_size = 1;
-      p.kv_memory_fraction = 0.88;
       break;
     case Framework::NeuronTnx:
-    case Framework::NeuronNxdi: {
+    case Framework::NeuronNxdi:
       // Both Neuron stacks compile a fixed batch and bucketed whole prompts (no chunking) and
       // reserve the KV cache of a sequence at admission.
-      const bool tnx = f == Framework::NeuronTnx;
-      p.prefill_efficiency = tnx ? 0.34 : 0.45;
-      p.prefill_step_overhead = core::microseconds(tnx ? 7000 : 0);
-      p.step_overhead = core::microseconds(tnx ? 1000 : 11000);
-      p.layer_overhead = core::microseconds(tnx ? 130 : 20);
       p.scheduler = SchedulerKind::DecodePriority;
       p.kv_policy = KvPolicy::Reserve;
       p.chunked_prefill = false;
-      p.max_num_seqs = 64;  // compiled batch size; NxD samples use 4-64
-      p.max_batched_tokens = 1 << 20;
-      p.block_size = 128;
       break;
-    }
   }
+}
+
+}  // namespace
+
+// Values and how they were fitted: data/calibration/serving.yaml, docs/serving.md.
+FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip, const calib::Params& params) {
+  FrameworkProfile p;
+  p.framework = f;
+  p.calibration = serving_kernels(chip, params);
+  scheduler_behaviour(f, p);
+  const std::string key = "serving.frameworks." + framework_name(f) + ".";
+  p.step_overhead = params.seconds(key + "step_overhead");
+  p.layer_overhead = params.seconds(key + "layer_overhead");
+  p.prefill_efficiency = params.number(key + "prefill_efficiency");
+  p.prefill_step_overhead = params.seconds(key + "prefill_step_overhead");
+  p.max_num_seqs = static_cast<long long>(params.number(key + "max_num_seqs"));
+  p.max_batched_tokens = static_cast<long long>(params.number(key + "max_batched_tokens"));
+  p.block_size = static_cast<long long>(params.number(key + "block_size"));
+  p.kv_memory_fraction = params.number(key + "kv_memory_fraction");
   return p;
 }
 

@@ -1,3 +1,4 @@
+#include "xpusim/core/check.h"
 #include "xpusim/serve/scenario.h"
 
 #include <algorithm>
@@ -81,7 +82,9 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   const Framework fw = sc.framework.value_or(default_framework(sys.chip));
   if (!sc.framework) rep.assumptions.push_back("framework: " + framework_name(fw) + " (default for " + sys.chip.id + ")");
   sc.framework = fw;
-  FrameworkProfile prof = framework_profile(fw, sys.chip);
+  XS_CHECK(env.calibration != nullptr, "ServeEnv::calibration not set");
+  FrameworkProfile prof = framework_profile(fw, sys.chip, *env.calibration);
+  const net::TopologyOptions topo_opts{net::network_params(*env.calibration), std::nullopt};
   apply_framework_version(prof, sc.framework_version);
   if (!prof.gqa_kv_sharing)
     rep.assumptions.push_back(framework_name(fw) + " " + sc.framework_version +
@@ -156,7 +159,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   plan.attention_dp = sc.attention_dp;
   std::unique_ptr<net::Topology> topo;
   if (plan.group_chips() > 1)
-    topo = std::make_unique<net::Topology>(net::Topology::build(sys, topo_chips(sys, plan.group_chips())));
+    topo = std::make_unique<net::Topology>(net::Topology::build(sys, topo_chips(sys, plan.group_chips()), topo_opts));
   StepCostModel cost(sys, model, plan, prof, topo.get());
   const auto& mem = cost.memory();
   rep.memory = mem;
@@ -201,7 +204,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
     rep.decode_engines = static_cast<int>(dec);
     // KV transfer: each prefill chip sends its shard of the cache to its decode counterpart.
     const long long n = topo_chips(sys, sc.chips);
-    whole = std::make_unique<net::Topology>(net::Topology::build(sys, n));
+    whole = std::make_unique<net::Topology>(net::Topology::build(sys, n, topo_opts));
     const double tokens = 1024;
     auto c = net::collective_cost(*whole, net::CollectiveKind::SendRecv, mem.kv_per_token * tokens,
                                   net::Group{2, sc.prefill_chips});

@@ -14,7 +14,7 @@ Prediction predict_infer(const Row& row, const Context& ctx) {
     p.reason = "no catalog";
     return p;
   }
-  serve::ServeEnv env{ctx.catalog, ctx.models_dir};
+  serve::ServeEnv env{ctx.catalog, ctx.models_dir, ctx.calibration};
   return serve::predict_infer_row(row, env);
 }
 

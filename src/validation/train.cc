@@ -65,7 +65,8 @@ Prediction predict_train(const Row& row, const Context& ctx) {
   const workload::ModelSpec model = workload::load_model(row.model, ctx.models_dir);
 
   engine::TrainScenario s;
-  s.framework = engine::framework_params(fw);
+  s.framework = engine::framework_params(fw, *ctx.calibration);
+  s.calibration = ctx.calibration;
   s.system = &sys;
   s.model = model;
   auto& plan = s.plan;

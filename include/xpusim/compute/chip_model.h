@@ -36,7 +36,6 @@ struct Precision {
 class ChipModel {
  public:
   ChipModel(const hw::ChipSpec& chip, Calibration cal);
-  explicit ChipModel(const hw::ChipSpec& chip);  ///< with calibration_for(chip)
 
   /// Time of `op` in the given pass. Attention runs in bf16 (flash attention); GEMMs in the
   /// fastest dtype the chip supports that is not more precise than requested... see best_dtype.

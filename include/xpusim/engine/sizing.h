@@ -25,7 +25,7 @@ struct TrainFit {
 /// The fewest chips (whole nodes) on which some plan of a full search (ZeRO-1/3, FSDP, all
 /// recompute modes, TP inside the domain, PP) fits a training step of `seq`-token sequences.
 TrainFit fewest_chips_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model,
-                               long long seq, core::Dtype precision);
+                               long long seq, core::Dtype precision, const calib::Params& params);
 
 struct ServeFit {
   bool found = false;
@@ -46,11 +46,13 @@ struct TrainTime {
   core::Seconds time;  ///< tokens / (tokens per second of the best plan)
 };
 
+/// Both searches run the default framework preset ("megatron") with `params`.
 /// Time to train on `tokens` tokens with `chips` chips: the fastest plan of the search space
 /// (TP ∈ {4, 8, 16, 32} inside the domain, PP ∈ {1, 2, 4, 8, 16}, selective or full recompute,
 /// ZeRO-1) at a global batch of `batch_tokens` tokens (at least one micro-batch per rank),
 /// timed by the event-driven executor.
 TrainTime time_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model, long long chips,
-                        double tokens, long long seq, core::Dtype precision, long long batch_tokens);
+                        double tokens, long long seq, core::Dtype precision, long long batch_tokens,
+                        const calib::Params& params);
 
 }  // namespace xpusim::engine

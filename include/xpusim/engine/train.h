@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "xpusim/calib/params.h"
 #include "xpusim/compute/chip_model.h"
 #include "xpusim/cost/activity.h"
 #include "xpusim/hw/spec.h"
@@ -22,42 +23,39 @@
 
 namespace xpusim::engine {
 
-/// Framework-level behaviour that is not hardware: global documented parameters, one preset per
-/// framework family (framework_params()).
+/// Framework-level behaviour that is not hardware, one preset per framework family. Values,
+/// meaning and basis: data/calibration/training.yaml (framework_params()).
 struct FrameworkParams {
-  std::string name = "megatron";
-  /// Kernel quality on Hopper and newer GPUs relative to the vendor-tuned stack (Megatron-LM/NeMo
-  /// with Transformer Engine: fused kernels, FlashAttention-3/cuDNN attention): scales the GEMM
-  /// and attention efficiency of the chip model. On Ampere and Trainium every stack uses the
-  /// same kind of kernels and the factor is not applied.
-  double compute_efficiency = 1.0;
-  /// The same for attention kernels (FlashAttention-2 / SDPA against FlashAttention-3 / cuDNN).
-  double attention_efficiency = 1.0;
-  /// Token routing cost of a dropless MoE layer per pass, per routed element (token copy ×
-  /// hidden): host synchronisation on token counts, sort/permute/unpermute kernels and
-  /// grouped-GEMM set-up. Empirical, fitted on the NVL72 MoE rows (docs/calibration.md).
+  std::string name;
+  /// Kernel quality on Hopper and newer GPUs relative to the vendor-tuned stack: scales the GEMM
+  /// and attention efficiency of the chip model (not applied on Ampere and Trainium).
+  double compute_efficiency = 0;
+  double attention_efficiency = 0;  ///< the same for attention kernels
+  /// Token routing cost of a dropless MoE layer per pass, per routed element (token copy × hidden).
   core::Seconds moe_route_cost_per_element;
-  double tp_comm_exposed = 0.6;   ///< share of TP/SP collectives not hidden behind GEMMs
-  double ep_comm_exposed = 1.0;   ///< share of expert all-to-all on the critical path
-  double fsdp_overlap = 0.85;     ///< share of per-layer FSDP gathers hidden by prefetch
-  /// Gradient reduction overlaps the last backward (bucketed, Megatron overlap_grad_reduce /
-  /// DDP/FSDP); false = all-reduce after the backward (Megatron-LM 2021-22).
+  double tp_comm_exposed = 0;   ///< share of TP/SP collectives not hidden behind GEMMs
+  double ep_comm_exposed = 0;   ///< share of expert all-to-all on the critical path
+  double fsdp_overlap = 0;      ///< share of per-layer FSDP gathers hidden by prefetch
+  /// Gradient reduction overlaps the last backward (bucketed); false = all-reduce after it.
   bool dp_overlap = true;
-  core::Seconds step_overhead;    ///< per-step fixed cost (data loader, logging, sync)
+  core::Seconds step_overhead;  ///< per-step fixed cost (data loader, logging, sync)
+  double optimizer_kernels = 0; ///< kernel launches of the optimizer step
+  /// CP ring attention: backward attention time ÷ forward (the window hiding the backward exchange).
+  double cp_attention_backward_ratio = 0;
 };
 
-/// Presets: "megatron" (Megatron-LM, NeMo, Megatron-Bridge), "megatron-lm-2021" (the SC'21 /
-/// Korthikanti 2022 papers' Megatron-LM: no TP or DP communication overlap), "deepseek"
-/// (DualPipe: expert all-to-all overlapped with the other direction's compute), "torchtitan",
-/// "llm-foundry", "neuronx-distributed". Unknown names throw InputError with the closest match.
-FrameworkParams framework_params(const std::string& name);
-std::vector<std::string> framework_names();
+/// The preset `name` (a section of training.frameworks, plus training.common). Unknown names
+/// throw InputError with the closest match.
+FrameworkParams framework_params(const std::string& name, const calib::Params& params);
+std::vector<std::string> framework_names(const calib::Params& params);
 
 struct TrainScenario {
   const hw::SystemSpec* system = nullptr;
   workload::ModelSpec model;
   mapping::TrainPlan plan;
   FrameworkParams framework;
+  /// The fitted and assumed parameters (chip calibration, network efficiencies); must be set.
+  const calib::Params* calibration = nullptr;
 };
 
 struct Breakdown {

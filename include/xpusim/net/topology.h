@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "xpusim/calib/params.h"
 #include "xpusim/core/units.h"
 #include "xpusim/hw/spec.h"
 
@@ -18,24 +19,18 @@ enum class FabricFamily { NvLink, NeuronLink, ScaleOut, Other };
 std::string fabric_family_name(FabricFamily f);
 
 /// The only tuning knobs of the network model: achievable fraction of vendor link peak per
-/// fabric family, and the latency added per extra switch tier of the scale-out fabric.
-/// Basis of every default: docs/network.md, "Efficiency parameters".
+/// fabric family, and the latency added per extra switch tier of the scale-out fabric (two hops:
+/// up and down). Values and their basis: data/calibration/network.yaml (network_params()).
 struct NetworkParams {
-  /// NVLink / NVSwitch. NCCL all-reduce bus bandwidth on H100 NVLink 4 (8 GPUs, NVSwitch) is
-  /// ≈360-370 GB/s for large messages, of 450 GB/s per direction → 0.80.
-  double nvlink_efficiency = 0.80;
-  /// NeuronLink / NeuronSwitch. AWS publishes no bus-bandwidth figure; Neuron CC drives the
-  /// links with DMA rings much like NCCL's; assumed a little below NVLink: 0.75 (estimated).
-  double neuronlink_efficiency = 0.75;
-  /// InfiniBand / EFA / RoCE scale-out: NCCL and nccl-tests over IB/EFA reach 80-90% of line
-  /// rate for large messages → 0.85.
-  double scale_out_efficiency = 0.85;
-  /// Any other scale-up fabric (unknown vendor link): same as NVLink.
-  double other_efficiency = 0.80;
-  /// Added per switch hop when scale-out traffic climbs above the first tier (up and down are
-  /// two hops): switch port-to-port plus cable, IB/Ethernet ≈0.3-1 µs.
-  core::Seconds switch_hop_latency = core::nanoseconds(500);
+  double nvlink_efficiency = 0;      ///< NVLink / NVSwitch
+  double neuronlink_efficiency = 0;  ///< NeuronLink / NeuronSwitch
+  double scale_out_efficiency = 0;   ///< InfiniBand / EFA / RoCE
+  double other_efficiency = 0;       ///< any other scale-up fabric
+  core::Seconds switch_hop_latency;  ///< per switch hop above the first scale-out tier
 };
+
+/// The network parameters of `params` (network.*).
+NetworkParams network_params(const calib::Params& params);
 
 struct TopologyOptions {
   NetworkParams params;
@@ -109,7 +104,7 @@ class Topology {
   /// chips_per_domain when larger than one domain; naming "scale_up" when the scale-up dims'
   /// sizes do not multiply to chips_per_domain or a torus/hypercube shape is inconsistent.
   static Topology build(const hw::SystemSpec& sys, long long chips,
-                        const TopologyOptions& opt = {});
+                        const TopologyOptions& opt);
 
   long long chips() const { return chips_; }
   long long chips_per_domain() const { return chips_per_domain_; }

@@ -48,7 +48,7 @@ struct FrameworkProfile {
   /// buckets and unfused prefill kernels on Neuron; 1 elsewhere.
   /// It scales the math rate only (GEMM and attention FLOPs), not weight streaming: a short
   /// prompt stays bound by reading the weights.
-  double prefill_efficiency = 1.0;
+  double prefill_efficiency = 0;
   /// Fixed cost of a step that runs a prompt (context encoding): on Neuron the context graph is
   /// a separate compiled NEFF and the host pads the prompt to its bucket and lays out the KV
   /// cache for the decode graph. 0 where prompts share the decode step's graph (GPUs).
@@ -66,14 +66,15 @@ struct FrameworkProfile {
   SchedulerKind scheduler = SchedulerKind::DecodePriority;
   KvPolicy kv_policy = KvPolicy::Reserve;
   bool chunked_prefill = true;
-  long long max_num_seqs = 256;
-  long long max_batched_tokens = 8192;
-  long long block_size = 32;     ///< KV page size in tokens
-  double kv_memory_fraction = 0.90;  ///< fraction of HBM left after weights given to the KV cache
+  long long max_num_seqs = 0;
+  long long max_batched_tokens = 0;
+  long long block_size = 0;      ///< KV page size in tokens
+  double kv_memory_fraction = 0;  ///< fraction of HBM left after weights given to the KV cache
 };
 
-/// The profile of framework `f` on `chip` (kernel efficiencies per hardware family).
-FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip);
+/// The profile of framework `f` on `chip` from `params` (serving.kernels.<family>.*,
+/// serving.frameworks.<name>.*).
+FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip, const calib::Params& params);
 /// Applies version-specific behaviour ("0.5", "0.6.1", "1.0"; empty = current).
 void apply_framework_version(FrameworkProfile& p, const std::string& version);
 

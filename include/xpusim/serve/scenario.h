@@ -50,6 +50,7 @@ struct ServeScenario {
 struct ServeEnv {
   const hw::Catalog* catalog = nullptr;
   std::string models_dir;
+  const calib::Params* calibration = nullptr;  ///< fitted and assumed parameters; must be set
 };
 
 struct ServeReport {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "xpusim/calib/params.h"
 #include "xpusim/hw/catalog.h"
 
 namespace xpusim::validation {
@@ -35,6 +36,7 @@ struct Prediction {
 struct Context {
   const hw::Catalog* catalog = nullptr;
   std::string models_dir;
+  const calib::Params* calibration = nullptr;  ///< fitted and assumed parameters; must be set
 };
 
 /// Reads a validation CSV; malformed rows/unknown columns are InputError diagnostics with line.

@@ -13,6 +13,12 @@ using core::Dtype;
 
 namespace {
 
+/// The shipped calibration (data/calibration/).
+const calib::Params& shipped() {
+  static const calib::Params p = calib::load_shipped(XS_TESTDATA_DIR);
+  return p;
+}
+
 const hw::Catalog& catalog() {
   static const hw::Catalog c = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
   return c;
@@ -41,7 +47,7 @@ compute::Precision prec(Dtype d) {
 TEST(ChipModel, LargeGemmRunsAtTheCalibratedFractionOfPeak) {
   for (const char* id : {"h100-sxm", "gb300", "a100-sxm-80g"}) {
     const auto& chip = catalog().chip(id);
-    const compute::ChipModel m(chip);
+    const compute::ChipModel m(chip, compute::calibration_for(chip, shipped()));
     const auto& cal = m.calibration();
     const auto op = gemm(8192, 8192, 8192);
     const auto t = m.time(op, prec(Dtype::Bf16), compute::Pass::Forward);
@@ -61,7 +67,7 @@ TEST(ChipModel, LargeGemmRunsAtTheCalibratedFractionOfPeak) {
 // A batch-1 GEMV is bound by reading the weights: time ≈ k·n·bytes / (HBM × hbm_eff).
 TEST(ChipModel, DecodeGemvIsBoundByWeightBytes) {
   const auto& chip = catalog().chip("h200-sxm");
-  const compute::ChipModel m(chip);
+  const compute::ChipModel m(chip, compute::calibration_for(chip, shipped()));
   const auto op = gemm(1, 8192, 8192);
   auto p = prec(Dtype::Fp8);
   p.weights = Dtype::Fp8;
@@ -80,7 +86,7 @@ TEST(ChipModel, DecodeGemvIsBoundByWeightBytes) {
 // at 129/256 of the rate of K = 256 per FLOP.
 TEST(ChipModel, TrainiumTileQuantisationOnTheContraction) {
   const auto& chip = catalog().chip("trainium2");
-  const compute::ChipModel m(chip);
+  const compute::ChipModel m(chip, compute::calibration_for(chip, shipped()));
   const auto full = m.time(gemm(4096, 4096, 256), prec(Dtype::Bf16), compute::Pass::Forward);
   const auto ragged = m.time(gemm(4096, 4096, 129), prec(Dtype::Bf16), compute::Pass::Forward);
   const double per_flop_full = core::to_seconds(full.time - m.calibration().kernel_overhead) / core::to_flops(full.flops);
@@ -92,20 +98,20 @@ TEST(ChipModel, TrainiumTileQuantisationOnTheContraction) {
 // Trainium3 runs MXFP4 at the MXFP8 rate (formats.md §1.9): same GEMM time; fewer weight bytes.
 TEST(ChipModel, Trainium3Mxfp4AtTheMxfp8Rate) {
   const auto& chip = catalog().chip("trainium3");
-  const compute::ChipModel m(chip);
+  const compute::ChipModel m(chip, compute::calibration_for(chip, shipped()));
   EXPECT_EQ(m.achievable_flops(Dtype::Mxfp4), m.achievable_flops(Dtype::Mxfp8));
   EXPECT_GT(m.achievable_flops(Dtype::Mxfp8), m.achievable_flops(Dtype::Bf16) * 3.0);
 }
 
 // A dtype the chip lacks falls back to the nearest slower one.
 TEST(ChipModel, MissingDtypesFallBack) {
-  const compute::ChipModel a100(catalog().chip("a100-sxm-80g"));
+  const compute::ChipModel a100(catalog().chip("a100-sxm-80g"), compute::calibration_for(catalog().chip("a100-sxm-80g"), shipped()));
   EXPECT_EQ(a100.best_dtype(Dtype::Fp8), Dtype::Bf16);
   EXPECT_EQ(a100.best_dtype(Dtype::Nvfp4), Dtype::Bf16);
-  const compute::ChipModel h100(catalog().chip("h100-sxm"));
+  const compute::ChipModel h100(catalog().chip("h100-sxm"), compute::calibration_for(catalog().chip("h100-sxm"), shipped()));
   EXPECT_EQ(h100.best_dtype(Dtype::Nvfp4), Dtype::Fp8);
   EXPECT_EQ(h100.best_dtype(Dtype::Mxfp8), Dtype::Fp8);
-  const compute::ChipModel trn2(catalog().chip("trainium2"));
+  const compute::ChipModel trn2(catalog().chip("trainium2"), compute::calibration_for(catalog().chip("trainium2"), shipped()));
   EXPECT_EQ(trn2.best_dtype(Dtype::Mxfp4), Dtype::Fp8);
 }
 
@@ -113,7 +119,7 @@ TEST(ChipModel, MissingDtypesFallBack) {
 TEST(ChipModel, PowerCapDeratesTheMathRate) {
   const auto& capped = catalog().chip("h100-sxm-96g-500w");
   ASSERT_TRUE(capped.power_cap.has_value());
-  const auto cal = compute::calibration_for(capped);
+  const auto cal = compute::calibration_for(capped, shipped());
   const double tdp = core::to_watts(capped.tdp.value), cap = core::to_watts(capped.power_cap->value);
   const double idle = hw::kIdlePowerFraction;
   EXPECT_NEAR(cal.power_cap_factor, std::cbrt((cap - idle * tdp) / ((1.0 - idle) * tdp)), 1e-12);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "xpusim/calib/params.h"
 #include "xpusim/engine/train.h"
 #include "xpusim/hw/catalog.h"
 #include "xpusim/workload/hf_config.h"
@@ -11,6 +12,12 @@
 using namespace xpusim;
 
 namespace {
+
+/// The shipped calibration (data/calibration/).
+const calib::Params& shipped() {
+  static const calib::Params p = calib::load_shipped(XS_TESTDATA_DIR);
+  return p;
+}
 
 const hw::Catalog& catalog() {
   static const hw::Catalog c = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
@@ -30,7 +37,8 @@ engine::TrainScenario scenario(const Plan& p) {
   engine::TrainScenario s;
   s.system = &catalog().system(p.system);
   s.model = workload::load_model(p.model, std::string(XS_TESTDATA_DIR) + "/models");
-  s.framework = engine::framework_params(p.framework);
+  s.framework = engine::framework_params(p.framework, shipped());
+  s.calibration = &shipped();
   s.plan.tp = p.tp;
   s.plan.pp = p.pp;
   s.plan.dp = p.dp;

@@ -6,9 +6,20 @@
 
 using namespace xpusim;
 
+namespace {
+
+/// The shipped calibration (data/calibration/).
+const calib::Params& shipped() {
+  static const calib::Params p = calib::load_shipped(XS_TESTDATA_DIR);
+  return p;
+}
+}  // namespace
+
 TEST(PlanSearch, FindsAFittingPlanAndKeepsTpInsideTheDomain) {
   const hw::Catalog cat = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
   engine::TrainScenario s;
+  s.framework = engine::framework_params("megatron", shipped());
+  s.calibration = &shipped();
   s.system = &cat.system("h100-sxm-dgx");
   s.model = workload::load_model("llama3.1-70b", std::string(XS_TESTDATA_DIR) + "/models");
   s.plan.seq_len = 8192;

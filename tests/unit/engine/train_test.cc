@@ -13,6 +13,12 @@ using namespace xpusim;
 
 namespace {
 
+/// The shipped calibration (data/calibration/).
+const calib::Params& shipped() {
+  static const calib::Params p = calib::load_shipped(XS_TESTDATA_DIR);
+  return p;
+}
+
 const hw::Catalog& catalog() {
   static const hw::Catalog c = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
   return c;
@@ -22,6 +28,8 @@ engine::TrainScenario scenario(const std::string& system, const std::string& mod
                                int dp, long long mb, long long gbs, long long seq,
                                core::Dtype prec = core::Dtype::Bf16, int vpp = 1) {
   engine::TrainScenario s;
+  s.framework = engine::framework_params("megatron", shipped());
+  s.calibration = &shipped();
   s.system = &catalog().system(system);
   s.model = workload::load_model(model, std::string(XS_TESTDATA_DIR) + "/models");
   s.plan.tp = tp;

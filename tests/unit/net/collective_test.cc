@@ -19,7 +19,7 @@ using core::Seconds;
 using testing::hgx;
 
 // HGX test system after efficiency: NVLink 900 GB/s both directions → 450 one way × 0.80.
-const NetworkParams kP{};
+const NetworkParams kP = testing::shipped_params();
 const ByteRate kBup = core::gigabytes_per_second(450) * kP.nvlink_efficiency;
 const Seconds kAup = core::microseconds(1);
 // EFA 400 Gb/s per direction × 0.85.
@@ -45,7 +45,7 @@ CollectiveCost cost(const Topology& t, CollectiveKind k, Bytes s, Group g, const
 }
 
 TEST(RingAllReduce, TimeIs2NMinus1OverNSOverBPlus2NMinus1Alpha) {
-  const Topology t = Topology::build(hgx(), 8);
+  const Topology t = Topology::build(hgx(), 8, testing::opts());
   for (const SizeCase& c : kSwitchCases) {
     const double n = static_cast<double>(c.n);
     const Seconds want = c.bytes * (2 * (n - 1) / n) / kBup + kAup * (2 * (n - 1));
@@ -60,7 +60,7 @@ TEST(RingAllReduce, TimeIs2NMinus1OverNSOverBPlus2NMinus1Alpha) {
 }
 
 TEST(RingAllGatherReduceScatter, TimeIsNMinus1OverNSOverBPlusNMinus1Alpha) {
-  const Topology t = Topology::build(hgx(), 8);
+  const Topology t = Topology::build(hgx(), 8, testing::opts());
   for (CollectiveKind k : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter}) {
     for (const SizeCase& c : kSwitchCases) {
       const double n = static_cast<double>(c.n);
@@ -72,7 +72,7 @@ TEST(RingAllGatherReduceScatter, TimeIsNMinus1OverNSOverBPlusNMinus1Alpha) {
 }
 
 TEST(HalvingDoubling, AllReduceHas2Log2NLatencyTerms) {
-  const Topology t = Topology::build(hgx(), 8);
+  const Topology t = Topology::build(hgx(), 8, testing::opts());
   for (const SizeCase& c : kSwitchCases) {
     const double n = static_cast<double>(c.n);
     const Seconds want = c.bytes * (2 * (n - 1) / n) / kBup + kAup * (2 * std::log2(n));
@@ -87,14 +87,14 @@ TEST(HalvingDoubling, NotValidForNonPowerOfTwoGroups) {
   hw::SystemSpec s = hgx();
   s.chips_per_domain = 6;
   s.scale_up[0].size = 6;
-  const Topology t = Topology::build(s, 6);
+  const Topology t = Topology::build(s, 6, testing::opts());
   EXPECT_THROW(cost(t, CollectiveKind::AllReduce, core::mib(1), {6, 1}, "halving_doubling"),
                core::InputError);
 }
 
 TEST(Tree, AllReduceIsPipelinedDoubleBinaryTree) {
   // 2·ceil(log2 n)·α + 2S/B + 2·ceil(log2 n)·chunk/B (pipeline fill).
-  const Topology t = Topology::build(hgx(), 8);
+  const Topology t = Topology::build(hgx(), 8, testing::opts());
   for (const SizeCase& c : kSwitchCases) {
     const double d = std::ceil(std::log2(static_cast<double>(c.n)));
     const Bytes chunk = core::min(kDefaultChunk, c.bytes);
@@ -105,7 +105,7 @@ TEST(Tree, AllReduceIsPipelinedDoubleBinaryTree) {
 }
 
 TEST(Direct, OneShotAllReduceOnASwitchHasTwoLatencyTerms) {
-  const Topology t = Topology::build(hgx(), 8);
+  const Topology t = Topology::build(hgx(), 8, testing::opts());
   const double n = 8;
   const Bytes S = core::mib(1);
   const Seconds want = S * (2 * (n - 1) / n) / kBup + kAup * 2.0;
@@ -117,7 +117,7 @@ TEST(Hierarchical, IsReduceScatterInsideAllReduceAcrossAllGatherInside) {
   // (halving-doubling wins there: same bandwidth as ring, 2·log2(4) instead of 2·3 steps), AG.
   // The phases are pipelined in 512 KiB chunks across the two levels: the busier level sets the
   // pace and the other adds one chunk's worth: max + (sum − max)/K.
-  const Topology t = Topology::build(hgx(), 32);
+  const Topology t = Topology::build(hgx(), 32, testing::opts());
   // Across 4 domains with fan-out ceil(sqrt 4) = 2 the traffic climbs to tier 2: +2 hops.
   const Seconds a_out = core::microseconds(10) + kP.switch_hop_latency * 2.0;
   for (Bytes S : {core::mib(64), core::gib(1)}) {
@@ -138,7 +138,7 @@ TEST(Hierarchical, IsReduceScatterInsideAllReduceAcrossAllGatherInside) {
 TEST(Ring, FlatRingAcrossNodesIsBoundByNodeAggregateNicBandwidth) {
   // NCCL lays one ring per NIC: the scale-out level carries 1/8 of each rank's ring traffic, so
   // the bottleneck rate is min(B_up, 8·B_out).
-  const Topology t = Topology::build(hgx(), 16);
+  const Topology t = Topology::build(hgx(), 16, testing::opts());
   const double n = 16;
   const Bytes S = core::gib(1);
   const ByteRate b = core::min(kBup, kBout * 8.0);
@@ -155,7 +155,7 @@ TEST(Ring, BidirectionalRingDimensionGivesFullPerChipBandwidth) {
   s.chips_per_domain = 8;
   s.scale_up = {testing::dim("neuronlink", hw::DimKind::Ring, 8, core::gigabytes_per_second(400),
                              core::microseconds(2))};
-  const Topology t = Topology::build(s, 8);
+  const Topology t = Topology::build(s, 8, testing::opts());
   const ByteRate b = core::gigabytes_per_second(200) * kP.neuronlink_efficiency;
   const Bytes S = core::mib(256);
   const Seconds want = S * (2 * 7.0 / 8.0) / b + core::microseconds(2) * 14.0;
@@ -170,7 +170,7 @@ TEST(Torus, MultiDimRingUsesAllLinksOfTheTorus) {
   // Trn2-like 4x4 torus (1,024 GB/s both directions): the all-reduce over all 16 chips runs a
   // bidirectional ring in each torus dimension with the data split across them, so the bandwidth
   // term equals that of one ring at the full per-chip rate; steps: Σ(a_i - 1) per phase.
-  const Topology t = Topology::build(testing::trn2_ultra(), 64);
+  const Topology t = Topology::build(testing::trn2_ultra(), 64, testing::opts());
   const ByteRate b = core::gigabytes_per_second(512) * kP.neuronlink_efficiency;
   const Bytes S = core::gib(1);
   const Seconds want = S * (2 * 15.0 / 16.0) / b + core::microseconds(2) * (2 * 6.0);
@@ -181,7 +181,7 @@ TEST(Torus, MultiDimRingUsesAllLinksOfTheTorus) {
 }
 
 TEST(Hypercube, HalvingDoublingUsesOneLinkPerStepAndAllLinksWithRotation) {
-  const Topology t = Topology::build(testing::cube16(), 16);
+  const Topology t = Topology::build(testing::cube16(), 16, testing::opts());
   // 384 GB/s both directions over 4 links → 48 GB/s per link one way × 0.75.
   const ByteRate link = core::gigabytes_per_second(48) * kP.neuronlink_efficiency;
   const Bytes S = core::mib(64);
@@ -195,7 +195,7 @@ TEST(Hypercube, HalvingDoublingUsesOneLinkPerStepAndAllLinksWithRotation) {
 }
 
 TEST(SendRecv, IsAlphaPlusSOverBOfTheDimTheRanksDifferIn) {
-  const Topology t = Topology::build(hgx(), 64);
+  const Topology t = Topology::build(hgx(), 64, testing::opts());
   const Bytes S = core::mib(16);
   EXPECT_LT(rel(collective_cost(t, CollectiveKind::SendRecv, S, {2, 1}).time, kAup + S / kBup),
             1e-12);
@@ -206,13 +206,13 @@ TEST(SendRecv, IsAlphaPlusSOverBOfTheDimTheRanksDifferIn) {
 
 TEST(AllToAll, DirectSplitsBytesByLevelAndRunsLevelsConcurrently) {
   // 1 node: (n-1)/n·S over NVSwitch in one shot.
-  const Topology t = Topology::build(hgx(), 8);
+  const Topology t = Topology::build(hgx(), 8, testing::opts());
   const Bytes S = core::mib(64);
   EXPECT_LT(rel(cost(t, CollectiveKind::AllToAll, S, {8, 1}, "direct").time,
                 S * (7.0 / 8.0) / kBup + kAup),
             1e-12);
   // Across domains (no inner members): (m-1)/m·S over the scale-out.
-  const Topology t2 = Topology::build(hgx(), 64);
+  const Topology t2 = Topology::build(hgx(), 64, testing::opts());
   const CollectiveCost c = cost(t2, CollectiveKind::AllToAll, S, {8, 8}, "direct");
   const Seconds a_out = core::microseconds(10) + kP.switch_hop_latency * 2.0;  // span 8 > 3
   EXPECT_LT(rel(c.time, S * (7.0 / 8.0) / kBout + a_out), 1e-12);
@@ -222,7 +222,7 @@ TEST(AllToAll, DirectSplitsBytesByLevelAndRunsLevelsConcurrently) {
 TEST(Auto, PicksLatencyOptimalForSmallAndBandwidthOptimalForLarge) {
   // At 64 GPUs; at ~1,000 the double binary tree also wins for large buffers (its 2S/B bandwidth
   // term equals the ring's asymptotically, and its latency is logarithmic), as with NCCL.
-  const Topology t = Topology::build(hgx(), 64);
+  const Topology t = Topology::build(hgx(), 64, testing::opts());
   const CollectiveCost small = collective_cost(t, CollectiveKind::AllReduce, core::kib(8), {64, 1});
   EXPECT_TRUE(small.algorithm == "tree" || small.algorithm == "halving_doubling")
       << small.algorithm;
@@ -243,7 +243,7 @@ TEST(Auto, PicksLatencyOptimalForSmallAndBandwidthOptimalForLarge) {
     }
   }
   // Non-power-of-two across nodes (3 nodes): halving-doubling does not apply; tree does.
-  const Topology t3 = Topology::build(hgx(), 24);
+  const Topology t3 = Topology::build(hgx(), 24, testing::opts());
   const CollectiveCost s3 = collective_cost(t3, CollectiveKind::AllReduce, core::kib(8), {24, 1});
   EXPECT_NE(s3.algorithm, "halving_doubling");
 }
@@ -260,7 +260,7 @@ TEST(FullyConnected, RingsUseEveryLinkAndHalvingDoublingOneAtATime) {
   //   ring all-reduce   2·7/8·S / (7·link) + 2·7·α
   //   direct all-to-all 7/8·S / (7·link) + α           (= the (m/2)² link cut bound)
   //   halving-doubling  2·Σ over 3 steps, one partner per step: 2·7/8·S / link + 2·3·α
-  const Topology t = Topology::build(testing::mesh8(), 8);
+  const Topology t = Topology::build(testing::mesh8(), 8, testing::opts());
   const ByteRate link = core::gigabytes_per_second(64) * kP.nvlink_efficiency;
   const Seconds alpha = core::microseconds(1);
   const Bytes S = core::mib(256);

@@ -41,7 +41,7 @@ std::vector<Sys> systems() {
 
 TEST(Property, GroupOfOneCostsNothing) {
   for (const Sys& s : systems()) {
-    const Topology t = Topology::build(s.spec, s.chips);
+    const Topology t = Topology::build(s.spec, s.chips, testing::opts());
     for (CollectiveKind k : kKinds) {
       if (k == CollectiveKind::SendRecv) continue;  // a send/recv always has two ends
       const CollectiveCost c = collective_cost(t, k, core::gib(1), {1, 1});
@@ -75,7 +75,7 @@ Seconds injection_bound(const hw::SystemSpec& sys, const Topology& t, Collective
 
 TEST(Property, NeverBeatsTheInjectionOrBisectionBound) {
   for (const Sys& s : systems()) {
-    const Topology t = Topology::build(s.spec, s.chips);
+    const Topology t = Topology::build(s.spec, s.chips, testing::opts());
     for (const Group& g : s.groups) {
       for (CollectiveKind k : kKinds) {
         for (Bytes S : kSizes) {
@@ -138,7 +138,7 @@ Seconds bisection_bound(const hw::TopologyDim& d, const LevelUse& l, Bytes S) {
 
 TEST(Property, AllToAllNeverBeatsTheScaleUpBisectionWithAnyAlgorithm) {
   for (const Sys& s : systems()) {
-    const Topology t = Topology::build(s.spec, s.chips);
+    const Topology t = Topology::build(s.spec, s.chips, testing::opts());
     for (const Group& g : s.groups) {
       const GroupMapping m = t.map(g);
       if (m.levels.size() != 1 || m.levels[0].scale_out) continue;
@@ -163,10 +163,10 @@ TEST(Property, TorusAllToAllIsBoundByTheCutAcrossItsLongestSubDim) {
   // 16 chips on the 4x4 torus of a Trn2-like node (1,024 GB/s both ways per chip, 4 links):
   // link = 512/4 = 128 GB/s one way at peak; the cut across one sub-dim crosses 4 rings at 2
   // places = 8 links; it carries 16·S/4 = 4S ⇒ t ≥ 4S / (8·128 GB/s) = S / 256 GB/s at peak,
-  // and / efficiency 0.75 with the modelled link rate.
-  const Topology t = Topology::build(testing::trn2_ultra(), 16);
+  // and × the shipped NeuronLink efficiency with the modelled link rate.
+  const Topology t = Topology::build(testing::trn2_ultra(), 16, testing::opts());
   const Bytes S = core::gib(1);
-  const Seconds bound = S / (core::gigabytes_per_second(256) * 0.75);
+  const Seconds bound = S / (core::gigabytes_per_second(256) * testing::shipped_params().neuronlink_efficiency);
   for (const std::string& algorithm : {"direct", "ring", "halving_doubling"}) {
     CollectiveOptions opt;
     opt.algorithm = algorithm;
@@ -182,7 +182,7 @@ TEST(Property, TorusAllToAllIsBoundByTheCutAcrossItsLongestSubDim) {
 
 TEST(Property, MoreBandwidthIsNeverSlower) {
   for (const Sys& s : systems()) {
-    const Topology base = Topology::build(s.spec, s.chips);
+    const Topology base = Topology::build(s.spec, s.chips, testing::opts());
     std::vector<hw::SystemSpec> faster;
     for (size_t i = 0; i < s.spec.scale_up.size(); ++i) {
       hw::SystemSpec f = s.spec;
@@ -193,7 +193,7 @@ TEST(Property, MoreBandwidthIsNeverSlower) {
     f.scale_out.bandwidth_per_chip.value *= 2.0;
     faster.push_back(f);
     for (const hw::SystemSpec& fs : faster) {
-      const Topology t = Topology::build(fs, s.chips);
+      const Topology t = Topology::build(fs, s.chips, testing::opts());
       for (const Group& g : s.groups) {
         for (CollectiveKind k : kKinds) {
           for (Bytes S : kSizes) {
@@ -208,7 +208,7 @@ TEST(Property, MoreBandwidthIsNeverSlower) {
 
 TEST(Property, MoreBytesIsNeverFaster) {
   for (const Sys& s : systems()) {
-    const Topology t = Topology::build(s.spec, s.chips);
+    const Topology t = Topology::build(s.spec, s.chips, testing::opts());
     for (const Group& g : s.groups) {
       for (CollectiveKind k : kKinds) {
         Seconds prev;
@@ -230,7 +230,7 @@ TEST(Property, IndependentOfRelabelling) {
                              core::microseconds(1)),
                 testing::dim("nvlink-b", hw::DimKind::Switch, 4, core::gigabytes_per_second(900),
                              core::microseconds(1))};
-  const Topology t = Topology::build(s, 64);
+  const Topology t = Topology::build(s, 64, testing::opts());
   for (CollectiveKind k : kKinds) {
     for (Bytes S : kSizes) {
       EXPECT_EQ(collective_cost(t, k, S, {4, 1}).time, collective_cost(t, k, S, {4, 4}).time);
@@ -246,13 +246,13 @@ TEST(Property, IndependentOfRelabelling) {
                                 core::gigabytes_per_second(1024), core::microseconds(2),
                                 p == &a ? std::vector<int>{4, 8} : std::vector<int>{8, 4})};
   }
-  const Topology ta = Topology::build(a, 32), tb = Topology::build(b, 32);
+  const Topology ta = Topology::build(a, 32, testing::opts()), tb = Topology::build(b, 32, testing::opts());
   for (Bytes S : kSizes) {
     EXPECT_NEAR(collective_cost(ta, CollectiveKind::AllReduce, S, {32, 1}).time.base(),
                 collective_cost(tb, CollectiveKind::AllReduce, S, {32, 1}).time.base(), 1e-15);
   }
   // Every hypercube sub-dimension is alike.
-  const Topology c = Topology::build(testing::cube16(), 16);
+  const Topology c = Topology::build(testing::cube16(), 16, testing::opts());
   for (long long st : {1, 2, 4, 8}) {
     EXPECT_EQ(collective_cost(c, CollectiveKind::SendRecv, core::mib(1), {2, st}).time,
               collective_cost(c, CollectiveKind::SendRecv, core::mib(1), {2, 1}).time);
@@ -261,7 +261,7 @@ TEST(Property, IndependentOfRelabelling) {
 
 TEST(Scale, MillionChipAllReduceIsFinite) {
   for (const hw::SystemSpec& s : {testing::hgx(), testing::trn2_ultra()}) {
-    const Topology t = Topology::build(s, 1 << 20);
+    const Topology t = Topology::build(s, 1 << 20, testing::opts());
     for (Group g : {Group{1 << 20, 1}, Group{16384, 64}, Group{(1 << 20) / 8, 8}}) {
       for (CollectiveKind k : kKinds) {
         const CollectiveCost c = collective_cost(t, k, core::gib(1), g);
@@ -273,7 +273,7 @@ TEST(Scale, MillionChipAllReduceIsFinite) {
 }
 
 TEST(Concurrent, SingleRequestEqualsCollectiveCost) {
-  const Topology t = Topology::build(testing::hgx(), 64);
+  const Topology t = Topology::build(testing::hgx(), 64, testing::opts());
   const CollectiveRequest r{CollectiveKind::AllReduce, core::gib(1), {64, 1}, {}};
   const std::vector<CollectiveCost> c = concurrent_costs(t, {r});
   ASSERT_EQ(c.size(), 1u);
@@ -285,7 +285,7 @@ TEST(Concurrent, SingleRequestEqualsCollectiveCost) {
 TEST(Concurrent, TwoCollectivesOnTheSameLinksShareThemFairly) {
   // Two identical TP all-reduces on NVLink: each gets half the bandwidth while both run, so
   // each takes latency + 2 × bandwidth time.
-  const Topology t = Topology::build(testing::hgx(), 8);
+  const Topology t = Topology::build(testing::hgx(), 8, testing::opts());
   const CollectiveRequest r{CollectiveKind::AllReduce, core::gib(1), {8, 1}, {}};
   const CollectiveCost alone = collective_cost(t, r.kind, r.bytes, r.group);
   const std::vector<CollectiveCost> c = concurrent_costs(t, {r, r});
@@ -304,7 +304,7 @@ TEST(Concurrent, TwoCollectivesOnTheSameLinksShareThemFairly) {
 }
 
 TEST(Concurrent, CollectivesOnDifferentLinkClassesDoNotSlowEachOther) {
-  const Topology t = Topology::build(testing::hgx(), 64);
+  const Topology t = Topology::build(testing::hgx(), 64, testing::opts());
   const CollectiveRequest tp{CollectiveKind::AllReduce, core::mib(256), {8, 1}, {}};
   const CollectiveRequest dp{CollectiveKind::AllReduce, core::mib(256), {8, 8}, {}};
   const std::vector<CollectiveCost> c = concurrent_costs(t, {tp, dp});
@@ -313,7 +313,7 @@ TEST(Concurrent, CollectivesOnDifferentLinkClassesDoNotSlowEachOther) {
 }
 
 TEST(Diagnostics, UnknownAlgorithmListsTheValidOnesAndTheClosest) {
-  const Topology t = Topology::build(testing::hgx(), 8);
+  const Topology t = Topology::build(testing::hgx(), 8, testing::opts());
   CollectiveOptions o;
   o.algorithm = "rnig";
   try {
@@ -332,7 +332,7 @@ TEST(Diagnostics, UnknownAlgorithmListsTheValidOnesAndTheClosest) {
 }
 
 TEST(Diagnostics, AlgorithmThatDoesNotApplyNamesTheValidOnes) {
-  const Topology t = Topology::build(testing::hgx(), 8);
+  const Topology t = Topology::build(testing::hgx(), 8, testing::opts());
   CollectiveOptions o;
   o.algorithm = "tree";
   try {

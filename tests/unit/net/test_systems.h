@@ -4,9 +4,23 @@
 
 #include <vector>
 
+#include "xpusim/calib/params.h"
 #include "xpusim/hw/spec.h"
+#include "xpusim/net/topology.h"
 
 namespace xpusim::net::testing {
+
+/// The shipped network parameters (data/calibration/network.yaml): expected values in the tests
+/// are derived from them, so a recalibration does not break the formulas' tests.
+inline const NetworkParams& shipped_params() {
+  static const NetworkParams p = network_params(calib::load_shipped(XS_TESTDATA_DIR));
+  return p;
+}
+inline TopologyOptions opts() {
+  TopologyOptions o;
+  o.params = shipped_params();
+  return o;
+}
 
 inline hw::TopologyDim dim(const char* name, hw::DimKind kind, int size, core::ByteRate bw,
                            core::Seconds lat, std::vector<int> shape = {}) {

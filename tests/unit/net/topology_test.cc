@@ -30,7 +30,7 @@ TEST(TopologyBuild, RejectsBadChipCountsNamingChips) {
   };
   for (const Case& c : cases) {
     try {
-      Topology::build(testing::hgx(1024), c.chips);
+      Topology::build(testing::hgx(1024), c.chips, testing::opts());
       ADD_FAILURE() << c.name << ": no error";
     } catch (const core::InputError& e) {
       EXPECT_EQ(first_path(e), "chips") << c.name;
@@ -39,17 +39,17 @@ TEST(TopologyBuild, RejectsBadChipCountsNamingChips) {
     }
   }
   // A partial domain is fine.
-  EXPECT_EQ(Topology::build(testing::hgx(), 4).chips(), 4);
-  EXPECT_EQ(Topology::build(testing::hgx(), 24).domains(), 3);
+  EXPECT_EQ(Topology::build(testing::hgx(), 4, testing::opts()).chips(), 4);
+  EXPECT_EQ(Topology::build(testing::hgx(), 24, testing::opts()).domains(), 3);
   // So is a partial last domain of a cluster: 12 chips of 8-chip nodes are two domains.
-  EXPECT_EQ(Topology::build(testing::hgx(), 12).domains(), 2);
+  EXPECT_EQ(Topology::build(testing::hgx(), 12, testing::opts()).domains(), 2);
 }
 
 TEST(TopologyBuild, RejectsScaleUpDimsThatDoNotMultiplyToTheDomain) {
   hw::SystemSpec s = testing::hgx();
   s.chips_per_domain = 16;
   try {
-    Topology::build(s, 16);
+    Topology::build(s, 16, testing::opts());
     ADD_FAILURE() << "no error";
   } catch (const core::InputError& e) {
     EXPECT_EQ(first_path(e), "scale_up");
@@ -58,7 +58,7 @@ TEST(TopologyBuild, RejectsScaleUpDimsThatDoNotMultiplyToTheDomain) {
   hw::SystemSpec t = testing::trn2_ultra();
   t.scale_up[0].shape = {4, 3};
   try {
-    Topology::build(t, 64);
+    Topology::build(t, 64, testing::opts());
     ADD_FAILURE() << "no error";
   } catch (const core::InputError& e) {
     EXPECT_EQ(first_path(e), "scale_up[0].shape");
@@ -66,14 +66,14 @@ TEST(TopologyBuild, RejectsScaleUpDimsThatDoNotMultiplyToTheDomain) {
 }
 
 TEST(TopologyBuild, HalvesVendorBandwidthAndAppliesFamilyEfficiency) {
-  const Topology t = Topology::build(testing::hgx(), 16);
-  const NetworkParams p;
+  const Topology t = Topology::build(testing::hgx(), 16, testing::opts());
+  const NetworkParams& p = testing::shipped_params();
   ASSERT_EQ(t.dims().size(), 2u);
   EXPECT_EQ(t.dims()[0].family, FabricFamily::NvLink);
   EXPECT_DOUBLE_EQ(core::to_gbps(t.dims()[0].bandwidth), 450.0 * p.nvlink_efficiency);
   EXPECT_TRUE(t.dims()[1].scale_out);
   EXPECT_DOUBLE_EQ(core::to_gbit_per_s(t.dims()[1].bandwidth), 400.0 * p.scale_out_efficiency);
-  const Topology n = Topology::build(testing::trn3_gen2(), 144);
+  const Topology n = Topology::build(testing::trn3_gen2(), 144, testing::opts());
   EXPECT_EQ(n.dims()[0].family, FabricFamily::NeuronLink);
 }
 
@@ -98,7 +98,7 @@ TEST(TopologyMap, LaysGroupsOntoTheDims) {
       {"single chip", testing::hgx(), 8, {1, 1}, {}},
   };
   for (const MapCase& c : cases) {
-    const Topology t = Topology::build(c.sys, c.chips);
+    const Topology t = Topology::build(c.sys, c.chips, testing::opts());
     const GroupMapping m = t.map(c.group);
     ASSERT_EQ(m.levels.size(), c.levels.size()) << c.name;
     for (size_t i = 0; i < c.levels.size(); ++i) {
@@ -108,12 +108,12 @@ TEST(TopologyMap, LaysGroupsOntoTheDims) {
     EXPECT_TRUE(m.aligned) << c.name;
   }
   // The torus column spans only the second torus sub-dimension.
-  const GroupMapping col = Topology::build(testing::trn2_ultra(), 64).map({4, 4});
+  const GroupMapping col = Topology::build(testing::trn2_ultra(), 64, testing::opts()).map({4, 4});
   EXPECT_EQ(col.levels[0].sub_members, (std::vector<long long>{1, 4}));
 }
 
 TEST(TopologyMap, GroupThatDoesNotFitNamesGroup) {
-  const Topology t = Topology::build(testing::hgx(), 16);
+  const Topology t = Topology::build(testing::hgx(), 16, testing::opts());
   for (Group g : {Group{17, 1}, Group{2, 16}, Group{0, 1}, Group{2, 0}}) {
     EXPECT_FALSE(t.fits(g));
     try {
@@ -127,7 +127,7 @@ TEST(TopologyMap, GroupThatDoesNotFitNamesGroup) {
 }
 
 TEST(TopologyMap, IrregularStrideIsApproximatedNotRejected) {
-  const Topology t = Topology::build(testing::hgx(), 64);
+  const Topology t = Topology::build(testing::hgx(), 64, testing::opts());
   const GroupMapping m = t.map({5, 3});
   EXPECT_FALSE(m.aligned);
   const CollectiveCost c = collective_cost(t, CollectiveKind::AllReduce, core::mib(1), {5, 3});
@@ -136,9 +136,9 @@ TEST(TopologyMap, IrregularStrideIsApproximatedNotRejected) {
 
 TEST(ScaleOut, OversubscriptionSlowsTrafficThatCrossesTheTopTier) {
   hw::SystemSpec s = testing::hgx();
-  const Topology flat = Topology::build(s, 1024);
+  const Topology flat = Topology::build(s, 1024, testing::opts());
   s.scale_out.oversubscription = 2.0;
-  const Topology tapered = Topology::build(s, 1024);
+  const Topology tapered = Topology::build(s, 1024, testing::opts());
   // 128 domains, 2 tiers: fan-out ceil(sqrt 128) = 12 domains per rail leaf.
   const Bytes S = core::gib(1);
   const Group near{8, 8}, far{128, 8};
@@ -150,21 +150,21 @@ TEST(ScaleOut, OversubscriptionSlowsTrafficThatCrossesTheTopTier) {
 
 TEST(ScaleOut, LatencyGrowsPerTier) {
   // 16,384 domains, 3 tiers, rail-optimised: ceil(16384^(1/3)) = 26 domains per leaf, 676 per pod.
-  TopologyOptions o;
+  TopologyOptions o = testing::opts();
   o.rail_optimised = true;
   const Topology t = Topology::build(testing::trn2_ultra(), 1 << 20, o);
   const Bytes S = core::bytes(8);
   const Seconds near = collective_cost(t, CollectiveKind::SendRecv, S, {2, 64}).time;
   const Seconds mid = collective_cost(t, CollectiveKind::SendRecv, S, {2, 64 * 64}).time;
   const Seconds far = collective_cost(t, CollectiveKind::SendRecv, S, {2, 64 * 8192}).time;
-  const Seconds hop2 = NetworkParams{}.switch_hop_latency * 2.0;
+  const Seconds hop2 = testing::shipped_params().switch_hop_latency * 2.0;
   EXPECT_NEAR(core::to_seconds(mid - near), core::to_seconds(hop2), 1e-12);
   EXPECT_NEAR(core::to_seconds(far - mid), core::to_seconds(hop2), 1e-12);
 }
 
 TEST(ScaleOut, RailOptimisedKeepsSameRailTrafficLow) {
   hw::SystemSpec s = testing::hgx();
-  TopologyOptions rail, no_rail;
+  TopologyOptions rail = testing::opts(), no_rail = testing::opts();
   rail.rail_optimised = true;
   no_rail.rail_optimised = false;
   const Topology a = Topology::build(s, 64, rail), b = Topology::build(s, 64, no_rail);

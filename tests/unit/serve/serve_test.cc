@@ -18,7 +18,11 @@ const xpusim::hw::Catalog& catalog() {
   static auto c = xpusim::hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
   return c;
 }
-xs::ServeEnv env() { return xs::ServeEnv{&catalog(), std::string(XS_TESTDATA_DIR) + "/models"}; }
+const xpusim::calib::Params& shipped() {
+  static const xpusim::calib::Params p = xpusim::calib::load_shipped(XS_TESTDATA_DIR);
+  return p;
+}
+xs::ServeEnv env() { return xs::ServeEnv{&catalog(), std::string(XS_TESTDATA_DIR) + "/models", &shipped()}; }
 
 xs::ServeScenario base() {
   xs::ServeScenario s;
@@ -35,7 +39,7 @@ xs::ServeScenario base() {
 TEST(StepCost, BandwidthBoundDecodeEqualsBytesOverBandwidthPlusOverheads) {
   const auto& sys = catalog().system("h100-sxm-dgx");
   auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
-  auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip);
+  auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped());
   xs::ReplicaPlan plan;
   xs::StepCostModel cost(sys, model, plan, prof, nullptr);
   xs::StepWork w;
@@ -55,7 +59,7 @@ TEST(StepCost, BandwidthBoundDecodeEqualsBytesOverBandwidthPlusOverheads) {
 TEST(StepCost, MoreHbmBandwidthNeverSlowsADecodeStep) {
   auto sys = catalog().system("h100-sxm-dgx");
   auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
-  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip);
+  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip, shipped());
   xs::StepWork w;
   w.decode_seqs = 64;
   w.decode_context = 64 * 1024.0;
@@ -81,7 +85,7 @@ TEST(Simulator, KvCapacityLimitsTheAdmittedBatch) {
   // Use kv_tokens_override through the simulator directly.
   const auto& sys = catalog().system(sc.system);
   auto model = xpusim::workload::load_model(sc.model, std::string(XS_TESTDATA_DIR) + "/models");
-  auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip);
+  auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped());
   xs::StepCostModel cost(sys, model, xs::ReplicaPlan{}, prof, nullptr);
   xs::SimSpec spec;
   spec.pool = {&cost, 1};
@@ -100,7 +104,7 @@ TEST(Simulator, KvCapacityLimitsTheAdmittedBatch) {
 TEST(Simulator, OnDemandKvPreemptsWhenTheCacheRunsOut) {
   const auto& sys = catalog().system("h100-sxm-dgx");
   auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
-  xs::StepCostModel cost(sys, model, xs::ReplicaPlan{}, xs::framework_profile(xs::Framework::Vllm, sys.chip), nullptr);
+  xs::StepCostModel cost(sys, model, xs::ReplicaPlan{}, xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped()), nullptr);
   xs::SimSpec spec;
   spec.pool = {&cost, 1};
   spec.scheduler.kv_policy = xs::KvPolicy::OnDemand;
@@ -278,7 +282,7 @@ TEST(Simulator, PoissonThroughputIsTheSteadyStateRate) {
 TEST(StepCost, PrefillEfficiencyScalesTheMathRateNotWeightStreaming) {
   const auto& sys = catalog().system("trn2-48xl");
   auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
-  auto slow = xs::framework_profile(xs::Framework::NeuronTnx, sys.chip);
+  auto slow = xs::framework_profile(xs::Framework::NeuronTnx, sys.chip, shipped());
   ASSERT_LT(slow.prefill_efficiency, 1.0);
   auto full = slow;
   full.prefill_efficiency = 1.0;

@@ -48,13 +48,16 @@ class PublicFile : public ::testing::Test {
   static void SetUpTestSuite() {
     catalog_ = new hw::Catalog(hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog"));
     const auto rows = validation::read_csv(validation::default_public_file(XS_TESTDATA_DIR));
-    validation::Context ctx{catalog_, std::string(XS_TESTDATA_DIR) + "/models"};
+    calibration_ = new calib::Params(calib::load_shipped(XS_TESTDATA_DIR));
+    validation::Context ctx{catalog_, std::string(XS_TESTDATA_DIR) + "/models", calibration_};
     results_ = new std::vector<validation::RowResult>(validation::run_all(rows, ctx));
   }
   static hw::Catalog* catalog_;
+  static calib::Params* calibration_;
   static std::vector<validation::RowResult>* results_;
 };
 hw::Catalog* PublicFile::catalog_ = nullptr;
+calib::Params* PublicFile::calibration_ = nullptr;
 std::vector<validation::RowResult>* PublicFile::results_ = nullptr;
 
 TEST_F(PublicFile, HoldsEveryRowOfTheSharedFile) {

@@ -1,0 +1,16 @@
+#include "cli_util.h"
+
+namespace xpusim::cli {
+
+void add_calibration_option(CLI::App& app, std::string& file) {
+  app.add_option("--calibration", file,
+                 "YAML file overriding any subset of the fitted/assumed parameters (xpusim calibration show)");
+}
+
+calib::Params load_calibration(const std::string& override_file) {
+  calib::Params params = calib::load_shipped(data_dir());
+  if (!override_file.empty()) calib::apply_override(params, override_file);
+  return params;
+}
+
+}  // namespace xpusim::cli

@@ -1,0 +1,84 @@
+#pragma once
+// Fitted and assumed parameters as data. Every number of the models that is not physics (an
+// efficiency, an overhead, an overlap share, an energy per bit…) lives in
+// data/calibration/<layer>.yaml with its unit, meaning, basis and kind, and reaches the code as a
+// Params value passed explicitly (compute::calibration_for, engine::framework_params,
+// serve::framework_profile, net::network_params). Schema and override rules: docs/calibration.md.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/core/unit_parse.h"
+#include "xpusim/core/units.h"
+
+namespace xpusim::calib {
+
+/// How a value was obtained: fitted on measurements, or assumed from a paper, a vendor
+/// default or engineering judgement.
+enum class Kind { Fitted, Assumed };
+std::string kind_name(Kind k);
+
+/// A value as written ("0.75", "4 us", "true") with its parsed form: base units and dimension
+/// for quantities and plain numbers, 0/1 for flags.
+struct Value {
+  std::string text;
+  core::ParsedQuantity quantity;
+  bool is_flag = false;
+};
+
+struct Parameter {
+  std::string key;      ///< "<file stem>.<section>….<name>", e.g. "compute.nvidia-hopper.gemm_efficiency"
+  Value value;
+  std::string meaning;  ///< what the value stands for
+  std::string basis;    ///< paper, measurement, or "fitted on rows …"
+  Kind kind = Kind::Assumed;
+  std::optional<Value> range_low, range_high;  ///< plausible range, enforced on overrides
+  std::string source;   ///< the file the value came from (shipped file or override)
+};
+
+/// "a plain number", "a time", "a flag"… for messages and `calibration show`.
+std::string unit_kind(const Value& v);
+
+/// The set of parameters, keyed by dotted key (ordered: output is deterministic).
+class Params {
+ public:
+  bool has(const std::string& key) const { return by_key_.count(key) > 0; }
+  /// InputError naming the key when it is missing (the shipped data lacks a required parameter).
+  const Parameter& get(const std::string& key) const;
+  /// A plain number (fraction, count, ratio); InputError naming key, value and expected unit
+  /// when the data carries a unit or a flag.
+  double number(const std::string& key) const;
+  bool flag(const std::string& key) const;
+  core::Seconds seconds(const std::string& key) const;
+  core::Bytes bytes(const std::string& key) const;
+  core::JoulesPerByte joules_per_byte(const std::string& key) const;
+  /// Sub-section names directly under `prefix` ("training.frameworks" → "deepseek", …).
+  std::vector<std::string> sections(const std::string& prefix) const;
+  const std::map<std::string, Parameter>& all() const { return by_key_; }
+  void set(Parameter p) { by_key_[p.key] = std::move(p); }
+
+ private:
+  const Parameter& get_dim(const std::string& key, int t, int b, int f, int d, int e) const;
+  std::map<std::string, Parameter> by_key_;
+};
+
+/// Loads every *.yaml file in `dir` (data/calibration): each file's stem is the first component
+/// of its keys; nested mappings are sections; a mapping with `value` is a parameter with the
+/// required fields value, meaning, basis, kind (fitted|assumed) and optional range [low, high].
+/// Unknown fields, malformed values and values outside their range are InputErrors.
+Params load_directory(const std::string& dir);
+
+/// The shipped calibration: load_directory(data_dir + "/calibration").
+Params load_shipped(const std::string& data_dir);
+
+/// Overrides any subset of `base` from one file whose top-level keys are the shipped files'
+/// stems (compute, training, serving, network, …) and whose nesting is theirs. A parameter is
+/// either a mapping with `value` (and optionally the other fields) or a bare value. Unknown keys
+/// (with the closest known key), a unit of another kind than the shipped value's, and values
+/// outside the range are InputErrors naming the file and key.
+void apply_override(Params& base, const std::string& path);
+
+}  // namespace xpusim::calib

@@ -1,0 +1,266 @@
+#include "xpusim/calib/params.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "xpusim/config/document.h"
+#include "xpusim/core/suggest.h"
+
+namespace xpusim::calib {
+
+namespace {
+
+using config::Json;
+
+bool same_unit(const Value& a, const Value& b) {
+  const auto& x = a.quantity;
+  const auto& y = b.quantity;
+  return a.is_flag == b.is_flag && x.t == y.t && x.b == y.b && x.f == y.f && x.d == y.d && x.e == y.e;
+}
+
+std::optional<double> plain_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str()) return std::nullopt;
+  while (*end == ' ') ++end;
+  if (*end != '\0') return std::nullopt;
+  return v;
+}
+
+/// Parses a value node: a YAML bool is a flag, a number or a numeric string a plain number,
+/// any other string a quantity with a unit.
+std::optional<Value> parse_value(const Json& node, const std::string& path, core::Diagnostics& diags) {
+  Value v;
+  if (node.is_boolean()) {
+    v.is_flag = true;
+    v.text = node.get<bool>() ? "true" : "false";
+    v.quantity.value = node.get<bool>() ? 1.0 : 0.0;
+    return v;
+  }
+  if (node.is_number()) {
+    v.text = node.dump();
+    v.quantity.value = node.get<double>();
+    return v;
+  }
+  if (!node.is_string()) {
+    diags.error(path, "wrong type", config::brief(node), "a value such as \"0.75\", \"4 us\" or true");
+    return std::nullopt;
+  }
+  v.text = node.get<std::string>();
+  if (auto n = plain_number(v.text)) {
+    v.quantity.value = *n;
+    return v;
+  }
+  auto q = core::parse_quantity_any(v.text);
+  if (!q) {
+    diags.error(path, q.error(), v.text, "a plain number (\"0.75\") or a quantity with a unit (\"4 us\")");
+    return std::nullopt;
+  }
+  v.quantity = *q;
+  return v;
+}
+
+std::optional<Kind> parse_kind(const std::string& s) {
+  if (s == "fitted") return Kind::Fitted;
+  if (s == "assumed") return Kind::Assumed;
+  return std::nullopt;
+}
+
+void check_range(const Parameter& p, const std::string& path, core::Diagnostics& diags) {
+  if (!p.range_low || !p.range_high) return;
+  if (!same_unit(*p.range_low, p.value) || !same_unit(*p.range_high, p.value)) {
+    diags.error(path + ".range", "range is not in the value's unit", p.range_low->text + ", " + p.range_high->text,
+                unit_kind(p.value));
+    return;
+  }
+  const double v = p.value.quantity.value;
+  if (v < p.range_low->quantity.value || v > p.range_high->quantity.value)
+    diags.error(path, "value outside the parameter's range", p.value.text,
+                "[" + p.range_low->text + ", " + p.range_high->text + "]");
+}
+
+/// Reads the fields of one parameter mapping into `p`; `complete` requires every field.
+void read_fields(const Json& node, const std::string& path, bool complete, Parameter& p, core::Diagnostics& diags) {
+  config::FieldReader r(node, path, diags);
+  if (r.has("value")) {
+    r.ignore("value");
+    if (auto v = parse_value(node.at("value"), path + ".value", diags)) p.value = *v;
+  } else {
+    diags.error(path + ".value", "missing", {}, "the parameter's value");
+  }
+  if (complete || r.has("meaning")) p.meaning = r.str("meaning");
+  if (complete || r.has("basis")) p.basis = r.str("basis");
+  if (complete || r.has("kind")) {
+    const std::string k = r.str("kind");
+    if (auto kind = parse_kind(k)) p.kind = *kind;
+    else if (!k.empty()) diags.error(path + ".kind", "unknown kind", k, "fitted or assumed",
+                                     core::did_you_mean(k, {"fitted", "assumed"}));
+  }
+  if (const Json* range = r.array("range", false)) {
+    if (range->size() != 2) {
+      diags.error(path + ".range", "a range has two bounds", config::brief(*range), "[low, high]");
+    } else {
+      p.range_low = parse_value((*range)[0], path + ".range[0]", diags);
+      p.range_high = parse_value((*range)[1], path + ".range[1]", diags);
+    }
+  }
+  r.finish();
+}
+
+void walk_shipped(const Json& node, const std::string& key, const std::string& file, Params& out,
+                  core::Diagnostics& diags) {
+  if (!node.is_object()) {
+    diags.error(key, "expected a section or a parameter (a mapping with value, meaning, basis, kind)",
+                config::brief(node), "a mapping");
+    return;
+  }
+  if (node.contains("value")) {
+    Parameter p;
+    p.key = key;
+    p.source = file;
+    read_fields(node, key, true, p, diags);
+    check_range(p, key, diags);
+    out.set(std::move(p));
+    return;
+  }
+  for (const auto& [name, child] : node.items()) walk_shipped(child, key + "." + name, file, out, diags);
+}
+
+/// Names one level below `prefix` ("" → the file stems).
+std::vector<std::string> children(const Params& params, const std::string& prefix) {
+  std::vector<std::string> names;
+  const std::string head = prefix.empty() ? "" : prefix + ".";
+  for (const auto& [key, p] : params.all()) {
+    if (key.compare(0, head.size(), head) != 0) continue;
+    const std::string rest = key.substr(head.size());
+    const std::string name = rest.substr(0, rest.find('.'));
+    if (names.empty() || names.back() != name) names.push_back(name);
+  }
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+void override_parameter(const Json& node, const std::string& key, const std::string& file, Params& base,
+                        core::Diagnostics& diags) {
+  Parameter p = base.get(key);
+  const Value shipped = p.value;
+  if (node.is_object()) {
+    read_fields(node, key, false, p, diags);
+  } else if (auto v = parse_value(node, key, diags)) {
+    p.value = *v;
+  }
+  if (!same_unit(p.value, shipped)) {
+    diags.error(key, "wrong unit: " + unit_kind(p.value), p.value.text,
+                unit_kind(shipped) + " like the shipped \"" + shipped.text + "\"");
+    return;
+  }
+  p.source = file;
+  check_range(p, key, diags);
+  base.set(std::move(p));
+}
+
+void walk_override(const Json& node, const std::string& prefix, const std::string& file, Params& base,
+                   core::Diagnostics& diags) {
+  if (!node.is_object()) {
+    diags.error(prefix.empty() ? "calibration" : prefix, "expected a section", config::brief(node), "a mapping");
+    return;
+  }
+  const std::vector<std::string> known = children(base, prefix);
+  for (const auto& [name, child] : node.items()) {
+    const std::string key = prefix.empty() ? name : prefix + "." + name;
+    if (base.has(key)) {
+      override_parameter(child, key, file, base, diags);
+    } else if (std::find(known.begin(), known.end(), name) != known.end()) {
+      walk_override(child, key, file, base, diags);
+    } else {
+      diags.error(key, "unknown calibration key", name, "one of: " + core::join(known),
+                  core::did_you_mean(name, known));
+    }
+  }
+}
+
+}  // namespace
+
+std::string kind_name(Kind k) { return k == Kind::Fitted ? "fitted" : "assumed"; }
+
+std::string unit_kind(const Value& v) {
+  if (v.is_flag) return "a flag";
+  const auto& q = v.quantity;
+  return core::dimension_name(q.t, q.b, q.f, q.d, q.e);
+}
+
+const Parameter& Params::get(const std::string& key) const {
+  auto it = by_key_.find(key);
+  if (it == by_key_.end()) {
+    const std::string file = key.substr(0, key.find('.'));
+    core::fail(key, "calibration parameter missing", {}, "an entry in data/calibration/" + file + ".yaml");
+  }
+  return it->second;
+}
+
+const Parameter& Params::get_dim(const std::string& key, int t, int b, int f, int d, int e) const {
+  const Parameter& p = get(key);
+  const auto& q = p.value.quantity;
+  if (p.value.is_flag || q.t != t || q.b != b || q.f != f || q.d != d || q.e != e) {
+    core::fail(key, "wrong unit: " + unit_kind(p.value) + " (from " + p.source + ")", p.value.text,
+               core::unit_example(t, b, f, d, e));
+  }
+  return p;
+}
+
+double Params::number(const std::string& key) const { return get_dim(key, 0, 0, 0, 0, 0).value.quantity.value; }
+
+bool Params::flag(const std::string& key) const {
+  const Parameter& p = get(key);
+  if (!p.value.is_flag) core::fail(key, "not a flag (from " + p.source + ")", p.value.text, "true or false");
+  return p.value.quantity.value != 0.0;
+}
+
+core::Seconds Params::seconds(const std::string& key) const {
+  return core::Seconds::from_base(get_dim(key, 1, 0, 0, 0, 0).value.quantity.value);
+}
+
+core::Bytes Params::bytes(const std::string& key) const {
+  return core::Bytes::from_base(get_dim(key, 0, 1, 0, 0, 0).value.quantity.value);
+}
+
+core::JoulesPerByte Params::joules_per_byte(const std::string& key) const {
+  return core::JoulesPerByte::from_base(get_dim(key, 0, -1, 0, 0, 1).value.quantity.value);
+}
+
+std::vector<std::string> Params::sections(const std::string& prefix) const {
+  std::vector<std::string> out;
+  for (const auto& name : children(*this, prefix))
+    if (!has(prefix + "." + name)) out.push_back(name);
+  return out;
+}
+
+Params load_directory(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir)) core::fail("calibration", "no calibration directory", dir, "data/calibration/");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".yaml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  Params out;
+  for (const auto& f : files) {
+    core::Diagnostics diags;
+    walk_shipped(config::load_yaml_file(f.string()), f.stem().string(), f.string(), out, diags);
+    diags.set_file(f.string());
+    diags.throw_if_any();
+  }
+  return out;
+}
+
+Params load_shipped(const std::string& data_dir) { return load_directory(data_dir + "/calibration"); }
+
+void apply_override(Params& base, const std::string& path) {
+  core::Diagnostics diags;
+  walk_override(config::load_document(path), "", path, base, diags);
+  diags.set_file(path);
+  diags.throw_if_any();
+}
+
+}  // namespace xpusim::calib
