@@ -26,15 +26,23 @@ config::Json load_scenario_document(const std::string& path) {
   return doc;
 }
 
+// An absent key is still a known key: it is listed in "unknown key" diagnostics and matched by
+// their "did you mean".
+bool present(config::FieldReader& r, const std::string& key) {
+  if (r.has(key)) return true;
+  r.ignore(key);
+  return false;
+}
+
 void read_text(config::FieldReader& r, const std::string& key, std::optional<std::string>& out) {
-  if (r.has(key)) out = r.str(key);
+  if (present(r, key)) out = r.str(key);
 }
 
 // Reads with `read`, then judges with `check` only when the read itself found nothing wrong
 // (a wrong type is one diagnostic, not two).
 template <typename T, typename Read, typename Check>
 void read_checked(config::FieldReader& r, const std::string& key, std::optional<T>& out, Read read, Check check) {
-  if (!r.has(key)) return;
+  if (!present(r, key)) return;
   const std::size_t before = r.diagnostics().items().size();
   const T value = read();
   if (r.diagnostics().items().size() != before) return;
@@ -71,7 +79,7 @@ void read_duration(config::FieldReader& r, const std::string& key, std::optional
 }
 
 void read_flag(config::FieldReader& r, const std::string& key, std::optional<bool>& out) {
-  if (r.has(key)) out = r.boolean_or(key, false);
+  if (present(r, key)) out = r.boolean_or(key, false);
 }
 
 void moved_to_workload(config::FieldReader& r, std::initializer_list<const char*> keys) {

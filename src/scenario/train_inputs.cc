@@ -48,15 +48,21 @@ void read_train_workload(config::FieldReader& r, TrainInputs& in) {
 // Diagnostics on a library call reported against the flag that named its input (errors inside
 // a file keep their file and field).
 template <typename F>
-auto against_flag(const char* flag, F&& call) {
+auto against_flag(const char* flag, bool only_unnamed, F&& call) {
   try {
     return call();
   } catch (const core::InputError& e) {
     std::vector<core::Diagnostic> ds = e.diagnostics();
     for (auto& x : ds)
-      if (x.file.empty() && x.path.empty()) x.path = flag;
+      if (x.file.empty() && (!only_unnamed || x.path.empty())) x.path = flag;
     throw core::InputError(ds);
   }
+}
+
+void check_executor(core::Diagnostics& d, const std::string& path, const std::optional<std::string>& executor) {
+  if (executor && *executor != "event" && *executor != "analytical")
+    d.error(path, "unknown executor", *executor, "event or analytical",
+            core::did_you_mean(*executor, {"event", "analytical"}));
 }
 
 void check_counts(const TrainInputs& in, core::Diagnostics& d) {
@@ -68,9 +74,7 @@ void check_counts(const TrainInputs& in, core::Diagnostics& d) {
                                 {"--global-batch", in.global_batch}, {"--seq-len", in.seq_len}})
     config::check_positive_count(d, flag, v);
   config::check_positive_number(d, "--train-tokens", in.train_tokens);
-  if (in.executor && *in.executor != "event" && *in.executor != "analytical")
-    d.error("--executor", "unknown executor", *in.executor, "event or analytical",
-            core::did_you_mean(*in.executor, {"event", "analytical"}));
+  check_executor(d, "--executor", in.executor);
 }
 
 void resolve_precision_and_zero(const TrainInputs& in, mapping::TrainPlan& p, core::Diagnostics& d) {
@@ -190,6 +194,7 @@ TrainInputs read_train_file(const std::string& path) {
   read_text(r, "model", in.model);
   read_count(r, "chips", in.chips);
   read_text(r, "executor", in.executor);
+  check_executor(d, "executor", in.executor);
   read_text(r, "framework", in.framework);
   read_train_plan(r, in);
   read_train_workload(r, in);
@@ -227,9 +232,9 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
   BuiltTrain out;
   out.executor = in.executor.value_or("event");
   engine::TrainScenario& s = out.scenario;
-  s.framework = against_flag("--framework", [&] { return engine::framework_params(in.framework.value_or("megatron")); });
+  s.framework = against_flag("--framework", false, [&] { return engine::framework_params(in.framework.value_or("megatron")); });
   s.system = &sys;
-  s.model = against_flag("--model", [&] { return workload::load_model(*in.model, models_dir); });
+  s.model = against_flag("--model", true, [&] { return workload::load_model(*in.model, models_dir); });
   resolve_precision_and_zero(in, s.plan, d);
   const auto recomputes = recompute_choices(in, d);
   check_layout(in, sys, s.model, d);

@@ -86,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"serve_search", "serve --search --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 2 "
                                 "--requests 100 --in-len 256 --out-len 32 --json"},
         Command{"validate", "validate --json"}),
-    [](const ::testing::TestParamInfo<Command>& info) { return std::string(info.param.name); });
+    [](const ::testing::TestParamInfo<Command>& command) { return std::string(command.param.name); });
 
 TEST(JsonConvention, InputsEchoTheScenarioShape) {
   const auto r = run_cli("train --system trn2-48xl --model llama3.1-8b --chips 16 --tp 4 --pp 1 --seq-len 4096 --json");
