@@ -2,12 +2,21 @@
 
 set(XS_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wno-maybe-uninitialized -Wno-restrict)
 
-# xs_add_layer(NAME SOURCES ... DEPS ...): one static library per layer, public headers in include/.
+# xs_add_layer(NAME SOURCES ... DEPS ...): one static library per layer, public headers in
+# include/xpusim/NAME. Layering is enforced by the include path: each layer gets its own include
+# root in the build tree holding only the link xpusim/NAME -> include/xpusim/NAME, and that root
+# is the library's only PUBLIC include directory. Dependencies are linked PUBLIC, so a layer (and
+# a test or app) sees exactly the headers of itself and the layers it links, transitively; an
+# #include of a layer above (a back-edge) is "No such file" at compile time (tests/layering).
 function(xs_add_layer name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(xpusim_${name} STATIC ${ARG_SOURCES})
-  target_include_directories(xpusim_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include
-                                            PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  set(root ${CMAKE_BINARY_DIR}/layer_include/${name})
+  file(MAKE_DIRECTORY ${root}/xpusim)
+  if(NOT EXISTS ${root}/xpusim/${name})
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/include/xpusim/${name} ${root}/xpusim/${name} SYMBOLIC)
+  endif()
+  target_include_directories(xpusim_${name} PUBLIC ${root} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(xpusim_${name} PUBLIC ${ARG_DEPS})
   target_compile_options(xpusim_${name} PRIVATE ${XS_WARNINGS})
   if(XS_WERROR)

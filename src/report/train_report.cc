@@ -20,7 +20,7 @@ Json train_json(const engine::TrainScenario& s, const engine::TrainResult& r,
                 const cost::EnergyCost& e) {
   const auto& b = r.breakdown;
   Json flops = Json::object();
-  for (const auto& [d, f] : r.activity.flops) flops[core::dtype_name(d)] = core::to_flops(f);
+  for (const auto& [d, f] : r.activity.flops) flops[core::dtype_name(d)] = as_count(core::to_flops(f));
   const double chips = static_cast<double>(s.plan.chips());
   return Json{
       {"system", s.system->id},
@@ -35,7 +35,7 @@ Json train_json(const engine::TrainScenario& s, const engine::TrainResult& r,
       {"fits", r.fits},
       {"reason", r.reason},
       {"step_time_s", core::to_seconds(r.step_time)},
-      {"tokens_per_step", r.tokens_per_step},
+      {"tokens_per_step", as_count(r.tokens_per_step)},
       {"tokens_per_s", r.tokens_per_s},
       {"tokens_per_s_per_chip", r.tokens_per_s_per_chip},
       {"model_tflops_per_chip", r.model_tflops_per_chip},
@@ -53,13 +53,14 @@ Json train_json(const engine::TrainScenario& s, const engine::TrainResult& r,
         {"workspace", core::to_gib(r.memory.workspace)}, {"total", core::to_gib(r.memory.total())}}},
       {"hbm_capacity_gib", core::to_gib(r.hbm_capacity)},
       {"activity_per_chip",
-       {{"flops_by_dtype", flops}, {"hbm_bytes", core::to_bytes(r.activity.hbm_bytes)},
-        {"scale_up_bytes", core::to_bytes(r.activity.scale_up_bytes)},
-        {"scale_out_bytes", core::to_bytes(r.activity.scale_out_bytes)}}},
+       {{"flop_by_dtype", flops}, {"hbm_bytes", as_count(core::to_bytes(r.activity.hbm_bytes))},
+        {"scale_up_bytes", as_count(core::to_bytes(r.activity.scale_up_bytes))},
+        {"scale_out_bytes", as_count(core::to_bytes(r.activity.scale_out_bytes))}}},
       {"energy_per_step_j", core::to_joules(e.total_energy) * chips},
       {"power_per_chip_w", core::to_watts(e.average_power)},
       {"cost_per_step_usd", core::to_dollars(e.dollars) * chips},
-      {"energy_and_price_estimated", true},
+      {"energy_estimated", true},
+      {"price_estimated", e.price_estimated},
       {"events", r.events},
   };
 }
@@ -127,6 +128,35 @@ std::string train_text(const engine::TrainScenario& s, const engine::TrainResult
   o << "  cost per step        $" << fmt_num(core::to_dollars(e.dollars) * chips, 4)
     << (e.price_estimated ? " (price estimated)" : "") << "\n";
   return o.str();
+}
+
+Json train_document(const scenario::TrainInputs& in, const scenario::TrainRun& run) {
+  const auto& s = run.built.scenario;
+  Json body = train_json(s, run.result, run.energy);
+  body["plan_searched"] = run.built.searched;
+  body["plans_evaluated"] = run.built.evaluated;
+  if (run.budget) {
+    const auto& b = *run.budget;
+    body["train_tokens"] = as_count(b.tokens);
+    body["time_to_train_s"] = core::to_seconds(b.time);
+    body["energy_to_train_j"] = core::to_joules(b.energy);
+    body["cost_to_train_usd"] = core::to_dollars(b.dollars);
+  }
+  return document("train", inputs_json(in), body);
+}
+
+std::string train_run_text(const scenario::TrainRun& run) {
+  std::string out = train_text(run.built.scenario, run.result, run.energy);
+  if (run.budget) {
+    const auto& b = *run.budget;
+    out += "  time to train " + core::strformat("%.4g", b.tokens) + " tokens: " +
+           fmt_num(core::to_seconds(b.time) / 86400.0, 4) + " days, " + fmt_num(core::to_joules(b.energy) / 3.6e9, 4) +
+           " MWh, $" + fmt_num(core::to_dollars(b.dollars) / 1e6, 4) + "M (energy and price estimated)\n";
+  }
+  if (run.built.searched)
+    out += "  (plan chosen by search over " + std::to_string(run.built.evaluated) +
+           " candidates; fix any of --tp/--pp/--dp/--recompute to override)\n";
+  return out;
 }
 
 }  // namespace xpusim::report

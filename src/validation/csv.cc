@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "xpusim/config/values.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/validation/row.h"
@@ -81,14 +82,19 @@ const std::vector<std::string>& known_columns() {
   return cols;
 }
 
-}  // namespace
+using Records = std::vector<std::pair<int, std::vector<std::string>>>;
+using Columns = std::map<std::string, size_t>;
 
-std::vector<Row> read_csv(const std::string& path) {
+std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) core::fail("", "cannot open file '" + path + "'", path, "an existing, readable CSV file");
   std::stringstream ss;
   ss << in.rdbuf();
-  auto recs = parse_records(ss.str(), path);
+  return ss.str();
+}
+
+// Column name → index; unknown, duplicate or missing required columns are diagnostics.
+Columns read_header(const Records& recs, const std::string& path) {
   core::Diagnostics diags;
   if (recs.empty()) {
     diags.error("", "empty file", path, "a header line and rows");
@@ -96,7 +102,7 @@ std::vector<Row> read_csv(const std::string& path) {
     diags.throw_if_any();
   }
   const auto& header = recs[0].second;
-  std::map<std::string, size_t> col;
+  Columns col;
   for (size_t i = 0; i < header.size(); ++i) {
     if (col.count(header[i])) {
       diags.error("header", "duplicate column", header[i]);
@@ -109,78 +115,113 @@ std::vector<Row> read_csv(const std::string& path) {
                   core::did_you_mean(header[i], known_columns()));
     col[header[i]] = i;
   }
-  for (const char* req : {"id", "kind", "system", "chips", "model", "metric", "value"}) {
+  for (const char* req : {"id", "kind", "system", "chips", "model", "metric", "value"})
     if (!col.count(req)) diags.error("header", std::string("missing required column '") + req + "'");
+  if (diags.empty()) return col;
+  core::Diagnostics located;
+  for (auto d : diags.items()) {
+    d.line = recs[0].first;
+    located.add(d);
   }
-  if (!diags.empty()) {
-    for (auto& d : const_cast<std::vector<core::Diagnostic>&>(diags.items())) d.line = recs[0].first;
-    diags.set_file(path);
-    diags.throw_if_any();
+  located.set_file(path);
+  located.throw_if_any();
+  return col;
+}
+
+// One record's cells by column name; counts judged like flags and scenario keys
+// (config/values.h): an empty cell is unset, a count must be a positive integer.
+class RowCells {
+ public:
+  RowCells(const Columns& col, const std::vector<std::string>& fields, core::Diagnostics& d)
+      : col_(col), fields_(fields), d_(d) {}
+  std::string text(const char* name) const {
+    auto it = col_.find(name);
+    if (it == col_.end() || it->second >= fields_.size()) return {};
+    return fields_[it->second];
   }
+  std::optional<long long> count(const std::string& where, const char* name) const {
+    const std::string v = text(name);
+    if (v.empty()) return std::nullopt;
+    char* end = nullptr;
+    const long long x = std::strtoll(v.c_str(), &end, 10);
+    if (*end != '\0') {
+      d_.error(where + "." + name, "not an integer", v, "an integer such as 8");
+      return std::nullopt;
+    }
+    const std::size_t before = d_.items().size();
+    config::check_positive_count(d_, where + "." + name, x);
+    if (d_.items().size() != before) return std::nullopt;
+    return x;
+  }
+
+ private:
+  const Columns& col_;
+  const std::vector<std::string>& fields_;
+  core::Diagnostics& d_;
+};
+
+void read_counts(const RowCells& cells, const std::string& where, Row& row) {
+  row.chips = cells.count(where, "chips").value_or(0);
+  row.seq_len = cells.count(where, "seq_len");
+  row.global_batch_seqs = cells.count(where, "global_batch_seqs");
+  row.micro_batch = cells.count(where, "micro_batch");
+  row.tp = cells.count(where, "tp");
+  row.pp = cells.count(where, "pp");
+  row.dp = cells.count(where, "dp");
+  row.cp = cells.count(where, "cp");
+  row.ep = cells.count(where, "ep");
+  row.vpp = cells.count(where, "vpp");
+  row.in_len = cells.count(where, "in_len");
+  row.out_len = cells.count(where, "out_len");
+  row.batch_or_concurrency = cells.count(where, "batch_or_concurrency");
+}
+
+Row read_row(const Columns& col, int line, const std::vector<std::string>& f, std::size_t header_size,
+             core::Diagnostics& rd) {
+  const RowCells cells(col, f, rd);
+  Row row;
+  row.line = line;
+  row.id = cells.text("id");
+  const std::string where = "row '" + row.id + "'";
+  if (f.size() != header_size)
+    rd.error(where, "has " + std::to_string(f.size()) + " fields", "", std::to_string(header_size) + " fields as in the header");
+  row.kind = cells.text("kind");
+  row.system = cells.text("system");
+  row.model = cells.text("model");
+  row.precision = cells.text("precision");
+  row.fsdp_or_zero = cells.text("fsdp_or_zero");
+  row.recompute = cells.text("recompute");
+  row.mode = cells.text("mode");
+  row.metric = cells.text("metric");
+  row.trust = cells.text("trust");
+  row.source_url = cells.text("source_url");
+  row.notes = cells.text("notes");
+  read_counts(cells, where, row);
+  const std::string v = cells.text("value");
+  char* end = nullptr;
+  row.value = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !(row.value > 0))
+    rd.error(where + ".value", "not a positive number", v, "the measured figure, e.g. 1543");
+  if (row.kind != "train" && row.kind != "infer") rd.error(where + ".kind", "unknown kind", row.kind, "train or infer");
+  return row;
+}
+
+}  // namespace
+
+std::vector<Row> read_csv(const std::string& path) {
+  const Records recs = parse_records(read_file(path), path);
+  const Columns col = read_header(recs, path);
+  core::Diagnostics diags;
   std::vector<Row> rows;
   for (size_t r = 1; r < recs.size(); ++r) {
-    const auto& [line, f] = recs[r];
+    const auto& [line, fields] = recs[r];
     core::Diagnostics rd;
-    auto get = [&](const char* name) -> std::string {
-      auto it = col.find(name);
-      if (it == col.end() || it->second >= f.size()) return {};
-      return f[it->second];
-    };
-    Row row;
-    row.line = line;
-    row.id = get("id");
-    const std::string where = "row '" + row.id + "'";
-    if (f.size() != header.size())
-      rd.error(where, "has " + std::to_string(f.size()) + " fields", "",
-               std::to_string(header.size()) + " fields as in the header");
-    auto integer = [&](const char* name) -> std::optional<long long> {
-      const std::string v = get(name);
-      if (v.empty()) return std::nullopt;
-      char* end = nullptr;
-      long long x = std::strtoll(v.c_str(), &end, 10);
-      if (*end != '\0' || x < 0) {
-        rd.error(where + "." + name, "not a non-negative integer", v, "an integer such as 8");
-        return std::nullopt;
-      }
-      return x;
-    };
-    row.kind = get("kind");
-    row.system = get("system");
-    row.model = get("model");
-    row.precision = get("precision");
-    row.fsdp_or_zero = get("fsdp_or_zero");
-    row.recompute = get("recompute");
-    row.mode = get("mode");
-    row.metric = get("metric");
-    row.trust = get("trust");
-    row.source_url = get("source_url");
-    row.notes = get("notes");
-    row.chips = integer("chips").value_or(0);
-    row.seq_len = integer("seq_len");
-    row.global_batch_seqs = integer("global_batch_seqs");
-    row.micro_batch = integer("micro_batch");
-    row.tp = integer("tp");
-    row.pp = integer("pp");
-    row.dp = integer("dp");
-    row.cp = integer("cp");
-    row.ep = integer("ep");
-    row.vpp = integer("vpp");
-    row.in_len = integer("in_len");
-    row.out_len = integer("out_len");
-    row.batch_or_concurrency = integer("batch_or_concurrency");
-    const std::string v = get("value");
-    char* end = nullptr;
-    row.value = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(row.value > 0))
-      rd.error(where + ".value", "not a positive number", v, "the measured figure, e.g. 1543");
-    if (row.kind != "train" && row.kind != "infer")
-      rd.error(where + ".kind", "unknown kind", row.kind, "train or infer");
+    rows.push_back(read_row(col, line, fields, recs[0].second.size(), rd));
     for (auto d : rd.items()) {
       d.file = path;
       d.line = line;
       diags.add(d);
     }
-    rows.push_back(std::move(row));
   }
   diags.throw_if_any();
   return rows;

@@ -1,9 +1,9 @@
-// validation::predict_infer: a thin adapter over the serving layer's row → scenario logic
-// (src/serve/framework_defaults.cc), which picks the framework, the defaults a user of it gets,
+// validation::predict_infer: a thin adapter over the row → scenario mapping
+// (src/validation/row_scenario.cc), which picks the framework, the defaults a user of it gets,
 // the benchmark's load and the statistic the row reports.
 
-#include "xpusim/serve/framework_defaults.h"
 #include "xpusim/validation/row.h"
+#include "xpusim/validation/row_scenario.h"
 
 namespace xpusim::validation {
 
@@ -15,7 +15,7 @@ Prediction predict_infer(const Row& row, const Context& ctx) {
     return p;
   }
   serve::ServeEnv env{ctx.catalog, ctx.models_dir, ctx.calibration};
-  return serve::predict_infer_row(row, env);
+  return predict_infer_row(row, env);
 }
 
 }  // namespace xpusim::validation

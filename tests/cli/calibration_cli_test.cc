@@ -97,7 +97,7 @@ TEST(CalibrationCli, HalvingServingHbmEfficiencySlowsDecode) {
   ASSERT_EQ(a.exit_code, 0) << a.err;
   ASSERT_EQ(b.exit_code, 0) << b.err;
   const auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
-  const double ta = ja["tpot_ms_p50"], tb = jb["tpot_ms_p50"];
+  const double ta = ja["tpot_p50_ms"], tb = jb["tpot_p50_ms"];
   // Weight streaming doubles; fixed step and per-kernel overheads do not: ratio in (1.5, 2].
   EXPECT_GT(tb, ta * 1.5);
   EXPECT_LE(tb, ta * 2.0 + 1e-9);

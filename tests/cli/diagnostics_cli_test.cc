@@ -213,7 +213,7 @@ TEST_F(DiagnosticsCli, DegreesWhoseProductIsNotTheChips) {
 }
 
 TEST_F(DiagnosticsCli, NegativeDegree) {
-  expect_bad_input(run_cli(kTrain + " --tp -2 --pp 1"), {"--tp: must be positive (got '-2'; expected an integer ≥ 1"});
+  expect_bad_input(run_cli(kTrain + " --tp -2 --pp 1"), {"--tp: must be a positive integer (got '-2'; expected an integer ≥ 1"});
 }
 
 TEST_F(DiagnosticsCli, GlobalBatchNotAMultipleOfTheDataParallelRanks) {

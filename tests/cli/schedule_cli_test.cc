@@ -68,7 +68,7 @@ TEST(ScheduleCli, ScenarioPlanKeySelectsTheSchedule) {
   {
     std::ofstream out(path);
     out << "system: h100-sxm-dgx\nmodel: llama3.1-70b\nchips: 64\nplan:\n  tp: 8\n  pp: 4\n  dp: 2\n"
-           "  global_batch: 32\n  seq_len: 4096\n  schedule: dualpipe\n";
+           "  schedule: dualpipe\nworkload:\n  global_batch: 32\n  seq_len: 4096\n";
   }
   auto r = run_cli("train --scenario " + path + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -11,8 +12,8 @@ TEST(ServeCli, JsonHasUnitsInKeysAndOneDocument) {
                    "--in-len 512 --out-len 64 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  for (const char* k : {"ttft_ms_p50", "tpot_ms_mean", "throughput_tokens_per_s", "e2e_latency_s_p99",
-                        "energy_j_per_output_token", "cost_dollars_per_million_output_tokens", "timed_out_requests"})
+  for (const char* k : {"ttft_p50_ms", "tpot_mean_ms", "throughput_tokens_per_s", "e2e_latency_p99_s",
+                        "energy_j_per_output_token", "cost_usd_per_million_output_tokens", "timed_out_requests"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_EQ(j["requests"], 200);
 }
@@ -37,10 +38,49 @@ TEST(ServeCli, ModelThatDoesNotFitExits1WithMemoryBreakdown) {
 }
 
 TEST(ServeCli, ScenarioFileRuns) {
-  auto r = run_cli("serve --config " + xpusim::test::data_dir() +
+  auto r = run_cli("serve --scenario " + xpusim::test::data_dir() +
                    "/scenarios/serve-trn3-llama70b.yaml --requests 500");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("TTFT"), std::string::npos);
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(ServeCli, ScenarioFlagsWinOverTheFile) {
+  auto r = run_cli("serve --scenario " + xpusim::test::data_dir() +
+                   "/scenarios/serve-trn3-llama70b.yaml --requests 300 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["requests"], 300);
+  EXPECT_EQ(j["tp"], 4);  // from the file's plan:
+  EXPECT_EQ(j["inputs"]["workload"]["requests"], 300);
+  EXPECT_EQ(j["inputs"]["plan"]["max_num_seqs"], 128);
+}
+
+TEST(ServeCli, FlatConfigStillRunsWithADeprecationMessage) {
+  const std::string file = ::testing::TempDir() + "xs_flat_serve.yaml";
+  std::ofstream(file) << "system: h100-sxm-dgx\nmodel: llama3.1-8b\nprecision: fp8\nin_len: 512\nout_len: 64\n"
+                         "rate: 5\nrequests: 200\n";
+  auto flat = run_cli("serve --config " + file + " --json");
+  auto flags = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 5 --requests 200 "
+                       "--in-len 512 --out-len 64 --json");
+  ASSERT_EQ(flat.exit_code, 0) << flat.err;
+  EXPECT_NE(flat.err.find("--config is deprecated"), std::string::npos) << flat.err;
+  const auto a = nlohmann::json::parse(flat.out), b = nlohmann::json::parse(flags.out);
+  EXPECT_EQ(a["ttft_p90_ms"], b["ttft_p90_ms"]);
+  EXPECT_EQ(a["throughput_tokens_per_s"], b["throughput_tokens_per_s"]);
+}
+
+TEST(ServeCli, ArrivalsFileIsReplayedAndOldTraceSpellingIsDeprecated) {
+  const std::string file = ::testing::TempDir() + "xs_arrivals.csv";
+  std::ofstream(file) << "arrival_s,in_len,out_len\n0,128,16\n0.5,256,32\n1.0,64,8\n";
+  const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --json ";
+  auto arrivals = run_cli(base + "--arrivals " + file);
+  auto old = run_cli(base + "--trace " + file);
+  ASSERT_EQ(arrivals.exit_code, 0) << arrivals.err;
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_EQ(nlohmann::json::parse(arrivals.out)["requests"], 3);
+  EXPECT_TRUE(arrivals.err.empty()) << arrivals.err;
+  EXPECT_NE(old.err.find("use --arrivals FILE"), std::string::npos) << old.err;
 }
 
 TEST(ServeCli, CompareListsTheThreeSystems) {

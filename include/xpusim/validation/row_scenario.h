@@ -3,7 +3,8 @@
 // the notes name (or the chip's default), the layout and scheduler a user of that framework
 // would get when the row leaves them empty, the benchmark's load (static batch, single stream,
 // offline queue, MLPerf server Poisson, closed-loop concurrency), and the statistic the row
-// reports. validation::predict_infer is a thin adapter over predict_infer_row.
+// reports. validation::predict_infer is a thin adapter over predict_infer_row. The mapping
+// of a validation row to a scenario lives here, in validation/, above serve/.
 
 #include <string>
 #include <vector>
@@ -12,7 +13,7 @@
 #include "xpusim/serve/scenario.h"
 #include "xpusim/validation/row.h"
 
-namespace xpusim::serve {
+namespace xpusim::validation {
 
 /// What the row measures, read from the scenario's result.
 enum class RowMetric {
@@ -21,18 +22,18 @@ enum class RowMetric {
 };
 
 struct RowScenario {
-  ServeScenario scenario;
+  serve::ServeScenario scenario;
   RowMetric metric = RowMetric::OutputTokensPerS;
   std::vector<std::string> assumptions;
 };
 
 /// The scenario for an infer row; an error (reason) when the row cannot be simulated.
-core::Result<RowScenario> scenario_for_row(const validation::Row& row, const hw::Catalog& catalog);
+core::Result<RowScenario> scenario_for_row(const Row& row, const hw::Catalog& catalog);
 
 /// The figure the row's metric names, from a report.
-double metric_value(const ServeReport& rep, RowMetric m);
+double metric_value(const serve::ServeReport& rep, RowMetric m);
 
 /// Predicts an infer row (status Unsupported with the reason when it cannot).
-validation::Prediction predict_infer_row(const validation::Row& row, const ServeEnv& env);
+Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env);
 
-}  // namespace xpusim::serve
+}  // namespace xpusim::validation

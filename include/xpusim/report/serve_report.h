@@ -1,0 +1,23 @@
+#pragma once
+// Rendering of serving results (one run, plan search, comparison of systems): text and JSON
+// (docs/json.md). Computes nothing new.
+
+#include <string>
+#include <vector>
+
+#include "xpusim/report/json_convention.h"
+#include "xpusim/scenario/serve_inputs.h"
+
+namespace xpusim::report {
+
+/// The whole `serve --json` document of one run.
+Json serve_document(const scenario::ServeInputs& in, const serve::ServeReport& rep);
+/// `serve --json` of a scenario that does not fit (exit 1).
+Json serve_infeasible_document(const scenario::ServeInputs& in, const std::string& reason);
+std::string serve_text(const serve::ServeReport& rep);
+
+/// `serve --search/--compare --json`: one entry per system under "results".
+Json search_document(const scenario::ServeInputs& in, const std::vector<serve::SearchResult>& results, bool compare);
+std::string search_text(const std::vector<serve::SearchResult>& results);
+
+}  // namespace xpusim::report

@@ -1,0 +1,59 @@
+#pragma once
+// A serving scenario as the user wrote it (flags or a YAML/JSON scenario file) and its
+// resolution into a serve::ServeScenario (one run) or a serve::SearchSpec (--search/--compare).
+//
+// Scenario file shape (docs/scenarios.md), shared with training:
+//   system, model, chips, framework, description
+//   plan:     tp, pp, ep, attention_dp, precision, weight_precision, kv_precision, scheduler,
+//             max_num_seqs, max_batched_tokens, static_batch, block_size, chunked_prefill,
+//             prefill_chips, draft_len, acceptance, draft_model
+//   workload: in_len, out_len, requests, seed, one of rate / concurrency / offline / arrivals,
+//             timeout, ttft_slo, tpot_slo
+
+#include <optional>
+#include <string>
+
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/serve/scenario.h"
+#include "xpusim/serve/search.h"
+
+namespace xpusim::scenario {
+
+/// Every input optional: unset means "the documented default", never 0.
+struct ServeInputs {
+  std::optional<std::string> system, model, framework;
+  std::optional<long long> chips;
+  // plan:
+  std::optional<long long> tp, pp, ep, max_num_seqs, max_batched_tokens, static_batch, block_size;
+  std::optional<long long> prefill_chips, draft_len;
+  std::optional<bool> attention_dp, chunked_prefill;
+  std::optional<std::string> precision, weight_precision, kv_precision, scheduler, draft_model;
+  std::optional<double> acceptance;
+  // workload:
+  std::optional<long long> in_len, out_len, requests, concurrency, seed;
+  std::optional<double> rate;
+  std::optional<bool> offline;
+  std::optional<std::string> arrivals;  ///< CSV file arrival_s,in_len,out_len
+  std::optional<core::Seconds> timeout, ttft_slo, tpot_slo;
+};
+
+/// Reads a scenario file (nested plan: and workload:). Errors carry the file and key path.
+ServeInputs read_serve_file(const std::string& path);
+/// Reads the flat keys of the deprecated `serve --config` file (tp, rate, ... at the top).
+ServeInputs read_flat_serve_file(const std::string& path);
+
+/// Fills every unset field of `given` from `fallback` (flags given on the command line win).
+void fill_unset(ServeInputs& given, const ServeInputs& fallback);
+
+/// Judges the values of flags (paths "--tp", "--rate", ...) with the checks a file's values get.
+void check_flag_values(const ServeInputs& in, core::Diagnostics& d);
+
+/// The scenario of one run: names checked, the one load chosen (arrivals, concurrency, rate,
+/// else offline), an arrivals file read. InputError on bad input.
+serve::ServeScenario build_serve(const ServeInputs& in);
+
+/// The plan search of --search / --compare (needs a rate; any other load is ignored; the
+/// system is required unless `compare`, which names its own systems).
+serve::SearchSpec build_search(const ServeInputs& in, bool compare);
+
+}  // namespace xpusim::scenario

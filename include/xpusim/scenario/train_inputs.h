@@ -1,0 +1,81 @@
+#pragma once
+// A training scenario as the user wrote it (flags or a YAML/JSON scenario file) and its
+// resolution into an engine::TrainScenario: unknown ids, divisibility and bad values become
+// InputError diagnostics naming the flag; anything left unset gets the documented default plan
+// (or the plan search). The CLI, a future Python module and the HTML report call these.
+//
+// Scenario file shape (docs/scenarios.md), shared with serving:
+//   system, model, chips, framework, executor, description
+//   plan:     tp, pp, dp, cp, ep, vpp, micro_batch, precision, zero, recompute, schedule
+//   workload: global_batch, seq_len, train_tokens
+
+#include <optional>
+#include <string>
+
+#include "xpusim/engine/train.h"
+#include "xpusim/hw/catalog.h"
+
+namespace xpusim::scenario {
+
+/// Every input optional: unset means "the documented default", never 0.
+struct TrainInputs {
+  std::optional<std::string> system, model;
+  std::optional<long long> chips;
+  std::optional<long long> tp, pp, dp, cp, ep, vpp, micro_batch;
+  std::optional<std::string> precision, zero, recompute;
+  std::optional<std::string> schedule;  ///< pipeline schedule; unset = 1f1b (vpp 1) or interleaved (vpp > 1)
+  std::optional<long long> global_batch, seq_len;
+  std::optional<double> train_tokens;  ///< also report the time, energy and cost to train on these
+  std::optional<std::string> executor;   ///< event (default) or analytical
+  std::optional<std::string> framework;  ///< training framework preset (default megatron)
+};
+
+/// Reads a scenario file (nested plan: and workload:). Errors carry the file and key path.
+TrainInputs read_train_file(const std::string& path);
+
+/// Fills every unset field of `given` from `fallback` (flags given on the command line win).
+void fill_unset(TrainInputs& given, const TrainInputs& fallback);
+
+/// The resolved scenario, and whether the plan came from the plan search.
+struct BuiltTrain {
+  engine::TrainScenario scenario;
+  bool searched = false;  ///< the plan came from the plan search
+  int evaluated = 0;      ///< plans evaluated by the search
+  std::string executor = "event";
+};
+
+/// Validates the inputs and fills the documented default plan for anything left out.
+/// `params` (the calibration) must outlive the scenario: it points to them.
+BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std::string& models_dir,
+                       const calib::Params& params);
+
+}  // namespace xpusim::scenario
+
+#include "xpusim/cost/energy.h"
+
+namespace xpusim::scenario {
+
+/// Time, energy and cost to train on a token budget at the simulated step.
+struct TrainBudget {
+  double tokens = 0;
+  double steps = 0;
+  core::Seconds time;
+  core::Joules energy;   ///< all chips
+  core::Dollars dollars; ///< all chips
+};
+
+/// One simulated training step with everything a report shows.
+struct TrainRun {
+  BuiltTrain built;
+  engine::TrainResult result;
+  cost::EnergyCost energy;               ///< per chip
+  std::optional<TrainBudget> budget;     ///< when train_tokens was given
+};
+
+/// Builds and simulates (the event executor when a trace is wanted). A plan that is not valid
+/// for the model and chips is bad input (InputError); one that does not fit in memory is a
+/// result with fits == false (exit 1).
+TrainRun run_train(const TrainInputs& in, const hw::Catalog& cat, const std::string& models_dir,
+                   const calib::Params& params, bool want_trace);
+
+}  // namespace xpusim::scenario

@@ -1,0 +1,72 @@
+#include "xpusim/config/values.h"
+
+#include <cmath>
+
+#include "xpusim/core/format.h"
+#include "xpusim/core/unit_parse.h"
+
+namespace xpusim::config {
+
+namespace {
+
+std::string number_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return core::fmt_num(v, 6);
+}
+
+}  // namespace
+
+void check_positive_count(core::Diagnostics& d, const std::string& path, long long value) {
+  if (value < 1)
+    d.error(path, "must be a positive integer", std::to_string(value), "an integer ≥ 1 (leave it out for the default)");
+}
+
+void check_non_negative_count(core::Diagnostics& d, const std::string& path, long long value) {
+  if (value < 0) d.error(path, "must not be negative", std::to_string(value), "an integer ≥ 0");
+}
+
+void check_positive_number(core::Diagnostics& d, const std::string& path, double value) {
+  if (!std::isfinite(value) || !(value > 0))
+    d.error(path, "must be a finite positive number", number_text(value), "a number > 0");
+}
+
+void check_fraction(core::Diagnostics& d, const std::string& path, double value) {
+  if (!std::isfinite(value) || value < 0 || value >= 1)
+    d.error(path, "must be a fraction in [0, 1)", number_text(value), "a number ≥ 0 and < 1, e.g. 0.7");
+}
+
+void check_positive_duration(core::Diagnostics& d, const std::string& path, core::Seconds value,
+                             const std::string& text) {
+  if (!std::isfinite(value.base()) || !(value.base() > 0))
+    d.error(path, "must be a finite positive duration", text, core::UnitExample<core::Seconds>::get());
+}
+
+std::optional<core::Seconds> parse_positive_duration(core::Diagnostics& d, const std::string& path,
+                                                     const std::string& text) {
+  auto r = core::parse_quantity<core::Seconds>(text);
+  if (!r) {
+    d.error(path, r.error(), text, core::UnitExample<core::Seconds>::get());
+    return std::nullopt;
+  }
+  const std::size_t before = d.items().size();
+  check_positive_duration(d, path, *r, text);
+  if (d.items().size() != before) return std::nullopt;
+  return *r;
+}
+
+void check_positive_count(core::Diagnostics& d, const std::string& path, const std::optional<long long>& value) {
+  if (value) check_positive_count(d, path, *value);
+}
+void check_non_negative_count(core::Diagnostics& d, const std::string& path,
+                              const std::optional<long long>& value) {
+  if (value) check_non_negative_count(d, path, *value);
+}
+void check_positive_number(core::Diagnostics& d, const std::string& path, const std::optional<double>& value) {
+  if (value) check_positive_number(d, path, *value);
+}
+void check_fraction(core::Diagnostics& d, const std::string& path, const std::optional<double>& value) {
+  if (value) check_fraction(d, path, *value);
+}
+
+}  // namespace xpusim::config

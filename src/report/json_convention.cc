@@ -1,0 +1,99 @@
+#include "xpusim/report/json_convention.h"
+
+#include <cmath>
+
+namespace xpusim::report {
+
+namespace {
+
+template <typename T>
+void put(Json& j, const char* key, const std::optional<T>& v) {
+  if (v) j[key] = *v;
+}
+
+void put_seconds(Json& j, const char* key, const std::optional<core::Seconds>& v) {
+  if (v) j[key] = core::to_seconds(*v);
+}
+
+}  // namespace
+
+Json document(const std::string& command, Json inputs, const Json& body) {
+  Json j;
+  j["schema_version"] = kSchemaVersion;
+  j["command"] = command;
+  j["inputs"] = std::move(inputs);
+  for (const auto& [k, v] : body.items()) j[k] = v;
+  return j;
+}
+
+long long as_count(double v) { return std::llround(v); }
+
+Json inputs_json(const scenario::TrainInputs& in) {
+  Json j = Json::object();
+  put(j, "system", in.system);
+  put(j, "model", in.model);
+  put(j, "chips", in.chips);
+  put(j, "framework", in.framework);
+  put(j, "executor", in.executor);
+  Json plan = Json::object();
+  put(plan, "tp", in.tp);
+  put(plan, "pp", in.pp);
+  put(plan, "dp", in.dp);
+  put(plan, "cp", in.cp);
+  put(plan, "ep", in.ep);
+  put(plan, "vpp", in.vpp);
+  put(plan, "micro_batch", in.micro_batch);
+  put(plan, "precision", in.precision);
+  put(plan, "zero", in.zero);
+  put(plan, "recompute", in.recompute);
+  j["plan"] = plan;
+  Json workload = Json::object();
+  put(workload, "global_batch", in.global_batch);
+  put(workload, "seq_len", in.seq_len);
+  if (in.train_tokens) workload["train_tokens"] = as_count(*in.train_tokens);
+  j["workload"] = workload;
+  return j;
+}
+
+Json inputs_json(const scenario::ServeInputs& in) {
+  Json j = Json::object();
+  put(j, "system", in.system);
+  put(j, "model", in.model);
+  put(j, "chips", in.chips);
+  put(j, "framework", in.framework);
+  Json plan = Json::object();
+  put(plan, "tp", in.tp);
+  put(plan, "pp", in.pp);
+  put(plan, "ep", in.ep);
+  put(plan, "attention_dp", in.attention_dp);
+  put(plan, "precision", in.precision);
+  put(plan, "weight_precision", in.weight_precision);
+  put(plan, "kv_precision", in.kv_precision);
+  put(plan, "scheduler", in.scheduler);
+  put(plan, "max_num_seqs", in.max_num_seqs);
+  put(plan, "max_batched_tokens", in.max_batched_tokens);
+  put(plan, "static_batch", in.static_batch);
+  put(plan, "block_size", in.block_size);
+  put(plan, "chunked_prefill", in.chunked_prefill);
+  put(plan, "prefill_chips", in.prefill_chips);
+  put(plan, "draft_len", in.draft_len);
+  put(plan, "acceptance", in.acceptance);
+  put(plan, "draft_model", in.draft_model);
+  j["plan"] = plan;
+  Json workload = Json::object();
+  put(workload, "in_len", in.in_len);
+  put(workload, "out_len", in.out_len);
+  put(workload, "requests", in.requests);
+  put(workload, "seed", in.seed);
+  if (in.rate) workload["rate_per_s"] = *in.rate;
+  put(workload, "concurrency", in.concurrency);
+  put(workload, "offline", in.offline);
+  put(workload, "arrivals", in.arrivals);
+  put_seconds(workload, "timeout_s", in.timeout);
+  put_seconds(workload, "ttft_slo_s", in.ttft_slo);
+  put_seconds(workload, "tpot_slo_s", in.tpot_slo);
+  j["workload"] = workload;
+  return j;
+}
+
+}  // namespace xpusim::report

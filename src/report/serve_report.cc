@@ -1,0 +1,155 @@
+#include "xpusim/report/serve_report.h"
+
+#include <sstream>
+
+#include "xpusim/core/format.h"
+
+namespace xpusim::report {
+
+namespace {
+
+using core::strformat;
+
+void put_percentiles(Json& j, const std::string& name, const char* unit, const serve::Percentiles& p) {
+  j[name + "_mean_" + unit] = p.mean;
+  j[name + "_p50_" + unit] = p.p50;
+  j[name + "_p90_" + unit] = p.p90;
+  j[name + "_p99_" + unit] = p.p99;
+}
+
+Json layout_json(const serve::ServeReport& rep) {
+  return Json{{"system", rep.scenario.system}, {"model", rep.scenario.model}, {"framework", rep.framework},
+              {"chips", rep.chips_used},       {"tp", rep.scenario.tp},       {"pp", rep.scenario.pp},
+              {"ep", rep.scenario.ep},         {"engines", rep.engines},      {"decode_engines", rep.decode_engines}};
+}
+
+Json memory_json(const serve::ReplicaMemory& m) {
+  return Json{{"hbm", core::to_gib(m.hbm)}, {"weights", core::to_gib(m.weights)},
+              {"workspace", core::to_gib(m.workspace)}, {"kv_cache", core::to_gib(m.kv_capacity)}};
+}
+
+Json step_json(const serve::StepCost& st) {
+  return Json{{"total", core::to_ms(st.total)}, {"linear", core::to_ms(st.linear)},
+              {"attention", core::to_ms(st.attention)}, {"comm", core::to_ms(st.comm)},
+              {"overhead", core::to_ms(st.overhead)}};
+}
+
+Json results_json(const serve::ServeReport& rep) {
+  const auto& s = rep.sim;
+  Json j = layout_json(rep);
+  j["requests"] = s.requests;
+  j["duration_s"] = s.duration.base();
+  j["throughput_requests_per_s"] = s.requests_per_s;
+  j["throughput_tokens_per_s"] = s.output_tokens_per_s;
+  j["throughput_tokens_per_s_per_chip"] = rep.output_tokens_per_s_per_chip;
+  j["input_tokens_per_s"] = s.input_tokens_per_s;
+  put_percentiles(j, "ttft", "ms", s.ttft_ms);
+  put_percentiles(j, "tpot", "ms", s.tpot_ms);
+  put_percentiles(j, "itl", "ms", s.itl_ms);
+  put_percentiles(j, "e2e_latency", "s", s.e2e_s);
+  j["goodput_requests_per_s"] = rep.goodput_requests_per_s;
+  j["timed_out_requests"] = s.timed_out;
+  j["preemptions"] = s.preemptions;
+  j["mean_batch_per_engine"] = s.mean_batch;
+  j["mean_kv_utilisation"] = s.mean_kv_utilisation;
+  return j;
+}
+
+Json candidate_json(const serve::PlanCandidate& c) {
+  return Json{{"tp", c.tp},
+              {"max_num_seqs", c.max_num_seqs},
+              {"prefill_chips", c.prefill_chips},
+              {"chips", c.chips},
+              {"meets_slo", c.meets_slo},
+              {"ttft_p90_ms", c.ttft_p90_ms},
+              {"tpot_p90_ms", c.tpot_p90_ms},
+              {"throughput_tokens_per_s_per_chip", c.output_tokens_per_s_per_chip},
+              {"cost_usd_per_million_output_tokens", c.dollars_per_million_output_tokens},
+              {"energy_j_per_output_token", c.joules_per_output_token},
+              {"note", c.note}};
+}
+
+void percentile_row(std::ostream& o, const char* name, const serve::Percentiles& p, const char* unit) {
+  o << strformat("  %-6s mean %9.2f  p50 %9.2f  p90 %9.2f  p99 %9.2f %s\n", name, p.mean, p.p50, p.p90, p.p99, unit);
+}
+
+}  // namespace
+
+Json serve_document(const scenario::ServeInputs& in, const serve::ServeReport& rep) {
+  Json j = results_json(rep);
+  j["memory_per_chip_gib"] = memory_json(rep.memory);
+  j["kv_tokens_per_engine"] = rep.memory.kv_tokens;
+  j["decode_step_ms"] = step_json(rep.sample_decode_step);
+  j["energy_j_per_output_token"] = rep.joules_per_output_token;
+  j["energy_estimated"] = rep.energy_estimated;
+  j["power_per_chip_w"] = rep.power_per_chip_w;
+  j["cost_usd_per_million_output_tokens"] = rep.dollars_per_million_output_tokens;
+  j["price_estimated"] = rep.price_estimated;
+  Json timeline = Json::array();
+  for (const auto& p : rep.sim.timeline)
+    timeline.push_back({{"time_s", p.time_s}, {"kv_utilisation", p.kv_utilisation}, {"batch", p.batch}});
+  j["timeline"] = timeline;
+  j["assumptions"] = rep.assumptions;
+  return document("serve", inputs_json(in), j);
+}
+
+Json serve_infeasible_document(const scenario::ServeInputs& in, const std::string& reason) {
+  return document("serve", inputs_json(in), Json{{"feasible", false}, {"reason", reason}});
+}
+
+std::string serve_text(const serve::ServeReport& rep) {
+  const auto& s = rep.sim;
+  std::ostringstream o;
+  o << strformat("%s on %lld x %s (%s, tp=%d pp=%d ep=%d, %d engine(s)%s)\n", rep.scenario.model.c_str(),
+                 rep.chips_used, rep.scenario.system.c_str(), rep.framework.c_str(), rep.scenario.tp, rep.scenario.pp,
+                 rep.scenario.ep, rep.engines,
+                 rep.decode_engines ? strformat(" + %d decode", rep.decode_engines).c_str() : "");
+  o << strformat("memory per chip: weights %.1f GiB, workspace %.1f GiB, KV cache %.1f GiB of %.1f GiB HBM (%lld tokens/engine)\n",
+                 core::to_gib(rep.memory.weights), core::to_gib(rep.memory.workspace),
+                 core::to_gib(rep.memory.kv_capacity), core::to_gib(rep.memory.hbm), rep.memory.kv_tokens);
+  o << strformat("requests %lld in %.2f s: %.2f req/s, %.0f output tok/s (%.1f per chip)\n", s.requests,
+                 s.duration.base(), s.requests_per_s, s.output_tokens_per_s, rep.output_tokens_per_s_per_chip);
+  percentile_row(o, "TTFT", s.ttft_ms, "ms");
+  percentile_row(o, "TPOT", s.tpot_ms, "ms");
+  percentile_row(o, "E2E", s.e2e_s, "s");
+  o << strformat("batch/engine %.1f, KV use %.0f%%, preemptions %lld, goodput %.2f req/s, timed out %lld\n",
+                 s.mean_batch, 100 * s.mean_kv_utilisation, s.preemptions, rep.goodput_requests_per_s, s.timed_out);
+  o << strformat("energy %.3f J/token%s, cost $%.3f per M output tokens%s\n", rep.joules_per_output_token,
+                 rep.energy_estimated ? " (estimated)" : "", rep.dollars_per_million_output_tokens,
+                 rep.price_estimated ? " (estimated price)" : "");
+  const auto& st = rep.sample_decode_step;
+  o << strformat("decode step at the mean batch: %.2f ms = linear %.2f + attention %.2f + comm %.2f + overhead %.2f\n",
+                 core::to_ms(st.total), core::to_ms(st.linear), core::to_ms(st.attention), core::to_ms(st.comm),
+                 core::to_ms(st.overhead));
+  for (const auto& a : rep.assumptions) o << "  assumption: " << a << "\n";
+  return o.str();
+}
+
+Json search_document(const scenario::ServeInputs& in, const std::vector<serve::SearchResult>& results, bool compare) {
+  Json list = Json::array();
+  for (const auto& r : results) {
+    Json tried = Json::array();
+    for (const auto& c : r.tried) tried.push_back(candidate_json(c));
+    list.push_back(Json{{"system", r.system}, {"found", r.found}, {"best", candidate_json(r.best)}, {"tried", tried}});
+  }
+  return document(compare ? "serve --compare" : "serve --search", inputs_json(in), Json{{"results", list}});
+}
+
+std::string search_text(const std::vector<serve::SearchResult>& results) {
+  std::ostringstream o;
+  o << strformat("%-24s %6s %4s %8s %10s %10s %12s %10s\n", "system", "chips", "tp", "prefill", "ttft_p90", "tpot_p90",
+                 "tok/s/chip", "$/Mtok");
+  for (const auto& r : results) {
+    if (!r.found) {
+      o << strformat("%-24s  no plan: %s\n", r.system.c_str(), r.best.note.c_str());
+      continue;
+    }
+    const auto& b = r.best;
+    o << strformat("%-24s %6lld %4d %8lld %8.0fms %8.1fms %12.1f %10.3f  J/tok %.3f\n", r.system.c_str(), b.chips, b.tp,
+                   b.prefill_chips, b.ttft_p90_ms, b.tpot_p90_ms, b.output_tokens_per_s_per_chip,
+                   b.dollars_per_million_output_tokens, b.joules_per_output_token);
+  }
+  return o.str();
+}
+
+}  // namespace xpusim::report

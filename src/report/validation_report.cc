@@ -1,0 +1,87 @@
+#include "xpusim/report/validation_report.h"
+
+#include <sstream>
+
+#include "xpusim/core/format.h"
+
+namespace xpusim::report {
+
+namespace {
+
+using core::strformat;
+
+Json row_json(const validation::RowResult& r) {
+  const bool ok = r.prediction.status == validation::Status::Ok;
+  Json row = {{"id", r.row.id}, {"kind", r.row.kind}, {"metric", r.row.metric}, {"measured", r.row.value}};
+  row["predicted"] = ok ? Json(r.prediction.predicted) : Json(nullptr);
+  row["error_pct"] = ok ? Json(r.error_pct) : Json(nullptr);
+  row["status"] = status_name(r.prediction.status);
+  row["reason"] = r.prediction.reason;
+  row["system"] = r.row.system;
+  row["assumptions"] = r.prediction.assumptions;
+  return row;
+}
+
+std::string summary_line(const std::string& name, const validation::KindSummary& s) {
+  return strformat("  %-26s %4d %4d %11.1f%% %9.1f%% %9.1f%%\n", name.c_str(), s.n, s.ok, s.median_abs_error_pct,
+                   s.p90_abs_error_pct, s.mean_abs_error_pct);
+}
+
+void rows_table(std::ostream& o, const std::vector<validation::RowResult>& results) {
+  o << strformat("%-58s %-5s %-34s %12s %12s %8s\n", "id", "kind", "metric", "measured", "predicted", "error");
+  for (const auto& r : results) {
+    const std::string measured = core::fmt_num(r.row.value, 5);
+    if (r.prediction.status == validation::Status::Ok)
+      o << strformat("%-58s %-5s %-34s %12s %12s %+7.1f%%\n", r.row.id.c_str(), r.row.kind.c_str(),
+                     r.row.metric.c_str(), measured.c_str(), core::fmt_num(r.prediction.predicted, 5).c_str(),
+                     r.error_pct);
+    else
+      o << strformat("%-58s %-5s %-34s %12s %12s %8s\n", r.row.id.c_str(), r.row.kind.c_str(), r.row.metric.c_str(),
+                     measured.c_str(), "-", status_name(r.prediction.status));
+  }
+}
+
+}  // namespace
+
+const char* status_name(validation::Status s) {
+  switch (s) {
+    case validation::Status::Ok: return "ok";
+    case validation::Status::Unsupported: return "unsupported";
+    case validation::Status::Error: return "error";
+  }
+  return "?";
+}
+
+Json validation_document(const std::string& file, const std::vector<validation::RowResult>& results) {
+  Json rows = Json::array();
+  for (const auto& r : results) rows.push_back(row_json(r));
+  Json summary = Json::object();
+  for (const auto& [k, s] : validation::summarize(results))
+    summary[k] = {{"n", s.n},
+                  {"ok", s.ok},
+                  {"unsupported", s.unsupported},
+                  {"errors", s.errors},
+                  {"median_abs_error_pct", s.median_abs_error_pct},
+                  {"p90_abs_error_pct", s.p90_abs_error_pct},
+                  {"mean_abs_error_pct", s.mean_abs_error_pct}};
+  return document("validate", Json{{"file", file}}, Json{{"rows", rows}, {"summary", summary}});
+}
+
+std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog) {
+  std::ostringstream o;
+  rows_table(o, results);
+  o << "\nsummary (absolute error over predicted rows)\n";
+  o << strformat("  %-26s %4s %4s %12s %10s %10s\n", "kind", "n", "ok", "median |err|", "p90 |err|", "mean |err|");
+  for (const auto& [k, s] : validation::summarize(results)) o << summary_line(k, s);
+  for (const auto& [f, s] : validation::summarize_by_family(results, catalog)) o << summary_line(f, s);
+  bool header = false;
+  for (const auto& r : results) {
+    if (r.prediction.status == validation::Status::Ok) continue;
+    if (!header) o << "\nrows not predicted\n";
+    header = true;
+    o << "  " << r.row.id << " (" << status_name(r.prediction.status) << "): " << r.prediction.reason << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace xpusim::report

@@ -1,0 +1,239 @@
+#include "xpusim/scenario/serve_inputs.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "xpusim/config/document.h"
+#include "xpusim/config/values.h"
+#include "xpusim/core/format.h"
+#include "xpusim/core/suggest.h"
+#include "file_fields.h"
+
+namespace xpusim::scenario {
+
+namespace {
+
+// Requests simulated when unset; --search and --compare simulate at most kMaxSearchRequests.
+constexpr long long kDefaultRequests = 1000;
+constexpr long long kMaxSearchRequests = 2000;
+
+void read_plan_keys(config::FieldReader& r, ServeInputs& in) {
+  read_count(r, "tp", in.tp);
+  read_count(r, "pp", in.pp);
+  read_count(r, "ep", in.ep);
+  read_flag(r, "attention_dp", in.attention_dp);
+  read_text(r, "precision", in.precision);
+  read_text(r, "weight_precision", in.weight_precision);
+  read_text(r, "kv_precision", in.kv_precision);
+  read_text(r, "scheduler", in.scheduler);
+  read_count(r, "max_num_seqs", in.max_num_seqs);
+  read_count(r, "max_batched_tokens", in.max_batched_tokens);
+  read_count(r, "static_batch", in.static_batch);
+  read_count(r, "block_size", in.block_size);
+  read_flag(r, "chunked_prefill", in.chunked_prefill);
+  read_count(r, "prefill_chips", in.prefill_chips);
+  read_non_negative_count(r, "draft_len", in.draft_len);
+  read_fraction(r, "acceptance", in.acceptance);
+  read_text(r, "draft_model", in.draft_model);
+}
+
+void read_workload_keys(config::FieldReader& r, ServeInputs& in) {
+  read_count(r, "in_len", in.in_len);
+  read_count(r, "out_len", in.out_len);
+  read_count(r, "requests", in.requests);
+  read_non_negative_count(r, "seed", in.seed);
+  read_positive_number(r, "rate", in.rate);
+  read_count(r, "concurrency", in.concurrency);
+  read_flag(r, "offline", in.offline);
+  read_text(r, "arrivals", in.arrivals);
+  read_duration(r, "timeout", in.timeout);
+  read_duration(r, "ttft_slo", in.ttft_slo);
+  read_duration(r, "tpot_slo", in.tpot_slo);
+}
+
+void read_top_keys(config::FieldReader& r, ServeInputs& in) {
+  read_text(r, "system", in.system);
+  read_text(r, "model", in.model);
+  read_count(r, "chips", in.chips);
+  read_text(r, "framework", in.framework);
+  r.ignore("description");
+}
+
+template <typename Body>
+ServeInputs read_file(const std::string& path, Body body) {
+  const config::Json doc = load_scenario_document(path);
+  core::Diagnostics d;
+  config::FieldReader r(doc, "", d);
+  ServeInputs in;
+  read_top_keys(r, in);
+  body(r, in);
+  r.finish();
+  d.set_file(path);
+  d.throw_if_any();
+  return in;
+}
+
+void resolve_names(const ServeInputs& in, serve::ServeScenario& sc, core::Diagnostics& d) {
+  if (in.framework) {
+    auto fw = serve::parse_framework(*in.framework);
+    if (!fw) d.error("framework", "unknown framework", *in.framework, core::join(serve::framework_names()),
+                     core::did_you_mean(*in.framework, serve::framework_names()));
+    else sc.framework = *fw;
+  }
+  if (in.scheduler) {
+    auto k = serve::parse_scheduler(*in.scheduler);
+    if (!k) d.error("scheduler", "unknown scheduler", *in.scheduler, "static, decode-priority, prefill-priority");
+    else sc.scheduler = *k;
+  }
+}
+
+// Everything but the load: names, layout, scheduler overrides, speculation, timeouts.
+serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnostics& d) {
+  serve::ServeScenario sc;
+  sc.system = in.system.value_or("");
+  sc.model = in.model.value_or("");
+  if (!in.model) d.error("model", "required", "", "a model id or a path to a config.json");
+  resolve_names(in, sc, d);
+  sc.chips = in.chips.value_or(sc.chips);
+  sc.tp = static_cast<int>(in.tp.value_or(sc.tp));
+  sc.pp = static_cast<int>(in.pp.value_or(sc.pp));
+  sc.ep = static_cast<int>(in.ep.value_or(sc.ep));
+  sc.attention_dp = in.attention_dp.value_or(sc.attention_dp);
+  sc.precision = in.precision.value_or(sc.precision);
+  sc.weight_precision = in.weight_precision.value_or(sc.weight_precision);
+  sc.kv_precision = in.kv_precision.value_or(sc.kv_precision);
+  if (in.chunked_prefill) sc.chunked_prefill = *in.chunked_prefill;
+  sc.max_num_seqs = in.max_num_seqs.value_or(sc.max_num_seqs);
+  sc.max_batched_tokens = in.max_batched_tokens.value_or(sc.max_batched_tokens);
+  sc.static_batch = in.static_batch.value_or(sc.static_batch);
+  sc.block_size = in.block_size.value_or(sc.block_size);
+  sc.prefill_chips = in.prefill_chips.value_or(sc.prefill_chips);
+  sc.draft_len = static_cast<int>(in.draft_len.value_or(sc.draft_len));
+  sc.acceptance = in.acceptance.value_or(sc.acceptance);
+  sc.draft_model = in.draft_model.value_or(sc.draft_model);
+  sc.load.in_len = in.in_len.value_or(sc.load.in_len);
+  sc.load.out_len = in.out_len.value_or(sc.load.out_len);
+  sc.load.requests = in.requests.value_or(kDefaultRequests);
+  if (in.seed) sc.load.seed = static_cast<std::uint64_t>(*in.seed);
+  sc.timeout = in.timeout.value_or(sc.timeout);
+  sc.ttft_slo = in.ttft_slo.value_or(sc.ttft_slo);
+  sc.tpot_slo = in.tpot_slo.value_or(sc.tpot_slo);
+  return sc;
+}
+
+void read_arrivals(const std::string& file, serve::LoadSpec& load) {
+  load.arrival = serve::ArrivalKind::Trace;
+  load.trace = serve::read_trace(file);
+  for (const auto& r : load.trace) {
+    load.in_len = std::max(load.in_len, r.in_len);
+    load.out_len = std::max(load.out_len, r.out_len);
+  }
+}
+
+}  // namespace
+
+ServeInputs read_serve_file(const std::string& path) {
+  return read_file(path, [](config::FieldReader& r, ServeInputs& in) {
+    if (const config::Json* plan = r.object("plan", false)) {
+      config::FieldReader pr(*plan, "plan", r.diagnostics());
+      read_plan_keys(pr, in);
+      pr.finish();
+    }
+    if (const config::Json* workload = r.object("workload", false)) {
+      config::FieldReader wr(*workload, "workload", r.diagnostics());
+      read_workload_keys(wr, in);
+      wr.finish();
+    }
+  });
+}
+
+ServeInputs read_flat_serve_file(const std::string& path) {
+  return read_file(path, [](config::FieldReader& r, ServeInputs& in) {
+    read_plan_keys(r, in);
+    read_workload_keys(r, in);
+  });
+}
+
+void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
+  auto fill = [](auto& dst, const auto& src) {
+    if (!dst) dst = src;
+  };
+  for (auto [dst, src] : {std::pair{&given.system, &fallback.system}, {&given.model, &fallback.model},
+                          {&given.framework, &fallback.framework}, {&given.precision, &fallback.precision},
+                          {&given.weight_precision, &fallback.weight_precision},
+                          {&given.kv_precision, &fallback.kv_precision}, {&given.scheduler, &fallback.scheduler},
+                          {&given.draft_model, &fallback.draft_model}, {&given.arrivals, &fallback.arrivals}})
+    fill(*dst, *src);
+  for (auto [dst, src] : {std::pair{&given.chips, &fallback.chips}, {&given.tp, &fallback.tp}, {&given.pp, &fallback.pp},
+                          {&given.ep, &fallback.ep}, {&given.max_num_seqs, &fallback.max_num_seqs},
+                          {&given.max_batched_tokens, &fallback.max_batched_tokens},
+                          {&given.static_batch, &fallback.static_batch}, {&given.block_size, &fallback.block_size},
+                          {&given.prefill_chips, &fallback.prefill_chips}, {&given.draft_len, &fallback.draft_len},
+                          {&given.in_len, &fallback.in_len}, {&given.out_len, &fallback.out_len},
+                          {&given.requests, &fallback.requests}, {&given.concurrency, &fallback.concurrency},
+                          {&given.seed, &fallback.seed}})
+    fill(*dst, *src);
+  for (auto [dst, src] : {std::pair{&given.attention_dp, &fallback.attention_dp},
+                          {&given.chunked_prefill, &fallback.chunked_prefill}, {&given.offline, &fallback.offline}})
+    fill(*dst, *src);
+  for (auto [dst, src] : {std::pair{&given.timeout, &fallback.timeout}, {&given.ttft_slo, &fallback.ttft_slo},
+                          {&given.tpot_slo, &fallback.tpot_slo}})
+    fill(*dst, *src);
+  fill(given.rate, fallback.rate);
+  fill(given.acceptance, fallback.acceptance);
+}
+
+void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {
+  for (const auto& [flag, v] : {std::pair{"--chips", in.chips}, {"--tp", in.tp}, {"--pp", in.pp}, {"--ep", in.ep},
+                                {"--max-num-seqs", in.max_num_seqs}, {"--max-batched-tokens", in.max_batched_tokens},
+                                {"--static-batch", in.static_batch}, {"--block-size", in.block_size},
+                                {"--prefill-chips", in.prefill_chips}, {"--in-len", in.in_len},
+                                {"--out-len", in.out_len}, {"--requests", in.requests},
+                                {"--concurrency", in.concurrency}})
+    config::check_positive_count(d, flag, v);
+  config::check_non_negative_count(d, "--draft-len", in.draft_len);
+  config::check_non_negative_count(d, "--seed", in.seed);
+  config::check_positive_number(d, "--rate", in.rate);
+  config::check_fraction(d, "--acceptance", in.acceptance);
+}
+
+serve::ServeScenario build_serve(const ServeInputs& in) {
+  core::Diagnostics d;
+  if (!in.system) d.error("system", "required", "", "a catalog id (xpusim catalog lists them)");
+  serve::ServeScenario sc = scenario_without_load(in, d);
+  const int loads = in.rate.has_value() + in.concurrency.has_value() + in.offline.value_or(false) +
+                    in.arrivals.has_value();
+  if (loads > 1) d.error("load", "choose one of rate, concurrency, offline, arrivals");
+  d.throw_if_any();
+  auto& load = sc.load;
+  if (in.arrivals) {
+    read_arrivals(*in.arrivals, load);
+  } else if (in.concurrency) {
+    load.arrival = serve::ArrivalKind::ClosedLoop;
+    load.concurrency = *in.concurrency;
+  } else if (in.rate) {
+    load.arrival = serve::ArrivalKind::Poisson;
+    load.rate_per_s = *in.rate;
+  } else {
+    load.arrival = serve::ArrivalKind::Offline;
+  }
+  return sc;
+}
+
+serve::SearchSpec build_search(const ServeInputs& in, bool compare) {
+  core::Diagnostics d;
+  if (!in.system && !compare) d.error("system", "required", "", "a catalog id (xpusim catalog lists them)");
+  serve::SearchSpec ss;
+  ss.base = scenario_without_load(in, d);
+  if (!in.rate) d.error("rate", "--search and --compare need --rate", "", "requests per second");
+  d.throw_if_any();
+  ss.rate_per_s = *in.rate;
+  ss.base.load.arrival = serve::ArrivalKind::Poisson;
+  ss.base.load.rate_per_s = *in.rate;
+  ss.ttft_p90_slo = ss.base.ttft_slo;
+  ss.tpot_p90_slo = ss.base.tpot_slo;
+  ss.requests = std::min<long long>(ss.base.load.requests, kMaxSearchRequests);
+  return ss;
+}
+
+}  // namespace xpusim::scenario

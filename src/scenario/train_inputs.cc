@@ -1,0 +1,299 @@
+#include "xpusim/scenario/train_inputs.h"
+
+#include <utility>
+#include <vector>
+
+#include "xpusim/config/document.h"
+#include "xpusim/config/values.h"
+#include "xpusim/core/suggest.h"
+#include "xpusim/engine/sizing.h"
+#include "xpusim/mapping/schedule.h"
+#include "file_fields.h"
+#include "xpusim/workload/hf_config.h"
+
+namespace xpusim::scenario {
+
+namespace {
+
+// About 4M tokens per step (the order of Llama 3 pre-training batches) when the batch is unset.
+constexpr long long kDefaultBatchTokens = 4LL * 1024 * 1024;
+
+void read_train_plan(config::FieldReader& r, TrainInputs& in) {
+  const config::Json* plan = r.object("plan", false);
+  if (!plan) return;
+  config::FieldReader pr(*plan, "plan", r.diagnostics());
+  read_count(pr, "tp", in.tp);
+  read_count(pr, "pp", in.pp);
+  read_count(pr, "dp", in.dp);
+  read_count(pr, "cp", in.cp);
+  read_count(pr, "ep", in.ep);
+  read_count(pr, "vpp", in.vpp);
+  read_count(pr, "micro_batch", in.micro_batch);
+  read_text(pr, "precision", in.precision);
+  read_text(pr, "zero", in.zero);
+  read_text(pr, "recompute", in.recompute);
+  read_text(pr, "schedule", in.schedule);
+  moved_to_workload(pr, {"global_batch", "seq_len"});
+  pr.finish();
+}
+
+void read_train_workload(config::FieldReader& r, TrainInputs& in) {
+  const config::Json* workload = r.object("workload", false);
+  if (!workload) return;
+  config::FieldReader wr(*workload, "workload", r.diagnostics());
+  read_count(wr, "global_batch", in.global_batch);
+  read_count(wr, "seq_len", in.seq_len);
+  read_positive_number(wr, "train_tokens", in.train_tokens);
+  wr.finish();
+}
+
+// Diagnostics on a library call reported against the flag that named its input (errors inside
+// a file keep their file and field).
+template <typename F>
+auto against_flag(const char* flag, bool only_unnamed, F&& call) {
+  try {
+    return call();
+  } catch (const core::InputError& e) {
+    std::vector<core::Diagnostic> ds = e.diagnostics();
+    for (auto& x : ds)
+      if (x.file.empty() && (!only_unnamed || x.path.empty())) x.path = flag;
+    throw core::InputError(ds);
+  }
+}
+
+void check_executor(core::Diagnostics& d, const std::string& path, const std::optional<std::string>& executor) {
+  if (executor && *executor != "event" && *executor != "analytical")
+    d.error(path, "unknown executor", *executor, "event or analytical",
+            core::did_you_mean(*executor, {"event", "analytical"}));
+}
+
+void check_counts(const TrainInputs& in, core::Diagnostics& d) {
+  if (!in.system) d.error("--system", "missing", "", "a system id, e.g. trn3-ultraserver-gen2");
+  if (!in.model) d.error("--model", "missing", "", "a model id or config.json path, e.g. llama3.1-405b");
+  if (!in.chips) d.error("--chips", "missing", "", "a chip count ≥ 1");
+  for (const auto& [flag, v] : {std::pair{"--chips", in.chips}, {"--tp", in.tp}, {"--pp", in.pp}, {"--dp", in.dp},
+                                {"--cp", in.cp}, {"--ep", in.ep}, {"--vpp", in.vpp}, {"--micro-batch", in.micro_batch},
+                                {"--global-batch", in.global_batch}, {"--seq-len", in.seq_len}})
+    config::check_positive_count(d, flag, v);
+  config::check_positive_number(d, "--train-tokens", in.train_tokens);
+  check_executor(d, "--executor", in.executor);
+}
+
+void resolve_precision_and_zero(const TrainInputs& in, mapping::TrainPlan& p, core::Diagnostics& d) {
+  p.precision = core::Dtype::Bf16;
+  if (in.precision) {
+    auto dt = core::parse_dtype(*in.precision);
+    if (!dt) d.error("--precision", "unknown precision", *in.precision, "one of: " + core::join(core::all_dtype_names()),
+                     core::did_you_mean(*in.precision, core::all_dtype_names()));
+    else p.precision = *dt;
+  }
+  p.zero = mapping::Zero::Zero1;
+  if (in.zero) {
+    static const std::vector<std::string> names = {"none", "1", "2", "3", "fsdp"};
+    const std::string& z = *in.zero;
+    if (z == "none") p.zero = mapping::Zero::None;
+    else if (z == "1") p.zero = mapping::Zero::Zero1;
+    else if (z == "2") p.zero = mapping::Zero::Zero2;
+    else if (z == "3") p.zero = mapping::Zero::Zero3;
+    else if (z == "fsdp") p.zero = mapping::Zero::Fsdp;
+    else d.error("--zero", "unknown ZeRO stage", z, "one of: none, 1, 2, 3, fsdp", core::did_you_mean(z, names));
+  }
+}
+
+std::vector<mapping::Recompute> recompute_choices(const TrainInputs& in, core::Diagnostics& d) {
+  if (!in.recompute) return {mapping::Recompute::None, mapping::Recompute::Selective, mapping::Recompute::Full};
+  static const std::vector<std::string> names = {"none", "selective", "full"};
+  const std::string& r = *in.recompute;
+  if (r == "none") return {mapping::Recompute::None};
+  if (r == "selective") return {mapping::Recompute::Selective};
+  if (r == "full") return {mapping::Recompute::Full};
+  d.error("--recompute", "unknown recompute mode", r, "one of: none, selective, full", core::did_you_mean(r, names));
+  return {};
+}
+
+void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const workload::ModelSpec& md,
+                  core::Diagnostics& d) {
+  const long long chips = *in.chips;
+  if (chips > sys.max_chips.value)
+    d.error("--chips", "more chips than the largest " + sys.id + " cluster", std::to_string(chips),
+            "at most " + std::to_string(sys.max_chips.value));
+  if (in.tp && md.heads % *in.tp != 0)
+    d.error("--tp", "tensor-parallel degree does not divide the attention heads", std::to_string(*in.tp),
+            "a divisor of " + std::to_string(md.heads) + " heads");
+  if (in.pp && *in.pp > md.layers)
+    d.error("--pp", "more pipeline stages than layers", std::to_string(*in.pp), "at most " + std::to_string(md.layers));
+  if (in.ep && *in.ep > 1 && (!md.is_moe() || md.moe.num_experts % *in.ep != 0))
+    d.error("--ep", md.is_moe() ? "expert-parallel degree does not divide the experts"
+                                : "expert parallelism needs a MoE model",
+            std::to_string(*in.ep), md.is_moe() ? "a divisor of " + std::to_string(md.moe.num_experts) : "1");
+  const long long fixed = in.tp.value_or(1) * in.pp.value_or(1) * in.cp.value_or(1) * in.dp.value_or(1);
+  if (chips % fixed != 0)
+    d.error("--chips", "the parallel degrees given do not divide the chips", std::to_string(chips),
+            "a multiple of tp·pp·cp·dp = " + std::to_string(fixed));
+  if (in.tp && in.pp && in.dp && fixed != chips)
+    d.error("--dp", "tp·pp·cp·dp must equal the chips", std::to_string(fixed), std::to_string(chips));
+}
+
+// The part of the plan every path shares: sequence, micro-batch, cp, vpp, ep.
+void fill_plan_defaults(const TrainInputs& in, const workload::ModelSpec& md, mapping::TrainPlan& p) {
+  p.seq_len = in.seq_len ? *in.seq_len : std::min<long long>(md.max_position > 0 ? md.max_position : 4096, 8192);
+  p.micro_batch = in.micro_batch.value_or(1);
+  p.cp = static_cast<int>(in.cp.value_or(1));
+  p.vpp = static_cast<int>(in.vpp.value_or(1));
+  p.ep = static_cast<int>(in.ep.value_or(1));
+  if (in.schedule) {
+    mapping::schedules().get(*in.schedule, "--schedule");  // unknown names list the valid ones
+    p.schedule = *in.schedule;
+  }
+}
+
+// tp and pp given: dp follows from the chips; the least recompute that fits.
+void fill_fixed_plan(const TrainInputs& in, const std::vector<mapping::Recompute>& recomputes,
+                     engine::TrainScenario& s) {
+  auto& p = s.plan;
+  p.tp = static_cast<int>(*in.tp);
+  p.pp = static_cast<int>(*in.pp);
+  p.dp = in.dp ? static_cast<int>(*in.dp) : static_cast<int>(*in.chips / (static_cast<long long>(p.tp) * p.pp * p.cp));
+  const long long unit = static_cast<long long>(p.dp) * p.micro_batch;
+  if (in.global_batch && *in.global_batch % unit != 0)
+    core::fail("--global-batch", "the global batch is not a whole number of micro-batches per data-parallel rank",
+               std::to_string(*in.global_batch),
+               "a multiple of dp·micro_batch = " + std::to_string(p.dp) + "·" + std::to_string(p.micro_batch) +
+                   " = " + std::to_string(unit));
+  // Default: about 4M tokens, at least one micro-batch per data-parallel rank.
+  const long long want = std::max(unit, kDefaultBatchTokens / p.seq_len);
+  p.global_batch = in.global_batch ? *in.global_batch : (want + unit - 1) / unit * unit;
+  p.recompute = engine::least_recompute_that_fits(s, recomputes);
+}
+
+// tp or pp left out: the plan search picks the rest.
+void search_rest_of_plan(const TrainInputs& in, const std::vector<mapping::Recompute>& recomputes, BuiltTrain& out) {
+  engine::TrainScenario& s = out.scenario;
+  engine::SearchSpace space;
+  if (in.tp) space.tp = {static_cast<int>(*in.tp)};
+  if (in.pp) space.pp = {static_cast<int>(*in.pp)};
+  if (in.cp) space.cp = {static_cast<int>(*in.cp)};
+  space.recompute = recomputes;
+  if (in.zero) space.zero = {s.plan.zero};
+  if (in.global_batch) s.plan.global_batch = *in.global_batch;
+  else space.batch_tokens = kDefaultBatchTokens;
+  const auto best = engine::search_plan(s, *in.chips, space);
+  out.searched = true;
+  out.evaluated = best.evaluated;
+  if (!best.found)
+    core::fail("--chips", "no plan of the search space fits " + s.model.id + " on " + std::to_string(*in.chips) +
+                              " × " + s.system->chip.name,
+               std::to_string(*in.chips), "more chips, or a plan given with --tp/--pp/--recompute");
+  s = best.best;
+  if (in.dp && best.best.plan.dp != *in.dp)
+    core::fail("--dp", "no plan with this data-parallel degree was found", std::to_string(*in.dp));
+}
+
+}  // namespace
+
+TrainInputs read_train_file(const std::string& path) {
+  const config::Json doc = load_scenario_document(path);
+  core::Diagnostics d;
+  config::FieldReader r(doc, "", d);
+  TrainInputs in;
+  read_text(r, "system", in.system);
+  read_text(r, "model", in.model);
+  read_count(r, "chips", in.chips);
+  read_text(r, "executor", in.executor);
+  check_executor(d, "executor", in.executor);
+  read_text(r, "framework", in.framework);
+  read_train_plan(r, in);
+  read_train_workload(r, in);
+  r.ignore("description");
+  r.finish();
+  d.set_file(path);
+  d.throw_if_any();
+  return in;
+}
+
+void fill_unset(TrainInputs& given, const TrainInputs& fallback) {
+  auto fill = [](auto& dst, const auto& src) {
+    if (!dst) dst = src;
+  };
+  fill(given.system, fallback.system);
+  fill(given.model, fallback.model);
+  fill(given.chips, fallback.chips);
+  for (auto [dst, src] : {std::pair{&given.tp, &fallback.tp}, {&given.pp, &fallback.pp}, {&given.dp, &fallback.dp},
+                          {&given.cp, &fallback.cp}, {&given.ep, &fallback.ep}, {&given.vpp, &fallback.vpp},
+                          {&given.micro_batch, &fallback.micro_batch}, {&given.global_batch, &fallback.global_batch},
+                          {&given.seq_len, &fallback.seq_len}})
+    fill(*dst, *src);
+  for (auto [dst, src] : {std::pair{&given.precision, &fallback.precision}, {&given.zero, &fallback.zero},
+                          {&given.recompute, &fallback.recompute}, {&given.executor, &fallback.executor},
+                          {&given.schedule, &fallback.schedule},
+                          {&given.framework, &fallback.framework}})
+    fill(*dst, *src);
+  fill(given.train_tokens, fallback.train_tokens);
+}
+
+BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std::string& models_dir,
+                       const calib::Params& params) {
+  core::Diagnostics d;
+  check_counts(in, d);
+  d.throw_if_any();
+  const hw::SystemSpec& sys = cat.system(*in.system, "--system");
+  BuiltTrain out;
+  out.executor = in.executor.value_or("event");
+  engine::TrainScenario& s = out.scenario;
+  s.framework = against_flag("--framework", false,
+                             [&] { return engine::framework_params(in.framework.value_or("megatron"), params); });
+  s.calibration = &params;
+  s.system = &sys;
+  s.model = against_flag("--model", true, [&] { return workload::load_model(*in.model, models_dir); });
+  resolve_precision_and_zero(in, s.plan, d);
+  const auto recomputes = recompute_choices(in, d);
+  check_layout(in, sys, s.model, d);
+  d.throw_if_any();
+  fill_plan_defaults(in, s.model, s.plan);
+  if (in.tp && in.pp) fill_fixed_plan(in, recomputes, s);
+  else search_rest_of_plan(in, recomputes, out);
+  return out;
+}
+
+}  // namespace xpusim::scenario
+
+namespace xpusim::scenario {
+
+namespace {
+
+std::string plan_text(const mapping::TrainPlan& p) {
+  return "tp=" + std::to_string(p.tp) + " pp=" + std::to_string(p.pp) + " dp=" + std::to_string(p.dp) +
+         " cp=" + std::to_string(p.cp) + " ep=" + std::to_string(p.ep) + " vpp=" + std::to_string(p.vpp) +
+         " micro_batch=" + std::to_string(p.micro_batch) + " global_batch=" + std::to_string(p.global_batch) +
+         " seq_len=" + std::to_string(p.seq_len);
+}
+
+TrainBudget budget_for(double tokens, const engine::TrainResult& r, const cost::EnergyCost& e, long long chips) {
+  TrainBudget b;
+  b.tokens = tokens;
+  b.steps = tokens / r.tokens_per_step;
+  const double n = static_cast<double>(chips);
+  b.time = r.step_time * b.steps;
+  b.energy = e.total_energy * n * b.steps;
+  b.dollars = e.dollars * n * b.steps;
+  return b;
+}
+
+}  // namespace
+
+TrainRun run_train(const TrainInputs& in, const hw::Catalog& cat, const std::string& models_dir,
+                   const calib::Params& params, bool want_trace) {
+  TrainRun run;
+  run.built = build_train(in, cat, models_dir, params);
+  const engine::TrainScenario& s = run.built.scenario;
+  const bool analytical = run.built.executor == "analytical" && !want_trace;
+  run.result = analytical ? engine::simulate_analytical(s) : engine::simulate_event(s, want_trace);
+  if (!run.result.feasible)
+    core::fail("plan", "not a valid parallel plan: " + run.result.reason, plan_text(s.plan),
+               "degrees that divide the model and the chips (see --help)");
+  run.energy = cost::energy_cost(*s.system, run.result.activity, run.result.step_time);
+  if (in.train_tokens) run.budget = budget_for(*in.train_tokens, run.result, run.energy, s.plan.chips());
+  return run;
+}
+
+}  // namespace xpusim::scenario

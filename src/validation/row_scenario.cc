@@ -1,0 +1,304 @@
+#include "xpusim/validation/row_scenario.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <regex>
+
+#include "xpusim/core/diagnostics.h"
+
+namespace xpusim::validation {
+
+namespace {
+
+using serve::ArrivalKind;
+using serve::Framework;
+using serve::LengthDist;
+using serve::SchedulerKind;
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+bool has(const std::string& hay, const char* needle) { return hay.find(needle) != std::string::npos; }
+
+// MLPerf Inference Llama-2-70B (OpenOrca): 24,576 samples, inputs ≤ 1024 tokens.
+constexpr long long kOrcaSamples = 24576;
+constexpr long long kOrcaInputMean = 280;   // mean input tokens (after the 1024 cap)
+constexpr long long kOrcaOutputMean = 285;  // when the row leaves out_len empty
+constexpr int kDefaultSpecLen = 7;          // NxDI fused speculation default in the tutorials
+constexpr double kDefaultAcceptance = 0.70; // Llama-3.2-1B drafting for Llama-3 targets
+
+/// What the notes say about the benchmark, read once.
+struct RowNotes {
+  std::string text;  ///< lower case
+  bool mlperf = false;
+  bool prefill_only = false;
+};
+
+Framework detect_framework(const std::string& notes, const hw::ChipSpec& chip, std::vector<std::string>& as) {
+  const std::string n = lower(notes);
+  if (has(n, "nxd inference") || has(n, "nxdi")) return Framework::NeuronNxdi;
+  if (has(n, "transformers neuronx") || has(n, "transformers-neuronx")) return Framework::NeuronTnx;
+  if (has(n, "nim ")) return Framework::Nim;
+  if (has(n, "sglang")) return Framework::Sglang;
+  if (has(n, "tensorrt-llm") || has(n, "trt-llm") || has(n, "trtllm")) return Framework::TensorRtLlm;
+  if (has(n, "vllm")) return Framework::Vllm;
+  const Framework f = serve::default_framework(chip);
+  as.push_back("framework not named in the notes: " + serve::framework_name(f) + " (default for the chip)");
+  return f;
+}
+
+std::optional<double> number_before(const std::string& text, const std::string& unit_regex) {
+  std::smatch m;
+  const std::regex re("([0-9]+(?:\\.[0-9]+)?)\\s*" + unit_regex);
+  if (std::regex_search(text, m, re)) return std::stod(m[1].str());
+  return std::nullopt;
+}
+
+void apply_framework(const Row& row, const RowNotes& notes, const hw::SystemSpec& sys, RowScenario& rs) {
+  auto& sc = rs.scenario;
+  sc.framework = detect_framework(row.notes, sys.chip, rs.assumptions);
+  std::smatch m;
+  const std::regex re("tensorrt-llm v?([0-9]+\\.[0-9]+(?:\\.[0-9]+)?)");
+  if (std::regex_search(notes.text, m, re)) sc.framework_version = m[1].str();
+  if (has(notes.text, "two-batch overlap")) {
+    sc.overlap_ep_comm = true;
+    rs.assumptions.push_back("expert all-to-all overlapped with compute (two-batch overlap, per the notes)");
+  }
+}
+
+// The row's precision, weight-only storage from the notes, the MLPerf default when empty.
+void apply_precision(const Row& row, const RowNotes& notes, const hw::SystemSpec& sys, RowScenario& rs) {
+  auto& sc = rs.scenario;
+  auto& as = rs.assumptions;
+  if (!row.precision.empty()) {
+    sc.precision = row.precision;
+  } else {
+    const bool fp4 = sys.chip.supports(core::Dtype::Nvfp4);
+    sc.precision = notes.mlperf && fp4 ? "nvfp4" : (notes.mlperf ? "fp8" : "bf16");
+    as.push_back("precision not stated: " + sc.precision + " (what the framework's MLPerf submissions use on " +
+                 sys.chip.id + ")");
+  }
+  if (has(notes.text, "int8 weights") || has(notes.text, "weights stored int8")) {
+    sc.weight_precision = "int8";
+    as.push_back("weights int8 (weight-only), matmuls " + sc.precision);
+  } else if (has(notes.text, "fp8 weights") || has(notes.text, "weights stored fp8")) {
+    sc.weight_precision = "fp8";
+    as.push_back("weights fp8 (weight-only), matmuls " + sc.precision);
+  }
+}
+
+void apply_layout(const Row& row, const RowNotes& notes, RowScenario& rs) {
+  auto& sc = rs.scenario;
+  if (row.tp) sc.tp = static_cast<int>(*row.tp);
+  if (row.pp) sc.pp = static_cast<int>(*row.pp);
+  if (row.ep) sc.ep = static_cast<int>(*row.ep);
+  if (has(notes.text, "dp attention") && row.ep && *row.ep > 1 && !row.tp) {
+    sc.attention_dp = true;
+    sc.tp = 1;
+    rs.assumptions.push_back("DP attention with EP" + std::to_string(*row.ep) + " (per the notes)");
+  }
+}
+
+// Input and output lengths; an error when neither the row nor a benchmark default gives them.
+core::Result<bool> apply_lengths(const Row& row, const RowNotes& notes, RowScenario& rs) {
+  auto& load = rs.scenario.load;
+  auto& as = rs.assumptions;
+  if (row.in_len) {
+    load.in_len = *row.in_len;
+  } else if (notes.mlperf) {
+    load.in_len = kOrcaInputMean;
+    as.push_back("OpenOrca-like inputs: log-normal, <= 1024 tokens, mean ~280");
+  } else {
+    return core::make_error("input length not given and no benchmark default applies");
+  }
+  if (row.out_len) {
+    load.out_len = *row.out_len;
+  } else if (notes.prefill_only) {
+    load.out_len = 1;
+    as.push_back("prefill-only measurement: out_len = 1");
+  } else if (notes.mlperf) {
+    load.out_len = kOrcaOutputMean;
+    as.push_back("output mean not recorded for this run: " + std::to_string(kOrcaOutputMean) +
+                 " tokens (other v4.1 runs: 274-291)");
+  } else {
+    return core::make_error("output length not given and no benchmark default applies");
+  }
+  if (notes.mlperf) load.lengths = LengthDist::OpenOrcaLike;
+  if (notes.mlperf && row.out_len) as.push_back("OpenOrca-like outputs: log-normal with the row's mean, <= 1024");
+  return true;
+}
+
+// NxDI fused speculation, when the notes name speculative decoding.
+void apply_speculation(const RowNotes& notes, RowScenario& rs) {
+  if (!has(notes.text, "speculative decoding") && !has(notes.text, "specdec")) return;
+  auto& sc = rs.scenario;
+  std::smatch m;
+  const std::regex re("speculation length ([0-9]+)");
+  const bool stated = std::regex_search(notes.text, m, re);
+  sc.draft_len = stated ? std::stoi(m[1].str()) : kDefaultSpecLen;
+  if (!stated) rs.assumptions.push_back("speculation length not stated: " + std::to_string(kDefaultSpecLen));
+  sc.acceptance = kDefaultAcceptance;
+  rs.assumptions.push_back("speculative decoding: draft " + std::to_string(sc.draft_len) + ", acceptance " +
+                           std::to_string(kDefaultAcceptance).substr(0, 4) +
+                           " per token; draft cost folded into the fused step");
+}
+
+core::Result<bool> apply_fixed_batch(const Row& row, long long batch, RowScenario& rs) {
+  auto& sc = rs.scenario;
+  if (batch <= 0) return core::make_error("fixed-batch row without a batch size");
+  sc.load.arrival = ArrivalKind::Offline;
+  if (sc.framework == Framework::TensorRtLlm) {
+    sc.scheduler = SchedulerKind::StaticBatch;
+    sc.static_batch = batch;
+    rs.assumptions.push_back("static batch of " + std::to_string(batch) + " identical requests (no in-flight batching)");
+  }
+  sc.max_num_seqs = std::max<long long>(batch, 1);
+  if (!row.tp) {
+    sc.tp = static_cast<int>(row.chips);
+    rs.assumptions.push_back("tp = chips for a fixed-batch row without a layout");
+  }
+  // One batch per engine.
+  sc.load.requests = batch * std::max<long long>(1, row.chips / (static_cast<long long>(sc.tp) * sc.pp));
+  return true;
+}
+
+void apply_offline(const Row& row, const RowNotes& notes, RowScenario& rs) {
+  auto& load = rs.scenario.load;
+  load.arrival = ArrivalKind::Offline;
+  const long long chips = std::max<long long>(1, row.chips);
+  if (notes.mlperf) {
+    // MLPerf offline runs at least 600 s, repeating the sample set as needed.
+    load.requests = std::max<long long>(kOrcaSamples, 3000 * chips);
+    rs.assumptions.push_back("MLPerf offline: " + std::to_string(load.requests) +
+                             " OpenOrca-like samples queued at once");
+  } else if (notes.prefill_only) {
+    load.requests = 64 * chips;
+  } else {
+    const long long engines = std::max<long long>(1, row.chips / std::max<long long>(1, row.tp.value_or(1)));
+    load.requests = 3000 * engines;
+    rs.assumptions.push_back("offline: 3,000 requests per engine queued at once (trtllm-bench style)");
+  }
+}
+
+core::Result<bool> apply_server(const RowNotes& notes, long long concurrency, RowScenario& rs) {
+  auto& load = rs.scenario.load;
+  if (auto qps = number_before(notes.text, "qps")) {
+    load.arrival = ArrivalKind::Poisson;
+    load.rate_per_s = *qps;
+    load.requests = std::max<long long>(4000, static_cast<long long>(*qps * 120));
+    rs.assumptions.push_back("Poisson arrivals at " + std::to_string(*qps).substr(0, 5) + " QPS (from the notes)");
+    return true;
+  }
+  if (concurrency <= 0) return core::make_error("server row without a rate or a concurrency");
+  load.arrival = ArrivalKind::ClosedLoop;
+  load.concurrency = concurrency;
+  load.requests = std::max<long long>(200, 8 * concurrency);
+  rs.assumptions.push_back("closed loop at concurrency " + std::to_string(concurrency) + " (AIPerf style), " +
+                           std::to_string(load.requests) + " requests");
+  return true;
+}
+
+// The benchmark's load for the row's mode.
+core::Result<bool> apply_load(const Row& row, const RowNotes& notes, RowScenario& rs) {
+  const long long b = row.batch_or_concurrency.value_or(0);
+  auto& sc = rs.scenario;
+  if (row.mode == "fixed-batch") return apply_fixed_batch(row, b, rs);
+  if (row.mode == "single-stream") {
+    sc.load.arrival = ArrivalKind::ClosedLoop;
+    sc.load.concurrency = 1;
+    sc.load.requests = 2;
+    sc.max_num_seqs = std::max<long long>(sc.max_num_seqs, 1);
+    if (!row.tp) sc.tp = static_cast<int>(row.chips);
+    return true;
+  }
+  if (row.mode == "offline") {
+    apply_offline(row, notes, rs);
+    return true;
+  }
+  if (row.mode == "server") return apply_server(notes, b, rs);
+  return core::make_error("unknown inference mode '" + row.mode + "'");
+}
+
+core::Result<RowMetric> metric_of(const Row& row, const RowNotes& notes) {
+  const bool p50 = has(notes.text, "statistic: p50");
+  const std::string& metric = row.metric;
+  if (metric == "throughput_tokens_per_s") return RowMetric::OutputTokensPerS;
+  if (metric == "throughput_tokens_per_s_per_chip")
+    return notes.prefill_only ? RowMetric::InputTokensPerSPerChip : RowMetric::OutputTokensPerSPerChip;
+  if (metric == "ttft_ms") return p50 ? RowMetric::TtftP50 : RowMetric::TtftMean;
+  if (metric == "tpot_ms") return p50 ? RowMetric::TpotP50 : RowMetric::TpotMean;
+  if (metric == "e2e_latency_s") return RowMetric::E2eMean;
+  if (metric == "requests_per_s") return RowMetric::RequestsPerS;
+  return core::make_error("metric '" + metric + "' is not an inference metric");
+}
+
+}  // namespace
+
+core::Result<RowScenario> scenario_for_row(const Row& row, const hw::Catalog& catalog) {
+  if (row.kind != "infer") return core::make_error("not an infer row");
+  RowScenario rs;
+  const hw::SystemSpec& sys = catalog.system(row.system, "system");
+  RowNotes notes;
+  notes.text = lower(row.notes);
+  notes.mlperf = has(notes.text, "mlperf") || has(notes.text, "openorca");
+  notes.prefill_only = has(notes.text, "input (prefill) tokens") || has(notes.text, "prefill-only");
+  rs.scenario.system = row.system;
+  rs.scenario.model = row.model;
+  rs.scenario.chips = row.chips;
+  apply_framework(row, notes, sys, rs);
+  apply_precision(row, notes, sys, rs);
+  apply_layout(row, notes, rs);
+  if (auto ok = apply_lengths(row, notes, rs); !ok) return core::make_error(ok.error());
+  apply_speculation(notes, rs);
+  if (auto ok = apply_load(row, notes, rs); !ok) return core::make_error(ok.error());
+  auto metric = metric_of(row, notes);
+  if (!metric) return core::make_error(metric.error());
+  rs.metric = *metric;
+  return rs;
+}
+
+double metric_value(const serve::ServeReport& rep, RowMetric m) {
+  const auto& s = rep.sim;
+  const double chips = static_cast<double>(std::max<long long>(1, rep.chips_used));
+  switch (m) {
+    case RowMetric::OutputTokensPerS: return s.output_tokens_per_s;
+    case RowMetric::OutputTokensPerSPerChip: return s.output_tokens_per_s / chips;
+    case RowMetric::InputTokensPerSPerChip: return s.input_tokens_per_s / chips;
+    case RowMetric::TtftMean: return s.ttft_ms.mean;
+    case RowMetric::TtftP50: return s.ttft_ms.p50;
+    case RowMetric::TpotMean: return s.tpot_ms.mean;
+    case RowMetric::TpotP50: return s.tpot_ms.p50;
+    case RowMetric::E2eMean: return s.e2e_s.mean;
+    case RowMetric::RequestsPerS: return s.requests_per_s;
+  }
+  return 0;
+}
+
+Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env) {
+  Prediction p;
+  try {
+    auto rs = scenario_for_row(row, *env.catalog);
+    if (!rs) {
+      p.status = Status::Unsupported;
+      p.reason = rs.error();
+      return p;
+    }
+    auto rep = serve::run_scenario(rs->scenario, env);
+    if (!rep) {
+      p.status = Status::Unsupported;
+      p.reason = rep.error();
+      return p;
+    }
+    p.predicted = metric_value(*rep, rs->metric);
+    p.assumptions = rs->assumptions;
+    for (const auto& a : rep->assumptions) p.assumptions.push_back(a);
+  } catch (const core::InputError& e) {
+    p.status = Status::Error;
+    p.reason = e.diagnostics().empty() ? e.what() : e.diagnostics().front().to_string();
+  }
+  return p;
+}
+
+}  // namespace xpusim::validation
