@@ -1,6 +1,7 @@
 // xpusim train: one training step of a model on a system with a parallel plan. Parses flags
 // and calls the library (scenario/ loads and resolves, report/ renders).
 
+#include <chrono>
 #include <fstream>
 #include <iostream>
 
@@ -28,6 +29,8 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
   add_optional(app, "--global-batch", in.global_batch, "sequences per step (default: ~4M tokens)");
   add_optional(app, "--seq-len", in.seq_len, "sequence length (default: min(max positions, 8192))");
   add_optional(app, "--precision", in.precision, "matmul precision: bf16, fp16, fp8, mxfp8, mxfp4, nvfp4 ...");
+  add_optional_flag(app, "--allow-fallback", in.allow_fallback,
+                    "run a precision the chip lacks as the nearest it has (stated; MFU against that peak)");
   add_optional(app, "--zero", in.zero, "optimizer sharding: none, 1, 2, 3, fsdp (default 1)");
   add_optional(app, "--recompute", in.recompute, "none, selective, full (default: the least that fits)");
   add_optional(app, "--framework", in.framework,
@@ -61,7 +64,14 @@ int run_train(const Args& args) {
   if (!scenario_file.empty()) scenario::fill_unset(in, scenario::read_train_file(scenario_file));
   const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
   const calib::Params params = load_calibration(calibration_file);
+  const auto started = std::chrono::steady_clock::now();
   const scenario::TrainRun run = scenario::run_train(in, cat, data_dir() + "/models", params, !trace.empty());
+  if (run.built.searched) {
+    // Timings go to stderr so that stdout stays byte-identical between runs.
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+    std::cerr << "xpusim train: plan search timed " << run.built.evaluated << " plans (" << run.built.pruned
+              << " pruned) in " << took.count() << " s\n";
+  }
   if (!trace.empty()) write_trace(trace, run.result);
   if (json) std::cout << report::train_document(in, run).dump(2) << "\n";
   else std::cout << report::train_run_text(run);

@@ -22,7 +22,9 @@ bool is_low_precision(Dtype d) {
 
 ChipModel::ChipModel(const hw::ChipSpec& chip, Calibration cal) : chip_(chip), cal_(std::move(cal)) {}
 
-Dtype ChipModel::best_dtype(Dtype d) const {
+Dtype ChipModel::best_dtype(Dtype d) const { return executed_dtype(chip_, d); }
+
+Dtype executed_dtype(const hw::ChipSpec& chip, Dtype d) {
   std::vector<Dtype> chain;
   switch (d) {
     case Dtype::Nvfp4: chain = {Dtype::Nvfp4, Dtype::Mxfp4, Dtype::Fp8, Dtype::Bf16}; break;
@@ -38,8 +40,8 @@ Dtype ChipModel::best_dtype(Dtype d) const {
     case Dtype::Bf16: chain = {Dtype::Bf16, Dtype::Fp16}; break;
   }
   for (Dtype c : chain)
-    if (chip_.supports(c)) return c;
-  XS_CHECK(chip_.supports(Dtype::Bf16), "chip has no bf16 peak");
+    if (chip.supports(c)) return c;
+  XS_CHECK(chip.supports(Dtype::Bf16), "chip has no bf16 peak");
   return Dtype::Bf16;
 }
 

@@ -69,8 +69,10 @@ void finish(const TrainScenario& s, const StepCosts& c, TrainResult& r) {
   r.model_tflops_per_chip = c.model_flops_per_step / t / chips / 1e12;
   r.hw_tflops_per_chip = c.hw_flops_per_step / t / chips / 1e12;
   const auto& chip = s.system->chip;
-  const core::Dtype pd = chip.supports(plan.precision) ? plan.precision : core::Dtype::Bf16;
-  r.mfu = r.model_tflops_per_chip * 1e12 / chip.peak_for(pd).base();
+  // MFU against the peak of the precision that ran (the requested one, or its fallback when
+  // the user allowed one).
+  r.executed_precision = compute::executed_dtype(chip, plan.precision);
+  r.mfu = r.model_tflops_per_chip * 1e12 / chip.peak_for(r.executed_precision).base();
   r.schedule = mapping::schedule_name(plan);
   r.stage_layers = mapping::layers_per_stage(s.model.layers, plan.pp);
   const auto& schedule = mapping::schedule_of(plan);

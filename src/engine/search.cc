@@ -1,19 +1,31 @@
-// Tier-A plan search: enumerate plans that divide the chips, time each with the analytical
-// executor, keep the fastest that fits in memory. Deterministic: ties keep the first plan in
-// enumeration order.
+// Tier-A plan search: enumerate plans that divide the chips, prune those that cannot fit or
+// that their schedule refuses, time the rest with the analytical executor, and keep the one
+// with the highest throughput among those that meet the batch target (a plan whose one
+// micro-batch per data-parallel rank already exceeds the target only wins when no plan meets
+// it). Deterministic: ties keep the first plan in enumeration order.
 
 #include <algorithm>
 
 #include "xpusim/engine/train.h"
+#include "xpusim/mapping/schedule.h"
 
 namespace xpusim::engine {
 
-SearchResult search_plan(const TrainScenario& base, long long chips, const SearchSpace& space) {
-  SearchResult best;
+namespace {
+
+/// The parallel layout of a candidate: degrees that divide the chips and the model.
+struct Layout {
+  int tp = 1, pp = 1, cp = 1;
+  long long dp = 1;
+};
+
+/// Every (tp, pp, cp) of the space that divides the chips, keeps TP inside (and tiling) the
+/// scale-up domain and divides the model's heads and layers.
+std::vector<Layout> layouts(const TrainScenario& base, long long chips, const SearchSpace& space) {
+  std::vector<Layout> out;
   const auto& sys = *base.system;
   const auto& md = base.model;
   for (int tp : space.tp) {
-    // TP stays inside the scale-up domain and tiles it.
     if (tp > sys.chips_per_domain || sys.chips_per_domain % tp != 0 || chips % tp != 0) continue;
     if (md.heads % tp != 0) continue;
     for (int pp : space.pp) {
@@ -21,42 +33,103 @@ SearchResult search_plan(const TrainScenario& base, long long chips, const Searc
       for (int cp : space.cp) {
         const long long rest = chips / (static_cast<long long>(tp) * pp);
         if (rest % cp != 0) continue;
-        const long long dp = rest / cp;
-        if (dp < 1 || dp > 1'000'000'000) continue;
-        for (auto rc : space.recompute) {
-          for (auto z : space.zero) {
-            TrainScenario s = base;
-            s.plan.tp = tp;
-            s.plan.pp = pp;
-            s.plan.cp = cp;
-            s.plan.dp = static_cast<int>(dp);
-            s.plan.recompute = rc;
-            s.plan.zero = z;
-            if (md.is_moe()) {
-              // Experts spread over the data-parallel ranks, up to the expert count.
-              int ep = 1;
-              while (ep * 2 <= md.moe.num_experts && (dp * cp) % (ep * 2) == 0 &&
-                     md.moe.num_experts % (ep * 2) == 0 && ep * 2 <= 64)
-                ep *= 2;
-              s.plan.ep = ep;
-            }
-            s.plan.vpp = 1;
-            if (space.batch_tokens > 0) {
-              const long long unit = dp * s.plan.micro_batch;
-              const long long want = std::max(unit, space.batch_tokens / std::max<long long>(1, s.plan.seq_len));
-              s.plan.global_batch = (want + unit - 1) / unit * unit;
-            }
-            if (s.plan.global_batch % (dp * s.plan.micro_batch) != 0) continue;
-            TrainResult r = simulate_analytical(s);
-            ++best.evaluated;
-            if (!r.feasible || !r.fits) continue;
-            if (!best.found || r.step_time < best.result.step_time) {
-              best.found = true;
-              best.best = s;
-              best.result = r;
-            }
-          }
+        out.push_back({tp, pp, cp, rest / cp});
+      }
+    }
+  }
+  return out;
+}
+
+/// Experts spread over the data-parallel ranks, up to the expert count (and 64).
+int expert_parallel(const workload::ModelSpec& md, long long dp_cp) {
+  int ep = 1;
+  while (ep * 2 <= md.moe.num_experts && dp_cp % (ep * 2) == 0 && md.moe.num_experts % (ep * 2) == 0 &&
+         ep * 2 <= 64)
+    ep *= 2;
+  return ep;
+}
+
+/// The base scenario with a layout and the per-candidate choices applied; false when the
+/// global batch cannot be split into whole micro-batches per data-parallel rank.
+bool make_candidate(const TrainScenario& base, const Layout& l, int vpp, long long micro_batch,
+                    const SearchSpace& space, TrainScenario& s) {
+  s = base;
+  s.plan.tp = l.tp;
+  s.plan.pp = l.pp;
+  s.plan.cp = l.cp;
+  s.plan.dp = static_cast<int>(l.dp);
+  s.plan.vpp = vpp;
+  s.plan.micro_batch = micro_batch;
+  if (base.model.is_moe()) s.plan.ep = expert_parallel(base.model, l.dp * l.cp);
+  const long long unit = l.dp * micro_batch;
+  if (space.batch_tokens > 0) {
+    const long long want = std::max(unit, space.batch_tokens / std::max<long long>(1, s.plan.seq_len));
+    s.plan.global_batch = (want + unit - 1) / unit * unit;
+  }
+  return s.plan.global_batch % unit == 0;
+}
+
+/// True when the plan's memory cannot fit even with full recompute (the least activation
+/// memory), or its pipeline schedule refuses it: no need to time it.
+bool prune(const TrainScenario& s) {
+  if (mapping::schedule_of(s.plan).refusal(mapping::pipeline_shape(s.plan))) return true;
+  mapping::TrainPlan least = s.plan;
+  least.recompute = mapping::Recompute::Full;
+  return mapping::train_memory_per_chip(s.model, least).total() > s.system->chip.hbm_capacity.value;
+}
+
+/// True when one micro-batch per data-parallel rank already exceeds the batch target: such a
+/// plan can only run with a larger batch than asked for.
+bool exceeds_target(const TrainScenario& s, const SearchSpace& space) {
+  if (space.batch_tokens <= 0) return false;
+  const long long unit = static_cast<long long>(s.plan.dp) * s.plan.micro_batch;
+  return unit * s.plan.seq_len > space.batch_tokens;
+}
+
+/// Ranking: plans that meet the batch target come first; then the higher throughput.
+bool better(const TrainScenario& s, const TrainResult& r, const SearchResult& best, const SearchSpace& space) {
+  if (!best.found) return true;
+  const bool over = exceeds_target(s, space), best_over = exceeds_target(best.best, space);
+  if (over != best_over) return !over;
+  return r.tokens_per_s > best.result.tokens_per_s;
+}
+
+/// Times the candidate under every recompute and ZeRO choice and keeps the best in `best`.
+void time_choices(TrainScenario s, const SearchSpace& space, SearchResult& best) {
+  for (auto recompute : space.recompute) {
+    for (auto zero : space.zero) {
+      s.plan.recompute = recompute;
+      s.plan.zero = zero;
+      TrainResult r = simulate_analytical(s);
+      ++best.evaluated;
+      if (!r.feasible || !r.fits) continue;
+      if (better(s, r, best, space)) {
+        best.found = true;
+        best.best = s;
+        best.result = r;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+SearchResult search_plan(const TrainScenario& base, long long chips, const SearchSpace& space) {
+  SearchResult best;
+  const std::vector<int> vpps = space.vpp.empty() ? std::vector<int>{base.plan.vpp} : space.vpp;
+  const std::vector<long long> micro_batches =
+      space.micro_batch.empty() ? std::vector<long long>{base.plan.micro_batch} : space.micro_batch;
+  for (const Layout& l : layouts(base, chips, space)) {
+    for (int vpp : vpps) {
+      if (vpp > 1 && l.pp == 1) continue;  // interleaving needs a pipeline
+      for (long long mb : micro_batches) {
+        TrainScenario s;
+        if (!make_candidate(base, l, vpp, mb, space, s)) continue;
+        if (prune(s)) {
+          ++best.pruned;
+          continue;
         }
+        time_choices(s, space, best);
       }
     }
   }

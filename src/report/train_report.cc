@@ -41,6 +41,7 @@ Json train_json(const engine::TrainScenario& s, const engine::TrainResult& r,
       {"model_tflops_per_chip", r.model_tflops_per_chip},
       {"hw_tflops_per_chip", r.hw_tflops_per_chip},
       {"mfu_pct", r.mfu * 100.0},
+      {"executed_precision", core::dtype_name(r.executed_precision)},
       {"breakdown_s",
        {{"compute", core::to_seconds(b.compute)}, {"tp_comm", core::to_seconds(b.tp_comm)},
         {"cp_comm", core::to_seconds(b.cp_comm)}, {"ep_comm", core::to_seconds(b.ep_comm)},
@@ -100,6 +101,9 @@ std::string train_text(const engine::TrainScenario& s, const engine::TrainResult
     << " global-batch=" << p.global_batch << " seq=" << p.seq_len
     << " precision=" << core::dtype_name(p.precision) << " (" << p.micro_batches()
     << " micro-batches)\n";
+  if (r.executed_precision != p.precision)
+    o << "precision fallback: the chip has no " << core::dtype_name(p.precision) << " peak; ran as "
+      << core::dtype_name(r.executed_precision) << " (--allow-fallback), MFU against its peak\n";
   o << "schedule: " << r.schedule << "; layers per stage " << layer_split(r.stage_layers) << "; "
     << r.stage_placement << "\n\n";
   o << "  step time            " << fmt_num(core::to_seconds(r.step_time), 4) << " s  (" << r.executor
@@ -135,6 +139,7 @@ Json train_document(const scenario::TrainInputs& in, const scenario::TrainRun& r
   Json body = train_json(s, run.result, run.energy);
   body["plan_searched"] = run.built.searched;
   body["plans_evaluated"] = run.built.evaluated;
+  body["plans_pruned"] = run.built.pruned;
   if (run.budget) {
     const auto& b = *run.budget;
     body["train_tokens"] = as_count(b.tokens);

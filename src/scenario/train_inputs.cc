@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "xpusim/compute/chip_model.h"
 #include "xpusim/config/document.h"
 #include "xpusim/config/values.h"
 #include "xpusim/core/suggest.h"
@@ -33,6 +34,7 @@ void read_train_plan(config::FieldReader& r, TrainInputs& in) {
   read_text(pr, "zero", in.zero);
   read_text(pr, "recompute", in.recompute);
   read_text(pr, "schedule", in.schedule);
+  if (pr.has("allow_fallback")) in.allow_fallback = pr.boolean_or("allow_fallback", false);
   moved_to_workload(pr, {"global_batch", "seq_len"});
   pr.finish();
 }
@@ -98,6 +100,22 @@ void resolve_precision_and_zero(const TrainInputs& in, mapping::TrainPlan& p, co
     else if (z == "fsdp") p.zero = mapping::Zero::Fsdp;
     else d.error("--zero", "unknown ZeRO stage", z, "one of: none, 1, 2, 3, fsdp", core::did_you_mean(z, names));
   }
+}
+
+/// A precision the chip has no peak for is bad input unless the user allowed the fallback; the
+/// message lists the chip's precisions and what the fallback would run.
+void check_precision_supported(const TrainInputs& in, const hw::ChipSpec& chip, core::Dtype precision,
+                               core::Diagnostics& d) {
+  if (chip.supports(precision) || in.allow_fallback.value_or(false)) return;
+  std::vector<std::string> have;
+  for (const auto& name : core::all_dtype_names()) {
+    const auto dt = core::parse_dtype(name);
+    if (dt && chip.supports(*dt)) have.push_back(name);
+  }
+  d.error("--precision", chip.name + " has no " + core::dtype_name(precision) + " peak", core::dtype_name(precision),
+          "one of the chip's precisions: " + core::join(have),
+          "--allow-fallback runs it as " + core::dtype_name(compute::executed_dtype(chip, precision)) +
+              " and computes MFU against that peak");
 }
 
 std::vector<mapping::Recompute> recompute_choices(const TrainInputs& in, core::Diagnostics& d) {
@@ -173,6 +191,9 @@ void search_rest_of_plan(const TrainInputs& in, const std::vector<mapping::Recom
   if (in.tp) space.tp = {static_cast<int>(*in.tp)};
   if (in.pp) space.pp = {static_cast<int>(*in.pp)};
   if (in.cp) space.cp = {static_cast<int>(*in.cp)};
+  // Interleaving and the micro-batch size are searched unless given.
+  if (!in.vpp) space.vpp = {1, 2, 4};
+  if (!in.micro_batch) space.micro_batch = {1, 2, 4};
   space.recompute = recomputes;
   if (in.zero) space.zero = {s.plan.zero};
   if (in.global_batch) s.plan.global_batch = *in.global_batch;
@@ -180,6 +201,7 @@ void search_rest_of_plan(const TrainInputs& in, const std::vector<mapping::Recom
   const auto best = engine::search_plan(s, *in.chips, space);
   out.searched = true;
   out.evaluated = best.evaluated;
+  out.pruned = best.pruned;
   if (!best.found)
     core::fail("--chips", "no plan of the search space fits " + s.model.id + " on " + std::to_string(*in.chips) +
                               " × " + s.system->chip.name,
@@ -229,6 +251,7 @@ void fill_unset(TrainInputs& given, const TrainInputs& fallback) {
                           {&given.framework, &fallback.framework}})
     fill(*dst, *src);
   fill(given.train_tokens, fallback.train_tokens);
+  fill(given.allow_fallback, fallback.allow_fallback);
 }
 
 BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std::string& models_dir,
@@ -246,6 +269,7 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
   s.system = &sys;
   s.model = against_flag("--model", true, [&] { return workload::load_model(*in.model, models_dir); });
   resolve_precision_and_zero(in, s.plan, d);
+  check_precision_supported(in, sys.chip, s.plan.precision, d);
   const auto recomputes = recompute_choices(in, d);
   check_layout(in, sys, s.model, d);
   d.throw_if_any();

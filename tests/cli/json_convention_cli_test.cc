@@ -24,7 +24,7 @@ const std::set<std::string> kUnitless = {
     "schema_version", "chips", "tp", "pp", "dp", "cp", "ep", "vpp", "engines", "decode_engines", "micro_batch",
     "micro_batches", "global_batch", "seq_len", "max_num_seqs", "max_batched_tokens", "static_batch",
     "block_size", "prefill_chips", "draft_len", "in_len", "out_len", "concurrency", "seed", "requests",
-    "preemptions", "timed_out_requests", "events", "plans_evaluated", "tokens_per_step", "train_tokens",
+    "preemptions", "timed_out_requests", "events", "plans_evaluated", "plans_pruned", "tokens_per_step", "train_tokens",
     "kv_tokens_per_engine", "batch", "n", "ok", "unsupported", "errors", "acceptance", "kv_utilisation",
     "mean_kv_utilisation", "mean_batch_per_engine", "measured", "predicted", "stage_layers"};
 // Counts among the unitless names: printed as integers.

@@ -98,3 +98,26 @@ TEST(TrainCli, TimeToTrainIsStepsTimesStepTime) {
   EXPECT_NEAR(j["energy_to_train_j"].get<double>(), steps * j["energy_per_step_j"].get<double>(),
               1e-6 * j["energy_to_train_j"].get<double>());
 }
+
+TEST(TrainCli, PrecisionTheChipLacksIsBadInputUnlessFallbackIsAllowed) {
+  const std::string base = "train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --tp 1 --pp 1 "
+                           "--global-batch 64 --seq-len 4096 --json ";
+  auto refused = run_cli(base + "--precision nvfp4");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("--precision"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("no nvfp4 peak"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("bf16, fp16, fp8"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--allow-fallback"), std::string::npos) << refused.err;
+  // With the fallback, nvfp4 runs as fp8 and MFU is taken against the fp8 peak: the ratio
+  // mfu / model TFLOP/s is 1/peak, so against a bf16 run it is peak_bf16 / peak_fp8 = 1/2 on H100.
+  auto fell = run_cli(base + "--precision nvfp4 --allow-fallback");
+  auto bf16 = run_cli(base + "--precision bf16");
+  ASSERT_EQ(fell.exit_code, 0) << fell.err;
+  ASSERT_EQ(bf16.exit_code, 0) << bf16.err;
+  const auto jf = nlohmann::json::parse(fell.out), jb = nlohmann::json::parse(bf16.out);
+  EXPECT_EQ(jf["executed_precision"], "fp8");
+  EXPECT_EQ(jb["executed_precision"], "bf16");
+  const double ratio_f = jf["mfu_pct"].get<double>() / jf["model_tflops_per_chip"].get<double>();
+  const double ratio_b = jb["mfu_pct"].get<double>() / jb["model_tflops_per_chip"].get<double>();
+  EXPECT_NEAR(ratio_f / ratio_b, 0.5, 1e-3);
+}

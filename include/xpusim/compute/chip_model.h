@@ -33,6 +33,11 @@ struct Precision {
   core::Dtype kv = core::Dtype::Bf16;       ///< KV cache storage
 };
 
+/// The dtype a chip runs a GEMM requested in `d` in: `d` itself when the chip has a peak for
+/// it, else the nearest it has (e.g. nvfp4 → mxfp4 → fp8 → bf16). Used when the user allowed a
+/// fallback (`--allow-fallback`) and for internal ops with no dtype of their own.
+core::Dtype executed_dtype(const hw::ChipSpec& chip, core::Dtype d);
+
 class ChipModel {
  public:
   ChipModel(const hw::ChipSpec& chip, Calibration cal);

@@ -93,7 +93,8 @@ struct TrainResult {
   double tokens_per_s_per_chip = 0;
   double model_tflops_per_chip = 0;
   double hw_tflops_per_chip = 0;
-  double mfu = 0;                  ///< model FLOP/s per chip ÷ dense peak of the plan's dtype
+  double mfu = 0;                  ///< model FLOP/s per chip ÷ dense peak of the executed dtype
+  core::Dtype executed_precision = core::Dtype::Bf16;  ///< the plan's precision, or its fallback
   Breakdown breakdown;
   mapping::TrainMemory memory;
   core::Bytes hbm_capacity;
@@ -111,12 +112,21 @@ TrainResult simulate_event(const TrainScenario& s, bool want_trace = false);
 /// Chrome trace-event JSON (opens in Perfetto) of an event-driven result.
 std::string chrome_trace_json(const TrainResult& r);
 
-/// Tier-A plan search: the fastest feasible plan that fits, over TP (inside the scale-up
-/// domain), PP, CP, ZeRO and recompute choices, keeping the user's fixed fields (>0 / set).
+/// Tier-A plan search: the feasible plan that fits with the highest throughput (tokens/s, so
+/// that plans whose global batch rounds differently are compared fairly; for a fixed batch this
+/// is the shortest step) among the plans that meet the batch target (one micro-batch per
+/// data-parallel rank within `batch_tokens`; others only when none does), over TP (inside the scale-up domain), PP, CP, VPP, micro-batch, ZeRO
+/// and recompute choices. Candidates whose static memory (weights, gradients, optimizer state
+/// with the least activation memory the recompute choices allow) cannot fit are pruned before
+/// they are timed. Deterministic: ties keep the first plan in enumeration order.
 struct SearchSpace {
   std::vector<int> tp = {1, 2, 4, 8, 16, 32, 64};
   std::vector<int> pp = {1, 2, 4, 8, 16, 32, 64};
   std::vector<int> cp = {1};
+  /// Virtual stages per rank (interleaved schedule when > 1); empty = keep the base plan's.
+  std::vector<int> vpp;
+  /// Sequences per micro-batch; empty = keep the base plan's.
+  std::vector<long long> micro_batch;
   std::vector<mapping::Recompute> recompute = {mapping::Recompute::None,
                                                mapping::Recompute::Selective,
                                                mapping::Recompute::Full};
@@ -130,7 +140,8 @@ struct SearchResult {
   bool found = false;
   TrainScenario best;
   TrainResult result;
-  int evaluated = 0;
+  int evaluated = 0;  ///< plans timed with the analytical executor
+  int pruned = 0;     ///< candidates that divide the chips but were skipped (memory, schedule)
 };
 SearchResult search_plan(const TrainScenario& base, long long chips, const SearchSpace& space);
 

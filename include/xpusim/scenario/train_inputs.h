@@ -6,7 +6,8 @@
 //
 // Scenario file shape (docs/scenarios.md), shared with serving:
 //   system, model, chips, framework, executor, description
-//   plan:     tp, pp, dp, cp, ep, vpp, micro_batch, precision, zero, recompute, schedule
+//   plan:     tp, pp, dp, cp, ep, vpp, micro_batch, precision, allow_fallback, zero, recompute,
+//             schedule
 //   workload: global_batch, seq_len, train_tokens
 
 #include <optional>
@@ -23,6 +24,9 @@ struct TrainInputs {
   std::optional<long long> chips;
   std::optional<long long> tp, pp, dp, cp, ep, vpp, micro_batch;
   std::optional<std::string> precision, zero, recompute;
+  /// Run a precision the chip lacks as the nearest one it has (stated in the output); unset or
+  /// false: such a precision is bad input listing the chip's precisions.
+  std::optional<bool> allow_fallback;
   std::optional<std::string> schedule;  ///< pipeline schedule; unset = 1f1b (vpp 1) or interleaved (vpp > 1)
   std::optional<long long> global_batch, seq_len;
   std::optional<double> train_tokens;  ///< also report the time, energy and cost to train on these
@@ -40,7 +44,8 @@ void fill_unset(TrainInputs& given, const TrainInputs& fallback);
 struct BuiltTrain {
   engine::TrainScenario scenario;
   bool searched = false;  ///< the plan came from the plan search
-  int evaluated = 0;      ///< plans evaluated by the search
+  int evaluated = 0;      ///< plans timed by the search
+  int pruned = 0;         ///< candidates the search skipped (memory cannot fit, schedule refuses)
   std::string executor = "event";
 };
 

@@ -43,3 +43,67 @@ TEST(PlanSearch, FindsAFittingPlanAndKeepsTpInsideTheDomain) {
     }
   }
 }
+
+namespace {
+
+engine::TrainScenario trn2_405b(const hw::Catalog& cat) {
+  engine::TrainScenario s;
+  s.framework = engine::framework_params("megatron", shipped());
+  s.calibration = &shipped();
+  s.system = &cat.system("trn2-ultraserver");
+  s.model = workload::load_model("llama3.1-405b", std::string(XS_TESTDATA_DIR) + "/models");
+  s.plan.seq_len = 8192;
+  s.plan.precision = core::Dtype::Fp8;
+  return s;
+}
+
+}  // namespace
+
+TEST(PlanSearch, RanksByThroughputAmongPlansThatMeetTheBatchTarget) {
+  // Llama-3.1-405B fp8 on 81,920 Trn2 chips with a 4M-token batch target (512 sequences of
+  // 8,192): a plan meets the target when one micro-batch per data-parallel rank fits in it
+  // (dp ≤ 512). The search must return such a plan, and none of the hand-made plans that also
+  // meet it may have a higher throughput.
+  const hw::Catalog cat = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+  const engine::TrainScenario s = trn2_405b(cat);
+  engine::SearchSpace space;
+  space.batch_tokens = 4LL * 1024 * 1024;
+  space.vpp = {1, 2, 4};
+  space.micro_batch = {1, 2};
+  const auto r = engine::search_plan(s, 81920, space);
+  ASSERT_TRUE(r.found);
+  EXPECT_LE(static_cast<long long>(r.best.plan.dp) * r.best.plan.micro_batch * 8192, space.batch_tokens);
+  EXPECT_GT(r.pruned + r.evaluated, r.evaluated);  // the memory bound prunes tp 1-4 without timing them
+  const long long target_seqs = space.batch_tokens / 8192;
+  for (const auto [tp, pp] : {std::pair{64, 4}, {64, 8}, {32, 8}, {32, 16}, {16, 16}}) {
+    auto t = s;
+    t.plan.tp = tp;
+    t.plan.pp = pp;
+    t.plan.dp = 81920 / (tp * pp);
+    const long long unit = t.plan.dp;
+    t.plan.global_batch = (target_seqs + unit - 1) / unit * unit;
+    for (auto rc : {mapping::Recompute::None, mapping::Recompute::Selective, mapping::Recompute::Full}) {
+      t.plan.recompute = rc;
+      const auto rt = engine::simulate_analytical(t);
+      if (rt.feasible && rt.fits) EXPECT_GE(r.result.tokens_per_s * (1 + 1e-12), rt.tokens_per_s) << tp << "x" << pp;
+    }
+  }
+}
+
+TEST(PlanSearch, APlanThatOnlyRunsAboveTheTargetWinsOnlyWhenNoneMeetsIt) {
+  // 8 H100s, 8B model, a target of one 8,192-token sequence: every plan with dp > 1 exceeds it,
+  // tp 8 (dp 1) meets it, so the search must return dp 1 even if dp 8 has more throughput.
+  const hw::Catalog cat = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+  engine::TrainScenario s;
+  s.framework = engine::framework_params("megatron", shipped());
+  s.calibration = &shipped();
+  s.system = &cat.system("h100-sxm-dgx");
+  s.model = workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
+  s.plan.seq_len = 8192;
+  engine::SearchSpace space;
+  space.batch_tokens = 8192;
+  const auto r = engine::search_plan(s, 8, space);
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(r.best.plan.dp, 1);
+  EXPECT_EQ(r.best.plan.global_batch, 1);
+}
