@@ -63,7 +63,7 @@ int run_train(const Args& args) {
   const calib::Params params = load_calibration(calibration_file);
   const scenario::TrainRun run = scenario::run_train(in, cat, data_dir() + "/models", params, !trace.empty());
   if (!trace.empty()) write_trace(trace, run.result);
-  if (json) std::cout << report::train_document(in, run).dump(2) << "\n";
+  if (json) std::cout << report::train_document(provenance(true, true, calibration_file), in, run).dump(2) << "\n";
   else std::cout << report::train_run_text(run);
   if (run.result.fits) return 0;
   if (!json) std::cerr << "infeasible: " << run.result.reason << "\n";
