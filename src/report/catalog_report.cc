@@ -5,6 +5,7 @@
 
 #include "xpusim/core/dtype.h"
 #include "xpusim/core/format.h"
+#include "xpusim/core/suggest.h"
 #include "xpusim/core/units.h"
 
 namespace xpusim::report {

@@ -161,7 +161,8 @@ ModelFigures model_figures(const workload::ModelSpec& m, long long seq_len, long
 Json model_show_document(const Provenance& provenance, const std::string& what, const ModelFigures& f) {
   const ModelSpec& m = f.model;
   Json j = {{"id", m.id}, {"family", m.family}, {"source", m.source_path}};
-  for (const auto& [k, v] : shape_json(m).items()) j[k] = v;
+  const Json shape = shape_json(m);
+  for (const auto& [k, v] : shape.items()) j[k] = v;
   j["moe"] = moe_json(m);
   if (m.attention == workload::AttnKind::Mla) j["mla"] = mla_json(m);
   j["params_total"] = as_count(f.params.total);

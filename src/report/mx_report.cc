@@ -7,9 +7,9 @@
 
 namespace xpusim::report {
 
-namespace {
-
 using namespace xpusim::numerics;
+
+namespace {
 
 std::string pct(double f) { return core::strformat("%.4f%%", 100.0 * f); }
 

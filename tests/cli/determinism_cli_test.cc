@@ -40,7 +40,7 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"model_show", "model show llama3.1-405b --seq 8192"},
         Command{"demo", "demo"},
         Command{"train", "train --system trn2-48xl --model llama3.1-8b --chips 16 --tp 4 --pp 2 --train-tokens 1e12"},
-        Command{"train_search", "train --system h100-sxm-dgx --model llama3.1-8b --chips 16"},
+        Command{"train_h100", "train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --tp 1 --pp 1"},
         Command{"serve", "serve --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 5 --requests 100 "
                          "--in-len 256 --out-len 32"},
         Command{"serve_search", "serve --search --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 2 "
