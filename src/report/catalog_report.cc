@@ -208,12 +208,12 @@ void print_system(std::ostream& o, const hw::SystemSpec& s) {
               << " GB/s per chip (both directions), " << fmt_num(core::to_us(d.latency.value))
               << " us\n";
   }
-  const auto& o = s.scale_out;
-  o << "  scale-out " << o.name << ": " << hw::dim_kind_name(o.kind) << " across "
-            << o.size << " domains, " << fmt_num(core::to_gbit_per_s(o.bandwidth_per_chip.value) / 2.0)
-            << " Gb/s per chip each way, " << fmt_num(core::to_us(o.latency.value)) << " us, "
-            << o.tiers << " tiers, oversubscription " << fmt_num(o.oversubscription)
-            << (o.rail_optimized ? ", rail-optimised" : "") << "\n";
+  const auto& out_dim = s.scale_out;
+  o << "  scale-out " << out_dim.name << ": " << hw::dim_kind_name(out_dim.kind) << " across "
+            << out_dim.size << " domains, " << fmt_num(core::to_gbit_per_s(out_dim.bandwidth_per_chip.value) / 2.0)
+            << " Gb/s per chip each way, " << fmt_num(core::to_us(out_dim.latency.value)) << " us, "
+            << out_dim.tiers << " tiers, oversubscription " << fmt_num(out_dim.oversubscription)
+            << (out_dim.rail_optimized ? ", rail-optimised" : "") << "\n";
   o << "  price " << strformat("$%.2f", core::to_dollars_per_hour(s.price_per_chip_hour.value))
             << " per chip-hour; overhead power "
             << fmt_num(core::to_watts(s.overhead_power_per_chip.value)) << " W per chip\n";
