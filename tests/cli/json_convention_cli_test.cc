@@ -58,7 +58,8 @@ bool has_unit_word(const std::string& key) {
 
 void check(const Json& j, const std::string& key, bool unit_above, const std::string& where,
            std::vector<std::string>& bad) {
-  const bool unit_here = unit_above || has_unit_word(key);
+  // An object named by a unit, or by a documented unitless name (tensor_rate_multiplier), covers its members.
+  const bool unit_here = unit_above || has_unit_word(key) || (j.is_object() && kUnitless.count(key));
   if (j.is_object()) {
     for (const auto& [k, v] : j.items()) check(v, k, unit_here, where + "." + k, bad);
   } else if (j.is_array()) {
