@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(g++ cmake make libgtest-dev libbenchmark-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev)
+PACKAGES=(g++ cmake make libgtest-dev libbenchmark-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
+          universal-ctags)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

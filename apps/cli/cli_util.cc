@@ -13,4 +13,10 @@ calib::Params load_calibration(const std::string& override_file) {
   return params;
 }
 
+report::Provenance provenance(bool uses_catalog, bool uses_calibration, const std::string& calibration_file) {
+  return report::provenance(uses_catalog ? data_dir() + "/catalog" : "",
+                            uses_calibration ? data_dir() + "/calibration" : "",
+                            uses_calibration ? calibration_file : "");
+}
+
 }  // namespace xpusim::cli

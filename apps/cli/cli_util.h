@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "xpusim/calib/params.h"
+#include "xpusim/report/json_convention.h"
 
 namespace xpusim::cli {
 
@@ -17,5 +18,9 @@ int parse(CLI::App& app, const Args& args);
 void add_calibration_option(CLI::App& app, std::string& file);
 /// The shipped calibration with `override_file`'s values applied (none when empty).
 calib::Params load_calibration(const std::string& override_file);
+
+/// What a command's JSON names as its data: the catalog (when `uses_catalog`) and the
+/// calibration (when `uses_calibration`: data/calibration plus `calibration_file` if given).
+report::Provenance provenance(bool uses_catalog, bool uses_calibration, const std::string& calibration_file = "");
 
 }  // namespace xpusim::cli

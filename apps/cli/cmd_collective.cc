@@ -83,7 +83,7 @@ int run_collective(const Args& args) {
   net::CollectiveOptions opt;
   opt.algorithm = q.algorithm;
   const net::CollectiveCost c = net::collective_cost(topo, q.kind, q.bytes, {chips, 1}, opt);
-  if (json) std::cout << report::collective_json(q, c).dump(2) << "\n";
+  if (json) std::cout << report::collective_document(provenance(true, true, calibration_file), q, c).dump(2) << "\n";
   else std::cout << report::collective_text(q, c);
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "xpusim/engine/sizing.h"
 #include "xpusim/hw/catalog.h"
 #include "xpusim/mapping/memory.h"
+#include "xpusim/report/json_convention.h"
 #include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
 
@@ -23,7 +24,7 @@ namespace {
 using core::fmt_int;
 using core::fmt_num;
 using core::strformat;
-using Json = nlohmann::ordered_json;
+using report::Json;
 
 const char* kSystems[] = {"trn3-ultraserver-gen2", "gb300-nvl72", "trn2-ultraserver"};
 
@@ -114,9 +115,9 @@ Json models(const hw::Catalog& cat, const std::string& models_dir, const calib::
       << " GFLOP per decode step at " << seq << " context; weights " << fmt_num(weights_fp8, 4)
       << " GiB in fp8, KV cache " << fmt_num(core::to_bytes(workload::kv_bytes_per_token(m, core::Dtype::Bf16)) / 1024.0, 4)
       << " KiB per token (bf16)\n";
-    Json jm = {{"model", id}, {"params_total", pc.total}, {"params_active", pc.active}, {"seq_len", seq},
-               {"train_model_flops_per_token", tf.model}, {"prefill_flops_per_token", prefill},
-               {"decode_flops_per_token", decode}, {"train_state_gib", train_state_gib},
+    Json jm = {{"model", id}, {"params_total", report::as_count(pc.total)}, {"params_active", report::as_count(pc.active)}, {"seq_len", seq},
+               {"train_model_flop_per_token", tf.model}, {"prefill_flop_per_token", prefill},
+               {"decode_flop_per_token", decode}, {"train_state_gib", train_state_gib},
                {"weights_fp8_gib", weights_fp8}};
     Json fits = Json::array();
     o << strformat("  %-24s %-58s %s\n", "fewest chips on", "to train (plan)", "to serve in fp8, one 8k-token sequence (tp×pp)");
@@ -220,7 +221,8 @@ int run_demo(const Args& args) {
   j["models"] = models(cat, models_dir, params, text);
   j["time_to_train"] = time_to_train(cat, models_dir, params, text);
   j["serving"] = demo_serving(cat, models_dir, params, text);
-  if (json) std::cout << j.dump(2) << "\n";
+  const Json inputs = {{"calibration", calibration_file.empty() ? Json(nullptr) : Json(calibration_file)}};
+  if (json) std::cout << report::document("demo", provenance(true, true, calibration_file), inputs, j).dump(2) << "\n";
   else std::cout << "xpusim demo — AWS Trainium3 UltraServer beside NVIDIA GB300 NVL72 and Trainium2\n\n" << text.str();
   return 0;
 }

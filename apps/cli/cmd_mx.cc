@@ -6,7 +6,6 @@
 // Argument parsing and printing only; the numerics live in xpusim_numerics.
 #include <cmath>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -18,13 +17,13 @@
 #include "xpusim/numerics/mx.h"
 #include "xpusim/numerics/stats.h"
 #include "xpusim/numerics/tensor_io.h"
+#include "xpusim/report/mx_report.h"
 
 namespace xpusim::cli {
 
 namespace {
 
 using namespace xpusim::numerics;
-using nlohmann::json;
 
 struct CommonOpts {
   std::string rounding = "even";
@@ -85,27 +84,6 @@ std::vector<Tensor> read_inputs(const std::string& path, const std::string& tens
   return out;
 }
 
-std::string pct(double f) { return core::strformat("%.4f%%", 100.0 * f); }
-
-std::string num(double v) {
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return core::strformat("%.6g", v);
-}
-
-json options_json(const QuantOptions& o) {
-  return {{"rounding", rounding_name(o.rounding)},
-          {"scale_rule", scale_rule_name(o.scale_rule)},
-          {"layout", layout_name(o.layout)},
-          {"axis", o.axis}};
-}
-
-json error_json(const ErrorStats& e) {
-  json j = {{"elements", e.elements}, {"rmse", e.rmse}, {"max_abs_error", e.max_abs_error},
-            {"max_rel_error", e.max_rel_error}};
-  j["snr_db"] = std::isfinite(e.snr_db) ? json(e.snr_db) : json(nullptr);
-  return j;
-}
-
 // ---------------------------------------------------------------- quantize
 
 int quantize_cmd(const std::string& format, const CommonOpts& common, const std::string& in,
@@ -120,29 +98,9 @@ int quantize_cmd(const std::string& format, const CommonOpts& common, const std:
   write_file(out, npy_bytes_f32(t.shape, y.data()));
   if (!codes.empty()) write_file(codes, npy_bytes_u8(q.shape, q.codes.data()));
   if (!scales.empty()) write_file(scales, npy_bytes_u8(q.scale_shape, q.scales.data()));
-  const ErrorStats e = error_stats(t.data.data(), y.data(), static_cast<int64_t>(y.size()));
-  if (as_json) {
-    json j = {{"input", in},
-              {"tensor", t.name},
-              {"shape", t.shape},
-              {"format", format_info(o.format).name},
-              {"options", options_json(o)},
-              {"blocks", q.scales.size()},
-              {"scale_shape", q.scale_shape},
-              {"bits_per_element", bits_per_element(o.format, static_cast<int64_t>(y.size()))},
-              {"error", error_json(e)},
-              {"output", out}};
-    if (format_info(o.format).nvfp4) j["tensor_scale"] = q.tensor_scale;
-    std::cout << j.dump(2) << "\n";
-    return 0;
-  }
-  std::cout << "quantized " << in << " " << shape_string(t.shape) << " to "
-            << format_info(o.format).name << " (rounding " << rounding_name(o.rounding)
-            << ", scale rule " << scale_rule_name(o.scale_rule) << ", layout "
-            << layout_name(o.layout) << "): " << q.scales.size() << " blocks, scales "
-            << shape_string(q.scale_shape) << "\n"
-            << "rmse " << num(e.rmse) << ", snr " << num(e.snr_db) << " dB, max abs error "
-            << num(e.max_abs_error) << "\nwrote " << out << "\n";
+  const report::MxQuantizeRun run{in, out, &t, o, &q, error_stats(t.data.data(), y.data(), static_cast<int64_t>(y.size()))};
+  if (as_json) std::cout << report::mx_quantize_document(provenance(false, false), run).dump(2) << "\n";
+  else std::cout << report::mx_quantize_text(run);
   return 0;
 }
 
@@ -152,50 +110,19 @@ int stats_cmd(const CommonOpts& common, const std::string& in, const std::string
               bool all, bool as_json) {
   const QuantOptions base = to_options(common);
   const std::vector<Tensor> ts = read_inputs(in, tensor, all, true);
-  json jt = json::array();
+  std::vector<report::MxTensorStats> stats;
   for (const Tensor& t : ts) {
-    std::vector<QuantStats> rows;
+    report::MxTensorStats s{&t, {}};
     for (Format f : all_formats()) {
       QuantOptions o = base;
       o.format = f;
       if (format_info(f).nvfp4) o.layout = Layout::Contiguous;  // NVFP4 blocks are rows of 16
-      rows.push_back(quant_stats(t.data.data(), t.shape, o));
+      s.formats.push_back(quant_stats(t.data.data(), t.shape, o));
     }
-    if (as_json) {
-      json fj = json::array();
-      for (const auto& r : rows) {
-        json e = error_json(r.error);
-        e["format"] = format_info(r.format).name;
-        e["saturated_fraction"] = r.saturated_fraction;
-        e["flushed_to_zero_fraction"] = r.flushed_fraction;
-        e["bits_per_element"] = r.bits_per_element;
-        fj.push_back(e);
-      }
-      jt.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape},
-                    {"elements", t.data.size()}, {"formats", fj}});
-      continue;
-    }
-    std::cout << t.name << " " << t.dtype << " " << shape_string(t.shape) << "  (rounding "
-              << rounding_name(base.rounding) << ", scale rule " << scale_rule_name(base.scale_rule)
-              << ", layout " << layout_name(base.layout) << ")\n";
-    std::cout << core::strformat("  %-11s %12s %9s %12s %12s %11s %11s %9s\n", "format", "rmse",
-                                 "snr_dB", "max_abs_err", "max_rel_err", "saturated", "flushed",
-                                 "bits/elem");
-    for (const auto& r : rows) {
-      std::cout << core::strformat("  %-11s %12s %9s %12s %12s %11s %11s %9.4f\n",
-                                   format_info(r.format).name, num(r.error.rmse).c_str(),
-                                   (std::isfinite(r.error.snr_db) ? core::strformat("%.2f", r.error.snr_db)
-                                                                  : std::string("inf")).c_str(),
-                                   num(r.error.max_abs_error).c_str(),
-                                   num(r.error.max_rel_error).c_str(),
-                                   pct(r.saturated_fraction).c_str(),
-                                   pct(r.flushed_fraction).c_str(), r.bits_per_element);
-    }
+    stats.push_back(std::move(s));
   }
-  if (as_json) {
-    std::cout << json{{"input", in}, {"options", options_json(base)}, {"tensors", jt}}.dump(2)
-              << "\n";
-  }
+  if (as_json) std::cout << report::mx_stats_document(provenance(false, false), in, base, stats).dump(2) << "\n";
+  else std::cout << report::mx_stats_text(base, stats);
   return 0;
 }
 
@@ -230,20 +157,10 @@ int gemm_cmd(const std::string& format, const std::string& format_b, const Commo
   const QuantizedTensor qb = quantize(b.data.data(), b.shape, ob);
   const std::vector<float> c = mx_gemm(qa, qb);
   const std::vector<float> ref = gemm_f32(a.data.data(), b.data.data(), m, k, n);
-  const ErrorStats e = error_stats(ref.data(), c.data(), m * n);
   if (!out.empty()) write_file(out, npy_bytes_f32({m, n}, c.data()));
-  if (as_json) {
-    json j = {{"a", a_path}, {"b", b_path}, {"m", m}, {"k", k}, {"n", n},
-              {"format_a", format_info(oa.format).name}, {"format_b", format_info(ob.format).name},
-              {"options", options_json(oa)}, {"error", error_json(e)}};
-    std::cout << j.dump(2) << "\n";
-    return 0;
-  }
-  std::cout << "MX GEMM [" << m << " x " << k << "] x [" << k << " x " << n << "], A "
-            << format_info(oa.format).name << ", B " << format_info(ob.format).name
-            << ", fp32 accumulation, against the fp32 GEMM:\n"
-            << "  rmse " << num(e.rmse) << "\n  snr " << num(e.snr_db) << " dB\n  max abs error "
-            << num(e.max_abs_error) << "\n  max rel error " << num(e.max_rel_error) << "\n";
+  const report::MxGemmRun run{a_path, b_path, m, k, n, oa, ob, error_stats(ref.data(), c.data(), m * n)};
+  if (as_json) std::cout << report::mx_gemm_document(provenance(false, false), run).dump(2) << "\n";
+  else std::cout << report::mx_gemm_text(run);
   return 0;
 }
 

@@ -18,7 +18,7 @@ namespace {
 struct ServeFlags {
   scenario::ServeInputs in;
   std::string scenario_file, config_file, arrivals, trace;
-  std::string timeout, ttft_slo, tpot_slo;
+  std::string timeout, ttft_slo, tpot_slo, calibration_file;
   bool no_chunk = false, json = false, search = false, compare = false;
   std::vector<std::string> systems;
 };
@@ -87,7 +87,7 @@ int run_search(const ServeFlags& f, const serve::ServeEnv& env) {
   std::vector<serve::SearchResult> results;
   if (f.compare) results = serve::compare_systems(spec, f.systems.empty() ? serve::default_compare_systems() : f.systems, env);
   else results.push_back(serve::search_plan(spec, env));
-  if (f.json) std::cout << report::search_document(f.in, results, f.compare).dump(2) << "\n";
+  if (f.json) std::cout << report::search_document(provenance(true, true, f.calibration_file), f.in, results, f.compare).dump(2) << "\n";
   else std::cout << report::search_text(results);
   for (const auto& r : results)
     if (r.found) return 0;
@@ -108,8 +108,7 @@ int run_serve(const Args& args) {
   app.add_flag("--compare", f.compare, "search on several systems side by side");
   app.add_option("--systems", f.systems, "systems for --compare (default: trn3-ultraserver-gen2 trn2-ultraserver gb300-nvl72)");
   app.add_flag("--json", f.json, "print one JSON document");
-  std::string calibration_file;
-  add_calibration_option(app, calibration_file);
+  add_calibration_option(app, f.calibration_file);
   if (int rc = parse(app, args); rc >= 0) return rc;
   if (!f.trace.empty()) {
     std::cerr << "xpusim serve: --trace FILE reading arrivals is deprecated: use --arrivals FILE\n";
@@ -118,16 +117,16 @@ int run_serve(const Args& args) {
   resolve_inputs(f);
 
   const auto cat = hw::Catalog::load(data_dir() + "/catalog");
-  const calib::Params params = load_calibration(calibration_file);
+  const calib::Params params = load_calibration(f.calibration_file);
   const serve::ServeEnv env{&cat, data_dir() + "/models", &params};
   if (f.search || f.compare) return run_search(f, env);
   const auto rep = serve::run_scenario(scenario::build_serve(f.in), env);
   if (!rep) {
-    if (f.json) std::cout << report::serve_infeasible_document(f.in, rep.error()).dump(2) << "\n";
+    if (f.json) std::cout << report::serve_infeasible_document(provenance(true, true, f.calibration_file), f.in, rep.error()).dump(2) << "\n";
     std::cerr << "xpusim serve: infeasible: " << rep.error() << "\n";
     return 1;
   }
-  if (f.json) std::cout << report::serve_document(f.in, *rep).dump(2) << "\n";
+  if (f.json) std::cout << report::serve_document(provenance(true, true, f.calibration_file), f.in, *rep).dump(2) << "\n";
   else std::cout << report::serve_text(*rep);
   return 0;
 }

@@ -73,7 +73,7 @@ int run_train(const Args& args) {
               << " pruned) in " << took.count() << " s\n";
   }
   if (!trace.empty()) write_trace(trace, run.result);
-  if (json) std::cout << report::train_document(in, run).dump(2) << "\n";
+  if (json) std::cout << report::train_document(provenance(true, true, calibration_file), in, run).dump(2) << "\n";
   else std::cout << report::train_run_text(run);
   if (run.result.fits) return 0;
   if (!json) std::cerr << "infeasible: " << run.result.reason << "\n";

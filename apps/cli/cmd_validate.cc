@@ -25,7 +25,7 @@ int run_validate(const Args& args) {
   const calib::Params params = load_calibration(calibration_file);
   const validation::Context ctx{&cat, data_dir() + "/models", &params};
   const auto results = validation::run_all(rows, ctx);
-  if (json) std::cout << report::validation_document(file, results).dump(2) << "\n";
+  if (json) std::cout << report::validation_document(provenance(true, true, calibration_file), file, results).dump(2) << "\n";
   else std::cout << report::validation_text(results, cat);
   return 0;
 }

@@ -98,9 +98,9 @@ nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& m
       jr["ttft_p90_ms"] = c.ttft_p90_ms;
       jr["tpot_p90_ms"] = c.tpot_p90_ms;
       jr["output_tokens_per_s_per_chip"] = c.output_tokens_per_s_per_chip;
-      jr["dollars_per_million_output_tokens"] = c.dollars_per_million_output_tokens;
+      jr["cost_usd_per_million_output_tokens"] = c.dollars_per_million_output_tokens;
       jr["price_estimated"] = price_est;
-      jr["joules_per_output_token"] = c.joules_per_output_token;
+      jr["energy_j_per_output_token"] = c.joules_per_output_token;
       jr["energy_estimated"] = true;
       j.push_back(jr);
     }

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (name == "--version") {
-    std::cout << "xpusim 0.1.0\n";
+    std::cout << "xpusim " << report::xpusim_version() << "\n";
     return 0;
   }
   cli::Args args(argv + 2, argv + argc);

@@ -34,14 +34,14 @@ Bandwidths bandwidths(const CollectiveQuery& q, const net::CollectiveCost& c) {
 
 }  // namespace
 
-nlohmann::ordered_json collective_json(const CollectiveQuery& q, const net::CollectiveCost& c) {
+Json collective_document(const Provenance& provenance, const CollectiveQuery& q, const net::CollectiveCost& c) {
   const Bandwidths b = bandwidths(q, c);
-  nlohmann::ordered_json j;
-  j["inputs"] = {{"system", q.system},
-                 {"chips", q.chips},
-                 {"op", net::collective_kind_name(q.kind)},
-                 {"bytes", static_cast<long long>(core::to_bytes(q.bytes))},
-                 {"algorithm", q.algorithm}};
+  const Json inputs = {{"system", q.system},
+                       {"chips", q.chips},
+                       {"op", net::collective_kind_name(q.kind)},
+                       {"bytes", static_cast<long long>(core::to_bytes(q.bytes))},
+                       {"algorithm", q.algorithm}};
+  Json j;
   j["algorithm"] = c.algorithm;
   j["time_s"] = core::to_seconds(c.time);
   j["latency_s"] = core::to_seconds(c.latency);
@@ -50,7 +50,7 @@ nlohmann::ordered_json collective_json(const CollectiveQuery& q, const net::Coll
   j["bus_factor"] = nccl_bus_factor(q.kind, q.chips);
   j["scale_up_bytes"] = static_cast<long long>(core::to_bytes(c.scale_up_bytes));
   j["scale_out_bytes"] = static_cast<long long>(core::to_bytes(c.scale_out_bytes));
-  return j;
+  return document("collective", provenance, inputs, j);
 }
 
 std::string collective_text(const CollectiveQuery& q, const net::CollectiveCost& c) {

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "xpusim/core/digest.h"
+
 namespace xpusim::report {
 
 namespace {
@@ -15,12 +17,30 @@ void put_seconds(Json& j, const char* key, const std::optional<core::Seconds>& v
   if (v) j[key] = core::to_seconds(*v);
 }
 
+Json digest_or_null(const std::string& digest) { return digest.empty() ? Json(nullptr) : Json(digest); }
+
 }  // namespace
 
-Json document(const std::string& command, Json inputs, const Json& body) {
+std::string xpusim_version() { return XS_VERSION; }
+
+Provenance provenance(const std::string& catalog_dir, const std::string& calibration_dir,
+                      const std::string& calibration_override) {
+  Provenance p;
+  if (!catalog_dir.empty()) p.catalog_digest = core::files_digest({catalog_dir});
+  std::vector<std::string> calibration;
+  if (!calibration_dir.empty()) calibration.push_back(calibration_dir);
+  if (!calibration_override.empty()) calibration.push_back(calibration_override);
+  if (!calibration.empty()) p.calibration_digest = core::files_digest(calibration);
+  return p;
+}
+
+Json document(const std::string& command, const Provenance& provenance, Json inputs, const Json& body) {
   Json j;
   j["schema_version"] = kSchemaVersion;
   j["command"] = command;
+  j["xpusim_version"] = xpusim_version();
+  j["catalog_digest"] = digest_or_null(provenance.catalog_digest);
+  j["calibration_digest"] = digest_or_null(provenance.calibration_digest);
   j["inputs"] = std::move(inputs);
   for (const auto& [k, v] : body.items()) j[k] = v;
   return j;

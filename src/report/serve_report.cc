@@ -75,7 +75,7 @@ void percentile_row(std::ostream& o, const char* name, const serve::Percentiles&
 
 }  // namespace
 
-Json serve_document(const scenario::ServeInputs& in, const serve::ServeReport& rep) {
+Json serve_document(const Provenance& provenance, const scenario::ServeInputs& in, const serve::ServeReport& rep) {
   Json j = results_json(rep);
   j["memory_per_chip_gib"] = memory_json(rep.memory);
   j["kv_tokens_per_engine"] = rep.memory.kv_tokens;
@@ -90,11 +90,11 @@ Json serve_document(const scenario::ServeInputs& in, const serve::ServeReport& r
     timeline.push_back({{"time_s", p.time_s}, {"kv_utilisation", p.kv_utilisation}, {"batch", p.batch}});
   j["timeline"] = timeline;
   j["assumptions"] = rep.assumptions;
-  return document("serve", inputs_json(in), j);
+  return document("serve", provenance, inputs_json(in), j);
 }
 
-Json serve_infeasible_document(const scenario::ServeInputs& in, const std::string& reason) {
-  return document("serve", inputs_json(in), Json{{"feasible", false}, {"reason", reason}});
+Json serve_infeasible_document(const Provenance& provenance, const scenario::ServeInputs& in, const std::string& reason) {
+  return document("serve", provenance, inputs_json(in), Json{{"feasible", false}, {"reason", reason}});
 }
 
 std::string serve_text(const serve::ServeReport& rep) {
@@ -125,14 +125,14 @@ std::string serve_text(const serve::ServeReport& rep) {
   return o.str();
 }
 
-Json search_document(const scenario::ServeInputs& in, const std::vector<serve::SearchResult>& results, bool compare) {
+Json search_document(const Provenance& provenance, const scenario::ServeInputs& in, const std::vector<serve::SearchResult>& results, bool compare) {
   Json list = Json::array();
   for (const auto& r : results) {
     Json tried = Json::array();
     for (const auto& c : r.tried) tried.push_back(candidate_json(c));
     list.push_back(Json{{"system", r.system}, {"found", r.found}, {"best", candidate_json(r.best)}, {"tried", tried}});
   }
-  return document(compare ? "serve --compare" : "serve --search", inputs_json(in), Json{{"results", list}});
+  return document(compare ? "serve --compare" : "serve --search", provenance, inputs_json(in), Json{{"results", list}});
 }
 
 std::string search_text(const std::vector<serve::SearchResult>& results) {

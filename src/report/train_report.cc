@@ -134,7 +134,7 @@ std::string train_text(const engine::TrainScenario& s, const engine::TrainResult
   return o.str();
 }
 
-Json train_document(const scenario::TrainInputs& in, const scenario::TrainRun& run) {
+Json train_document(const Provenance& provenance, const scenario::TrainInputs& in, const scenario::TrainRun& run) {
   const auto& s = run.built.scenario;
   Json body = train_json(s, run.result, run.energy);
   body["plan_searched"] = run.built.searched;
@@ -147,7 +147,7 @@ Json train_document(const scenario::TrainInputs& in, const scenario::TrainRun& r
     body["energy_to_train_j"] = core::to_joules(b.energy);
     body["cost_to_train_usd"] = core::to_dollars(b.dollars);
   }
-  return document("train", inputs_json(in), body);
+  return document("train", provenance, inputs_json(in), body);
 }
 
 std::string train_run_text(const scenario::TrainRun& run) {

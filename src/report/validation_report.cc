@@ -52,7 +52,7 @@ const char* status_name(validation::Status s) {
   return "?";
 }
 
-Json validation_document(const std::string& file, const std::vector<validation::RowResult>& results) {
+Json validation_document(const Provenance& provenance, const std::string& file, const std::vector<validation::RowResult>& results) {
   Json rows = Json::array();
   for (const auto& r : results) rows.push_back(row_json(r));
   Json summary = Json::object();
@@ -64,7 +64,7 @@ Json validation_document(const std::string& file, const std::vector<validation::
                   {"median_abs_error_pct", s.median_abs_error_pct},
                   {"p90_abs_error_pct", s.p90_abs_error_pct},
                   {"mean_abs_error_pct", s.mean_abs_error_pct}};
-  return document("validate", Json{{"file", file}}, Json{{"rows", rows}, {"summary", summary}});
+  return document("validate", provenance, Json{{"file", file}}, Json{{"rows", rows}, {"summary", summary}});
 }
 
 std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog) {

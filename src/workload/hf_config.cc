@@ -71,7 +71,8 @@ MlpKind mlp_from_act(const std::string& act, MlpKind gated_default) {
 }
 
 /// llama, mistral, mixtral, qwen3, qwen3_moe, deepseek_v3, gpt_oss, nemotron.
-void read_llama_style(FieldReader& r, ModelSpec& m) {
+/// Shape, norms, activation and biases shared by every llama-style family.
+void read_llama_shape(FieldReader& r, ModelSpec& m) {
   const std::string& t = m.family;
   m.hidden = int_alias(r, {"hidden_size"}, 0, true);
   m.layers = static_cast<int>(int_alias(r, {"num_hidden_layers"}, 0, true));
@@ -89,9 +90,32 @@ void read_llama_style(FieldReader& r, ModelSpec& m) {
   const std::string act = r.str_or("hidden_act", t == "nemotron" ? "relu2" : "silu");
   m.mlp = t == "nemotron" ? mlp_from_act(act, MlpKind::SquaredRelu) : MlpKind::Gated;
   m.qk_norm = t == "qwen3" || t == "qwen3_moe";
+}
 
-  // Sliding windows: mistral/mixtral apply to every layer; qwen3 only with use_sliding_window;
-  // gpt-oss per layer_types.
+/// layer_types: one "sliding_attention" or "full_attention" per layer.
+std::vector<bool> read_layer_types(FieldReader& r, const Json& layer_types) {
+  std::vector<bool> sliding;
+  for (size_t i = 0; i < layer_types.size(); ++i) {
+    const Json& e = layer_types[i];
+    if (!e.is_string()) {
+      r.diagnostics().error(r.path_of("layer_types") + "[" + std::to_string(i) + "]", "wrong type",
+                            config::brief(e), "\"sliding_attention\" or \"full_attention\"");
+      continue;
+    }
+    const std::string s = e.get<std::string>();
+    if (s != "sliding_attention" && s != "full_attention") {
+      r.diagnostics().error(r.path_of("layer_types") + "[" + std::to_string(i) + "]",
+                            "unknown layer type", s, "\"sliding_attention\" or \"full_attention\"");
+    }
+    sliding.push_back(s == "sliding_attention");
+  }
+  return sliding;
+}
+
+/// Sliding windows: mistral/mixtral apply to every layer; qwen3 only with use_sliding_window;
+/// gpt-oss per layer_types.
+void read_sliding_windows(FieldReader& r, ModelSpec& m) {
+  const std::string& t = m.family;
   long long window = 0;
   if (r.has("sliding_window")) window = r.integer("sliding_window");
   else r.ignore("sliding_window");
@@ -100,21 +124,7 @@ void read_llama_style(FieldReader& r, ModelSpec& m) {
     r.ignore("max_window_layers");
   }
   if (const Json* lt = r.array("layer_types", false)) {
-    std::vector<bool> sliding;
-    for (size_t i = 0; i < lt->size(); ++i) {
-      const Json& e = (*lt)[i];
-      if (!e.is_string()) {
-        r.diagnostics().error(r.path_of("layer_types") + "[" + std::to_string(i) + "]", "wrong type",
-                              config::brief(e), "\"sliding_attention\" or \"full_attention\"");
-        continue;
-      }
-      const std::string s = e.get<std::string>();
-      if (s != "sliding_attention" && s != "full_attention") {
-        r.diagnostics().error(r.path_of("layer_types") + "[" + std::to_string(i) + "]",
-                              "unknown layer type", s, "\"sliding_attention\" or \"full_attention\"");
-      }
-      sliding.push_back(s == "sliding_attention");
-    }
+    std::vector<bool> sliding = read_layer_types(r, *lt);
     if (window > 0) m.layer_is_sliding = sliding;
   } else if (window > 0 && t == "gpt_oss") {
     // GptOssConfig's default layer_types: sliding on even layers, full on odd ones.
@@ -124,70 +134,84 @@ void read_llama_style(FieldReader& r, ModelSpec& m) {
     m.layer_is_sliding.assign(static_cast<size_t>(std::max(0, m.layers)), true);
   }
   m.sliding_window = m.layer_is_sliding.empty() ? 0 : window;
-  if (t == "gpt_oss") m.attn_sinks = true;
+}
 
-  // Mixture of experts.
-  if (t == "mixtral" || t == "gpt_oss") {
-    m.moe.num_experts = static_cast<int>(int_alias(r, {"num_local_experts"}, 0, true));
-    m.moe.experts_per_token =
-        static_cast<int>(int_alias(r, {"num_experts_per_tok", "experts_per_token"}, 0, true));
-    if (t == "gpt_oss") {
-      m.moe.expert_ffn = int_alias(r, {"intermediate_size"}, 0, true);
-      m.ffn = m.moe.expert_ffn;
-      m.moe.router_bias = true;
-    } else {
-      m.moe.expert_ffn = m.ffn;
-    }
-  } else if (t == "qwen3_moe") {
-    m.moe.num_experts = static_cast<int>(int_alias(r, {"num_experts"}, 0, true));
-    m.moe.experts_per_token = static_cast<int>(int_alias(r, {"num_experts_per_tok"}, 0, true));
-    m.moe.expert_ffn = int_alias(r, {"moe_intermediate_size"}, 0, true);
-    const long long step = int_alias(r, {"decoder_sparse_step"}, 1, false);
-    std::set<long long> dense;
-    if (const Json* a = r.array("mlp_only_layers", false)) {
-      for (size_t i = 0; i < a->size(); ++i) {
-        if (!(*a)[i].is_number_integer()) {
-          r.diagnostics().error(r.path_of("mlp_only_layers") + "[" + std::to_string(i) + "]",
-                                "wrong type", config::brief((*a)[i]), "an integer");
-          continue;
-        }
-        dense.insert((*a)[i].get<long long>());
-      }
-    }
-    m.moe.layer_moe.resize(static_cast<size_t>(std::max(0, m.layers)));
-    for (int i = 0; i < m.layers; ++i) {
-      m.moe.layer_moe[i] = !dense.count(i) && step > 0 && (i + 1) % step == 0;
-    }
-    m.moe.layer_freq = static_cast<int>(step);
-  } else if (t == "deepseek_v3") {
-    m.moe.num_experts = static_cast<int>(int_alias(r, {"n_routed_experts"}, 0, true));
-    m.moe.experts_per_token = static_cast<int>(int_alias(r, {"num_experts_per_tok"}, 0, true));
-    m.moe.expert_ffn = int_alias(r, {"moe_intermediate_size"}, 0, true);
-    m.moe.shared_experts = static_cast<int>(int_alias(r, {"n_shared_experts"}, 0, false));
-    // DeepseekV3MLP(intermediate_size = moe_intermediate_size × n_shared_experts): one fused
-    // shared expert; we keep shared_experts = n and shared_ffn = one expert's size.
-    m.moe.shared_ffn = m.moe.expert_ffn;
-    m.moe.first_dense_layers =
-        static_cast<int>(int_alias(r, {"first_k_dense_replace"}, 0, false));
-    m.moe.layer_freq = static_cast<int>(int_alias(r, {"moe_layer_freq"}, 1, false));
-    m.moe.router_bias = r.str_or("topk_method", "noaux_tc") == "noaux_tc";  // e_score_correction_bias
-    m.moe.groups = static_cast<int>(int_alias(r, {"n_group"}, 0, false));
-    m.moe.group_limit = static_cast<int>(int_alias(r, {"topk_group"}, 0, false));
-    m.moe.layer_moe.resize(static_cast<size_t>(std::max(0, m.layers)));
-    for (int i = 0; i < m.layers; ++i) {
-      m.moe.layer_moe[i] = m.moe.num_experts > 0 && i >= m.moe.first_dense_layers &&
-                           m.moe.layer_freq > 0 && i % m.moe.layer_freq == 0;
-    }
-    // Multi-head latent attention.
-    m.attention = AttnKind::Mla;
-    m.mla.q_lora_rank = int_alias(r, {"q_lora_rank"}, 0, false);
-    m.mla.kv_lora_rank = int_alias(r, {"kv_lora_rank"}, 0, true);
-    m.mla.qk_nope_head_dim = int_alias(r, {"qk_nope_head_dim"}, 0, true);
-    m.mla.qk_rope_head_dim = int_alias(r, {"qk_rope_head_dim"}, 0, true);
-    m.mla.v_head_dim = int_alias(r, {"v_head_dim"}, 0, true);
-    m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
-    m.kv_heads = m.heads;
+void read_mixtral_style_moe(FieldReader& r, ModelSpec& m) {
+  const std::string& t = m.family;
+  m.moe.num_experts = static_cast<int>(int_alias(r, {"num_local_experts"}, 0, true));
+  m.moe.experts_per_token =
+      static_cast<int>(int_alias(r, {"num_experts_per_tok", "experts_per_token"}, 0, true));
+  if (t == "gpt_oss") {
+    m.moe.expert_ffn = int_alias(r, {"intermediate_size"}, 0, true);
+    m.ffn = m.moe.expert_ffn;
+    m.moe.router_bias = true;
+  } else {
+    m.moe.expert_ffn = m.ffn;
   }
+}
+
+void read_qwen3_moe(FieldReader& r, ModelSpec& m) {
+  m.moe.num_experts = static_cast<int>(int_alias(r, {"num_experts"}, 0, true));
+  m.moe.experts_per_token = static_cast<int>(int_alias(r, {"num_experts_per_tok"}, 0, true));
+  m.moe.expert_ffn = int_alias(r, {"moe_intermediate_size"}, 0, true);
+  const long long step = int_alias(r, {"decoder_sparse_step"}, 1, false);
+  std::set<long long> dense;
+  if (const Json* a = r.array("mlp_only_layers", false)) {
+    for (size_t i = 0; i < a->size(); ++i) {
+      if (!(*a)[i].is_number_integer()) {
+        r.diagnostics().error(r.path_of("mlp_only_layers") + "[" + std::to_string(i) + "]",
+                              "wrong type", config::brief((*a)[i]), "an integer");
+        continue;
+      }
+      dense.insert((*a)[i].get<long long>());
+    }
+  }
+  m.moe.layer_moe.resize(static_cast<size_t>(std::max(0, m.layers)));
+  for (int i = 0; i < m.layers; ++i) {
+    m.moe.layer_moe[i] = !dense.count(i) && step > 0 && (i + 1) % step == 0;
+  }
+  m.moe.layer_freq = static_cast<int>(step);
+}
+
+void read_deepseek_v3(FieldReader& r, ModelSpec& m) {
+  m.moe.num_experts = static_cast<int>(int_alias(r, {"n_routed_experts"}, 0, true));
+  m.moe.experts_per_token = static_cast<int>(int_alias(r, {"num_experts_per_tok"}, 0, true));
+  m.moe.expert_ffn = int_alias(r, {"moe_intermediate_size"}, 0, true);
+  m.moe.shared_experts = static_cast<int>(int_alias(r, {"n_shared_experts"}, 0, false));
+  // DeepseekV3MLP(intermediate_size = moe_intermediate_size × n_shared_experts): one fused
+  // shared expert; we keep shared_experts = n and shared_ffn = one expert's size.
+  m.moe.shared_ffn = m.moe.expert_ffn;
+  m.moe.first_dense_layers =
+      static_cast<int>(int_alias(r, {"first_k_dense_replace"}, 0, false));
+  m.moe.layer_freq = static_cast<int>(int_alias(r, {"moe_layer_freq"}, 1, false));
+  m.moe.router_bias = r.str_or("topk_method", "noaux_tc") == "noaux_tc";  // e_score_correction_bias
+  m.moe.groups = static_cast<int>(int_alias(r, {"n_group"}, 0, false));
+  m.moe.group_limit = static_cast<int>(int_alias(r, {"topk_group"}, 0, false));
+  m.moe.layer_moe.resize(static_cast<size_t>(std::max(0, m.layers)));
+  for (int i = 0; i < m.layers; ++i) {
+    m.moe.layer_moe[i] = m.moe.num_experts > 0 && i >= m.moe.first_dense_layers &&
+                         m.moe.layer_freq > 0 && i % m.moe.layer_freq == 0;
+  }
+  // Multi-head latent attention.
+  m.attention = AttnKind::Mla;
+  m.mla.q_lora_rank = int_alias(r, {"q_lora_rank"}, 0, false);
+  m.mla.kv_lora_rank = int_alias(r, {"kv_lora_rank"}, 0, true);
+  m.mla.qk_nope_head_dim = int_alias(r, {"qk_nope_head_dim"}, 0, true);
+  m.mla.qk_rope_head_dim = int_alias(r, {"qk_rope_head_dim"}, 0, true);
+  m.mla.v_head_dim = int_alias(r, {"v_head_dim"}, 0, true);
+  m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+  m.kv_heads = m.heads;
+}
+
+void read_llama_style(FieldReader& r, ModelSpec& m) {
+  const std::string& t = m.family;
+  read_llama_shape(r, m);
+  read_sliding_windows(r, m);
+  if (t == "gpt_oss") m.attn_sinks = true;
+  // Mixture of experts (and, for deepseek_v3, multi-head latent attention).
+  if (t == "mixtral" || t == "gpt_oss") read_mixtral_style_moe(r, m);
+  else if (t == "qwen3_moe") read_qwen3_moe(r, m);
+  else if (t == "deepseek_v3") read_deepseek_v3(r, m);
 }
 
 void read_gpt2(FieldReader& r, ModelSpec& m) {

@@ -55,24 +55,29 @@ Op elementwise(std::string name, double elements) {
   return o;
 }
 
-}  // namespace
+/// The per-chip sizes one layer's operators are built from.
+struct LayerDims {
+  long long q_len, kv_len, tokens, hidden, tp, heads, kv_heads;
+};
 
-std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
-  const long long q_len = s.q_len > 0 ? s.q_len : s.seq;
-  const long long kv_len = s.kv_len > 0 ? s.kv_len : s.seq;
-  const long long tokens = s.batch * div_up(q_len, s.cp);  // tokens on this chip
-  const long long h = md.hidden;
-  const long long tp = s.tp;
-  const long long heads = std::max<long long>(1, md.heads / tp);
-  const long long kvh = std::max<long long>(1, md.kv_heads / tp);
-  std::vector<Op> ops;
-  // Norm + residual traffic: SP shards these elementwise ops over tp.
-  const double act = static_cast<double>(tokens) * static_cast<double>(h) /
-                     static_cast<double>(s.sequence_parallel ? tp : 1);
-  // Norm (read x, write y) and residual add (read two, write one) per block; RoPE rewrites q, k.
-  ops.push_back(elementwise("attn_norm", 2.0 * act));
+LayerDims layer_dims(const ModelSpec& md, const LayerShard& s) {
+  LayerDims d;
+  d.q_len = s.q_len > 0 ? s.q_len : s.seq;
+  d.kv_len = s.kv_len > 0 ? s.kv_len : s.seq;
+  d.tokens = s.batch * div_up(d.q_len, s.cp);  // tokens on this chip
+  d.hidden = md.hidden;
+  d.tp = s.tp;
+  d.heads = std::max<long long>(1, md.heads / d.tp);
+  d.kv_heads = std::max<long long>(1, md.kv_heads / d.tp);
+  return d;
+}
 
-  long long d_qk = md.head_dim, d_v = md.head_dim;
+/// Query/key/value projections (MLA: low-rank q and kv); sets the per-head widths d_qk, d_v.
+void add_qkv_projections(const ModelSpec& md, const LayerDims& d, std::vector<Op>& ops, long long& d_qk,
+                         long long& d_v) {
+  const long long tokens = d.tokens, h = d.hidden, heads = d.heads, kvh = d.kv_heads;
+  d_qk = md.head_dim;
+  d_v = md.head_dim;
   if (md.attention == AttnKind::Mla) {
     const auto& a = md.mla;
     d_qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
@@ -88,6 +93,11 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
   } else {
     ops.push_back(gemm("qkv_proj", tokens, (heads + 2 * kvh) * md.head_dim, h));
   }
+}
+
+Op attention_op(const ModelSpec& md, int layer, const LayerShard& s, const LayerDims& d, long long d_qk,
+                long long d_v) {
+  const long long q_len = d.q_len, kv_len = d.kv_len, heads = d.heads, kvh = d.kv_heads;
   Op at;
   at.kind = OpKind::Attention;
   at.name = "attention";
@@ -112,19 +122,12 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
     // total = causal total / cp.
     at.kv_len = std::max<long long>(1, kv_len / 2);
   }
-  if (md.position == PosKind::Rope) {
-    const double qk = static_cast<double>(tokens) *
-                      static_cast<double>(heads + (md.attention == AttnKind::Mla ? 0 : kvh)) *
-                      static_cast<double>(md.attention == AttnKind::Mla ? md.mla.qk_rope_head_dim : md.head_dim);
-    ops.push_back(elementwise("rope", 2.0 * qk));
-  }
-  ops.push_back(at);
-  ops.push_back(gemm("o_proj", tokens, h, heads * d_v));
-  ops.push_back(elementwise("attn_residual", 3.0 * act));
-  ops.push_back(elementwise("mlp_norm", 2.0 * act));
+  return at;
+}
 
-  const int mats_in = md.mlp == MlpKind::Gated ? 2 : 1;
-  if (md.layer_is_moe(layer)) {
+/// Router, dispatch and the local experts' grouped GEMMs (plus shared experts) of a MoE layer.
+void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, int mats_in, std::vector<Op>& ops) {
+  const long long tokens = d.tokens, h = d.hidden, tp = d.tp;
     const auto& e = md.moe;
     ops.push_back(gemm("router", tokens, e.num_experts, h));
     ops.push_back(elementwise("router_softmax_topk", 4.0 * static_cast<double>(tokens) * e.num_experts));
@@ -149,6 +152,36 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
       ops.push_back(gemm("shared_up", tokens, mats_in * sf, h));
       ops.push_back(gemm("shared_down", tokens, h, sf));
     }
+}
+
+}  // namespace
+
+std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
+  const LayerDims d = layer_dims(md, s);
+  const long long tokens = d.tokens, h = d.hidden, tp = d.tp, heads = d.heads, kvh = d.kv_heads;
+  std::vector<Op> ops;
+  // Norm + residual traffic: SP shards these elementwise ops over tp.
+  const double act = static_cast<double>(tokens) * static_cast<double>(h) /
+                     static_cast<double>(s.sequence_parallel ? tp : 1);
+  // Norm (read x, write y) and residual add (read two, write one) per block; RoPE rewrites q, k.
+  ops.push_back(elementwise("attn_norm", 2.0 * act));
+  long long d_qk = 0, d_v = 0;
+  add_qkv_projections(md, d, ops, d_qk, d_v);
+  const Op at = attention_op(md, layer, s, d, d_qk, d_v);
+  if (md.position == PosKind::Rope) {
+    const double qk = static_cast<double>(tokens) *
+                      static_cast<double>(heads + (md.attention == AttnKind::Mla ? 0 : kvh)) *
+                      static_cast<double>(md.attention == AttnKind::Mla ? md.mla.qk_rope_head_dim : md.head_dim);
+    ops.push_back(elementwise("rope", 2.0 * qk));
+  }
+  ops.push_back(at);
+  ops.push_back(gemm("o_proj", tokens, h, heads * d_v));
+  ops.push_back(elementwise("attn_residual", 3.0 * act));
+  ops.push_back(elementwise("mlp_norm", 2.0 * act));
+
+  const int mats_in = md.mlp == MlpKind::Gated ? 2 : 1;
+  if (md.layer_is_moe(layer)) {
+    add_moe_mlp(md, s, d, mats_in, ops);
   } else {
     const long long f = md.ffn / tp;
     ops.push_back(gemm("mlp_up", tokens, mats_in * f, h));

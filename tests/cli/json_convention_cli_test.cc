@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli_runner.h"
+#include "npy_fixture.h"
 
 using xpusim::test::run_cli;
 using Json = nlohmann::json;
@@ -18,15 +20,30 @@ using Json = nlohmann::json;
 namespace {
 
 // docs/json.md: unit words (a key's `_`-separated words) and unitless names.
-const std::set<std::string> kUnitWords = {"s",   "ms",  "us",   "j",    "w",     "kw",   "usd", "gib",
-                                          "tib", "bytes", "flop", "tflops", "pct", "gb", "tb",  "gbit"};
+const std::set<std::string> kUnitWords = {"s",   "ms",    "us",   "j",      "w",   "kw", "usd",  "gib",  "tib",
+                                          "mib", "bytes", "flop", "tflops", "pct", "gb", "tb",   "gbit", "ghz",
+                                          "cycles", "db", "days", "mwh"};
 const std::set<std::string> kUnitless = {
     "schema_version", "chips", "tp", "pp", "dp", "cp", "ep", "vpp", "engines", "decode_engines", "micro_batch",
     "micro_batches", "global_batch", "seq_len", "max_num_seqs", "max_batched_tokens", "static_batch",
     "block_size", "prefill_chips", "draft_len", "in_len", "out_len", "concurrency", "seed", "requests",
     "preemptions", "timed_out_requests", "events", "plans_evaluated", "plans_pruned", "tokens_per_step", "train_tokens",
     "kv_tokens_per_engine", "batch", "n", "ok", "unsupported", "errors", "acceptance", "kv_utilisation",
-    "mean_kv_utilisation", "mean_batch_per_engine", "measured", "predicted", "stage_layers"};
+    "mean_kv_utilisation", "mean_batch_per_engine", "measured", "predicted", "stage_layers",
+    // catalog: counts and ratios of the hardware
+    "chips_per_node", "chips_per_domain", "max_chips", "size", "shape", "tiers", "oversubscription", "cores_per_chip",
+    "pe_rows", "pe_cols", "tensor_rate_multiplier", "psum_free_dim", "vector_lanes_bf16", "scalar_lanes_bf16",
+    "sm_count", "tensor_tile_m", "tensor_tile_n",
+    // model: shape dimensions and parameter counts
+    "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "max_position", "sliding_window", "experts",
+    "experts_per_token", "expert_ffn", "shared_experts", "moe_layers", "q_lora_rank", "kv_lora_rank",
+    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "params_total", "params_active", "params_embedding",
+    "params_lm_head", "params_matmul_active", "context",
+    // collective and demo
+    "bus_factor", "replicas", "train_chips", "serve_chips", "serve_tp", "serve_pp",
+    // mx: tensor shapes and errors in the tensor's own unit, fractions, bits per element
+    "axis", "blocks", "scale_shape", "elements", "rmse", "max_abs_error", "max_rel_error", "tensor_scale",
+    "saturated_fraction", "flushed_to_zero_fraction", "bits_per_element", "m", "k", "n"};
 // Counts among the unitless names: printed as integers.
 const std::set<std::string> kCounts = {"chips", "tp", "pp", "dp", "requests", "events", "tokens_per_step",
                                        "train_tokens", "n", "ok", "preemptions", "timed_out_requests"};
@@ -41,7 +58,8 @@ bool has_unit_word(const std::string& key) {
 
 void check(const Json& j, const std::string& key, bool unit_above, const std::string& where,
            std::vector<std::string>& bad) {
-  const bool unit_here = unit_above || has_unit_word(key);
+  // An object named by a unit, or by a documented unitless name (tensor_rate_multiplier), covers its members.
+  const bool unit_here = unit_above || has_unit_word(key) || (j.is_object() && kUnitless.count(key));
   if (j.is_object()) {
     for (const auto& [k, v] : j.items()) check(v, k, unit_here, where + "." + k, bad);
   } else if (j.is_array()) {
@@ -60,13 +78,17 @@ struct Command {
 class JsonConvention : public ::testing::TestWithParam<Command> {};
 
 TEST_P(JsonConvention, EnvelopeUnitsAndCounts) {
-  const auto r = run_cli(GetParam().args);
+  const auto r = run_cli(xpusim::test::with_npy_fixtures(GetParam().args));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Json j;
   ASSERT_NO_THROW(j = Json::parse(r.out)) << r.out.substr(0, 400);
   EXPECT_EQ(j.value("schema_version", 0), 1);
   EXPECT_TRUE(j.contains("command"));
   EXPECT_TRUE(j.contains("inputs") && j["inputs"].is_object());
+  EXPECT_TRUE(j.contains("xpusim_version") && j["xpusim_version"].is_string());
+  for (const char* digest : {"catalog_digest", "calibration_digest"})
+    EXPECT_TRUE(j.contains(digest) && (j[digest].is_null() || j[digest].get<std::string>().rfind("fnv1a64:", 0) == 0))
+        << digest;
   std::vector<std::string> bad;
   for (const auto& [k, v] : j.items())
     if (k != "inputs") check(v, k, false, k, bad);
@@ -85,7 +107,19 @@ INSTANTIATE_TEST_SUITE_P(
                          "--in-len 256 --out-len 32 --json"},
         Command{"serve_search", "serve --search --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 2 "
                                 "--requests 100 --in-len 256 --out-len 32 --json"},
-        Command{"validate", "validate --json"}),
+        Command{"validate", "validate --json"},
+        Command{"catalog_list", "catalog list --json"},
+        Command{"catalog_show_system", "catalog show trn3-ultraserver-gen2 --json"},
+        Command{"catalog_show_chip", "catalog show trainium2 --json"},
+        Command{"model_list", "model list --json"},
+        Command{"model_show", "model show deepseek-v3 --json"},
+        Command{"demo", "demo --json"},
+        Command{"mx_quantize", "mx quantize --format mxfp8_e4m3 {A} " + testing::TempDir() + "xs_conv_q.npy --json"},
+        Command{"mx_stats", "mx stats {A} --json"},
+        Command{"mx_gemm", "mx gemm {A} {B} --format mxfp4_e2m1 --json"},
+        Command{"calibration_show", "calibration show --json"},
+        Command{"collective", "collective --system trn3-ultraserver-gen2 --chips 16 --op all-reduce --bytes 1073741824 "
+                              "--json"}),
     [](const ::testing::TestParamInfo<Command>& command) { return std::string(command.param.name); });
 
 TEST(JsonConvention, InputsEchoTheScenarioShape) {
@@ -97,6 +131,25 @@ TEST(JsonConvention, InputsEchoTheScenarioShape) {
   EXPECT_EQ(in["plan"]["tp"], 4);
   EXPECT_EQ(in["workload"]["seq_len"], 4096);
   EXPECT_FALSE(in["plan"].contains("dp"));  // unset inputs are left out
+}
+
+// Provenance: the digests name the data in use; a calibration override changes the calibration
+// digest only, and a command that reads no catalog or calibration prints null.
+TEST(JsonConvention, DigestsNameTheDataInUse) {
+  const Json shipped = Json::parse(run_cli("calibration show --json").out);
+  const std::string override_file = testing::TempDir() + "xs_conv_override.yaml";
+  {
+    std::ofstream(override_file) << "network:\n  nvlink_efficiency: \"0.5\"\n";
+  }
+  const auto over = run_cli("calibration show --json --calibration " + override_file);
+  ASSERT_EQ(over.exit_code, 0) << over.err;
+  EXPECT_NE(Json::parse(over.out)["calibration_digest"], shipped["calibration_digest"]);
+  EXPECT_TRUE(shipped["catalog_digest"].is_null());
+  const Json collective = Json::parse(
+      run_cli("collective --system trn2-ultraserver --chips 8 --op all-gather --bytes 1048576 --json").out);
+  EXPECT_TRUE(collective["catalog_digest"].is_string());
+  EXPECT_EQ(collective["calibration_digest"], shipped["calibration_digest"]);
+  EXPECT_EQ(collective["xpusim_version"], shipped["xpusim_version"]);
 }
 
 }  // namespace

@@ -19,11 +19,11 @@ TEST(ModelCli, ShowJsonParsesAndCountsLlama405b) {
   EXPECT_EQ(j["layers"], 126);
   EXPECT_EQ(j["seq_len"], 4096);  // min(max_position 131072, 4096)
   // Model FLOPs per token ≥ 6 × active matmul params; recompute only adds.
-  const double model = j["train_flops_per_token"]["model"].get<double>();
+  const double model = j["train_flop_per_token"]["model"].get<double>();
   EXPECT_GT(model, 6.0 * j["params_matmul_active"].get<double>());
-  EXPECT_GT(j["train_flops_per_token"]["hardware_selective"].get<double>(), model);
-  EXPECT_GT(j["train_flops_per_token"]["hardware_full"].get<double>(),
-            j["train_flops_per_token"]["hardware_selective"].get<double>());
+  EXPECT_GT(j["train_flop_per_token"]["hardware_selective"].get<double>(), model);
+  EXPECT_GT(j["train_flop_per_token"]["hardware_full"].get<double>(),
+            j["train_flop_per_token"]["hardware_selective"].get<double>());
   // bf16 weights are 2 bytes per parameter; KV per token 2·8·128·126·2 bytes.
   EXPECT_DOUBLE_EQ(j["weight_bytes"]["bf16"].get<double>(), 2.0 * j["params_total"].get<double>());
   EXPECT_DOUBLE_EQ(j["kv_bytes_per_token"]["bf16"].get<double>(), 2.0 * 8 * 128 * 126 * 2);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "xpusim/net/collective.h"
+#include "xpusim/report/json_convention.h"
 
 namespace xpusim::report {
 
@@ -23,7 +24,9 @@ struct CollectiveQuery {
 /// (n−1)/n; broadcast and send/recv 1 (nccl-tests doc/PERFORMANCE.md).
 double nccl_bus_factor(net::CollectiveKind kind, long long ranks);
 
-nlohmann::ordered_json collective_json(const CollectiveQuery& q, const net::CollectiveCost& c);
+/// The whole `collective --json` document: the query under `inputs`, then `algorithm`,
+/// `time_s`, `latency_s`, `algbw_gb_s`, `busbw_gb_s`, `bus_factor` and the bytes sent per tier.
+Json collective_document(const Provenance& provenance, const CollectiveQuery& q, const net::CollectiveCost& c);
 std::string collective_text(const CollectiveQuery& q, const net::CollectiveCost& c);
 
 }  // namespace xpusim::report

@@ -15,8 +15,23 @@ using Json = nlohmann::ordered_json;
 /// Bumped when a key is renamed or removed (adding keys does not bump it).
 inline constexpr int kSchemaVersion = 1;
 
-/// {"schema_version", "command", "inputs", then the keys of `body` in order}.
-Json document(const std::string& command, Json inputs, const Json& body);
+/// Where a document comes from: the build and the data it was computed from (docs/json.md).
+struct Provenance {
+  std::string catalog_digest;      ///< core::files_digest of the catalog; empty: none read (null)
+  std::string calibration_digest;  ///< of data/calibration plus --calibration; empty: none (null)
+};
+
+/// `git describe` of the source tree at configure time, else the project version.
+std::string xpusim_version();
+
+/// The digests of a catalog directory and of the calibration files in use (the shipped
+/// directory, then the override file when there is one); an empty path is "not in use".
+Provenance provenance(const std::string& catalog_dir, const std::string& calibration_dir,
+                      const std::string& calibration_override = "");
+
+/// {"schema_version", "command", "xpusim_version", "catalog_digest", "calibration_digest",
+///  "inputs", then the keys of `body` in order}.
+Json document(const std::string& command, const Provenance& provenance, Json inputs, const Json& body);
 
 /// The inputs as given, unset ones left out; durations in seconds (`timeout_s`, ...).
 Json inputs_json(const scenario::TrainInputs& in);

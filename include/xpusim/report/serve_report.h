@@ -11,13 +11,13 @@
 namespace xpusim::report {
 
 /// The whole `serve --json` document of one run.
-Json serve_document(const scenario::ServeInputs& in, const serve::ServeReport& rep);
+Json serve_document(const Provenance& provenance, const scenario::ServeInputs& in, const serve::ServeReport& rep);
 /// `serve --json` of a scenario that does not fit (exit 1).
-Json serve_infeasible_document(const scenario::ServeInputs& in, const std::string& reason);
+Json serve_infeasible_document(const Provenance& provenance, const scenario::ServeInputs& in, const std::string& reason);
 std::string serve_text(const serve::ServeReport& rep);
 
 /// `serve --search/--compare --json`: one entry per system under "results".
-Json search_document(const scenario::ServeInputs& in, const std::vector<serve::SearchResult>& results, bool compare);
+Json search_document(const Provenance& provenance, const scenario::ServeInputs& in, const std::vector<serve::SearchResult>& results, bool compare);
 std::string search_text(const std::vector<serve::SearchResult>& results);
 
 }  // namespace xpusim::report

@@ -12,7 +12,7 @@ namespace xpusim::report {
 
 const char* status_name(validation::Status s);
 /// The whole `validate --json` document; `file` is echoed under inputs.
-Json validation_document(const std::string& file, const std::vector<validation::RowResult>& results);
+Json validation_document(const Provenance& provenance, const std::string& file, const std::vector<validation::RowResult>& results);
 /// The table, the summaries (per kind and per kind/family) and the rows not predicted.
 std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog);
 

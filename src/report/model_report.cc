@@ -1,0 +1,225 @@
+#include "xpusim/report/model_report.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "xpusim/core/dtype.h"
+#include "xpusim/core/format.h"
+
+namespace xpusim::report {
+
+namespace {
+
+using core::fmt_num;
+using workload::ModelSpec;
+
+const core::Dtype kWeightDtypes[] = {core::Dtype::Bf16,  core::Dtype::Fp8,   core::Dtype::Mxfp8,
+                                     core::Dtype::Mxfp6, core::Dtype::Mxfp4, core::Dtype::Nvfp4};
+const core::Dtype kKvDtypes[] = {core::Dtype::Bf16, core::Dtype::Fp8};
+
+/// 405.9 B, 37.55 B, 680 M...
+std::string count(double v) {
+  if (v >= 1e9) return fmt_num(v / 1e9, 5) + " B";
+  if (v >= 1e6) return fmt_num(v / 1e6, 4) + " M";
+  return fmt_num(v, 4);
+}
+
+std::string flops(double v) {
+  if (v >= 1e12) return fmt_num(v / 1e12, 4) + " TFLOP";
+  if (v >= 1e9) return fmt_num(v / 1e9, 4) + " GFLOP";
+  return fmt_num(v / 1e6, 4) + " MFLOP";
+}
+
+std::string bytes(core::Bytes b) {
+  const double v = core::to_bytes(b);
+  if (v >= 1073741824.0) return fmt_num(core::to_gib(b), 4) + " GiB";
+  if (v >= 1048576.0) return fmt_num(v / 1048576.0, 4) + " MiB";
+  return fmt_num(v / 1024.0, 4) + " KiB";
+}
+
+const char* attn_name(workload::AttnKind a) {
+  switch (a) {
+    case workload::AttnKind::Mha: return "mha";
+    case workload::AttnKind::Gqa: return "gqa";
+    case workload::AttnKind::Mla: return "mla";
+  }
+  return "?";
+}
+const char* mlp_name(workload::MlpKind k) {
+  switch (k) {
+    case workload::MlpKind::Gelu: return "gelu";
+    case workload::MlpKind::Gated: return "gated";
+    case workload::MlpKind::SquaredRelu: return "squared_relu";
+  }
+  return "?";
+}
+const char* pos_name(workload::PosKind p) {
+  switch (p) {
+    case workload::PosKind::Rope: return "rope";
+    case workload::PosKind::Learned: return "learned";
+    case workload::PosKind::Alibi: return "alibi";
+  }
+  return "?";
+}
+const char* norm_name(workload::NormKind n) {
+  return n == workload::NormKind::LayerNorm ? "layernorm" : "rmsnorm";
+}
+
+int moe_layer_count(const ModelSpec& m) {
+  int n = 0;
+  for (int i = 0; i < m.layers; ++i) n += m.layer_is_moe(i) ? 1 : 0;
+  return n;
+}
+
+Json shape_json(const ModelSpec& m) {
+  return {{"layers", m.layers},         {"hidden", m.hidden},
+          {"heads", m.heads},           {"kv_heads", m.kv_heads},
+          {"head_dim", m.head_dim},     {"ffn", m.ffn},
+          {"vocab", m.vocab},           {"max_position", m.max_position},
+          {"attention", attn_name(m.attention)}, {"mlp", mlp_name(m.mlp)},
+          {"norm", norm_name(m.norm)},  {"position", pos_name(m.position)},
+          {"tied_embeddings", m.tied_embeddings}, {"sliding_window", m.sliding_window}};
+}
+
+Json moe_json(const ModelSpec& m) {
+  if (!m.is_moe()) return nullptr;
+  return {{"experts", m.moe.num_experts},
+          {"experts_per_token", m.moe.experts_per_token},
+          {"expert_ffn", m.moe.expert_ffn},
+          {"shared_experts", m.moe.shared_experts},
+          {"moe_layers", moe_layer_count(m)}};
+}
+
+Json mla_json(const ModelSpec& m) {
+  return {{"q_lora_rank", m.mla.q_lora_rank},
+          {"kv_lora_rank", m.mla.kv_lora_rank},
+          {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
+          {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
+          {"v_head_dim", m.mla.v_head_dim}};
+}
+
+Json bytes_json(const ModelFigures& f, Json& kv_per_token, Json& kv_per_sequence) {
+  Json weights = Json::object();
+  for (auto dt : kWeightDtypes) weights[core::dtype_name(dt)] = core::to_bytes(workload::weight_bytes(f.model, dt));
+  kv_per_token = Json::object();
+  kv_per_sequence = Json::object();
+  for (auto dt : kKvDtypes) {
+    kv_per_token[core::dtype_name(dt)] = core::to_bytes(workload::kv_bytes_per_token(f.model, dt));
+    kv_per_sequence[core::dtype_name(dt)] = core::to_bytes(workload::kv_bytes_for_context(f.model, dt, f.context));
+  }
+  return weights;
+}
+
+void shape_text(std::ostream& o, const ModelSpec& m) {
+  o << "  shape       " << m.layers << " layers, hidden " << m.hidden << ", " << m.heads << " heads (" << m.kv_heads
+    << " kv, head dim " << m.head_dim << ", " << attn_name(m.attention) << "), " << mlp_name(m.mlp) << " MLP "
+    << m.ffn << ", vocab " << m.vocab << ", " << pos_name(m.position) << ", " << norm_name(m.norm)
+    << (m.tied_embeddings ? ", tied embeddings" : "") << "\n";
+  if (m.is_moe()) {
+    o << "  experts     " << m.moe.num_experts << " routed (top-" << m.moe.experts_per_token << ", ffn "
+      << m.moe.expert_ffn << ")";
+    if (m.moe.shared_experts) o << " + " << m.moe.shared_experts << " shared";
+    o << " in " << moe_layer_count(m) << " of " << m.layers << " layers\n";
+  }
+  if (m.sliding_window > 0) {
+    int n = 0;
+    for (int i = 0; i < m.layers; ++i) n += m.layer_sliding(i) ? 1 : 0;
+    o << "  window      " << m.sliding_window << " tokens in " << n << " of " << m.layers << " layers\n";
+  }
+}
+
+void bytes_text(std::ostream& o, const ModelFigures& f) {
+  o << "  weights    ";
+  for (auto dt : kWeightDtypes)
+    o << " " << core::dtype_name(dt) << " " << bytes(workload::weight_bytes(f.model, dt))
+      << (dt == core::Dtype::Nvfp4 ? "" : ",");
+  o << "\n  kv cache   ";
+  for (auto dt : kKvDtypes) {
+    o << " " << core::dtype_name(dt) << " " << bytes(workload::kv_bytes_per_token(f.model, dt)) << "/token ("
+      << bytes(workload::kv_bytes_for_context(f.model, dt, f.context)) << " per sequence at " << f.context << ")"
+      << (dt == core::Dtype::Fp8 ? "" : ",");
+  }
+  o << "\n";
+}
+
+}  // namespace
+
+ModelFigures model_figures(const workload::ModelSpec& m, long long seq_len, long long context) {
+  ModelFigures f;
+  f.model = m;
+  f.seq_len = seq_len > 0 ? seq_len : std::min<long long>(m.max_position > 0 ? m.max_position : 4096, 4096);
+  f.context = context > 0 ? context : f.seq_len;
+  f.params = workload::count_params(m);
+  f.train_none = workload::train_flops_per_token(m, f.seq_len, workload::RecomputeKind::None);
+  f.train_selective = workload::train_flops_per_token(m, f.seq_len, workload::RecomputeKind::Selective);
+  f.train_full = workload::train_flops_per_token(m, f.seq_len, workload::RecomputeKind::Full);
+  f.prefill_flop_per_token = workload::prefill_flops_per_token(m, f.seq_len);
+  f.decode_flop_per_token = workload::decode_flops_per_token(m, f.context);
+  return f;
+}
+
+Json model_show_document(const Provenance& provenance, const std::string& what, const ModelFigures& f) {
+  const ModelSpec& m = f.model;
+  Json j = {{"id", m.id}, {"family", m.family}, {"source", m.source_path}};
+  const Json shape = shape_json(m);
+  for (const auto& [k, v] : shape.items()) j[k] = v;
+  j["moe"] = moe_json(m);
+  if (m.attention == workload::AttnKind::Mla) j["mla"] = mla_json(m);
+  j["params_total"] = as_count(f.params.total);
+  j["params_active"] = as_count(f.params.active);
+  j["params_embedding"] = as_count(f.params.embedding);
+  j["params_lm_head"] = as_count(f.params.lm_head);
+  j["params_matmul_active"] = as_count(f.params.matmul_active);
+  j["seq_len"] = f.seq_len;
+  j["context"] = f.context;
+  j["train_flop_per_token"] = {{"model", f.train_none.model},
+                               {"hardware_selective", f.train_selective.hardware},
+                               {"hardware_full", f.train_full.hardware}};
+  j["prefill_flop_per_token"] = f.prefill_flop_per_token;
+  j["decode_flop_per_token"] = f.decode_flop_per_token;
+  Json kv_per_token, kv_per_sequence;
+  j["weight_bytes"] = bytes_json(f, kv_per_token, kv_per_sequence);
+  j["kv_bytes_per_token"] = kv_per_token;
+  j["kv_bytes_per_sequence_at_context"] = kv_per_sequence;
+  return document("model show", provenance, Json{{"model", what}}, j);
+}
+
+std::string model_show_text(const ModelFigures& f) {
+  const ModelSpec& m = f.model;
+  const auto& p = f.params;
+  std::ostringstream o;
+  o << "model " << m.id << " (" << m.family << ")  " << m.source_path << "\n";
+  shape_text(o, m);
+  o << "  params      total " << count(p.total) << ", active " << count(p.active) << ", embedding "
+    << count(p.embedding) << ", LM head " << (m.tied_embeddings ? std::string("tied") : count(p.lm_head)) << "\n";
+  o << "  train       at seq " << f.seq_len << ": " << flops(f.train_none.model) << "/token model, "
+    << flops(f.train_selective.hardware) << " hw (selective recompute), " << flops(f.train_full.hardware)
+    << " hw (full recompute)\n";
+  o << "  prefill     " << flops(f.prefill_flop_per_token) << "/token (prompt " << f.seq_len << ")\n";
+  o << "  decode      " << flops(f.decode_flop_per_token) << "/token at context " << f.context << "\n";
+  bytes_text(o, f);
+  return o.str();
+}
+
+Json model_list_document(const Provenance& provenance, const std::vector<workload::ModelSpec>& models) {
+  Json list = Json::array();
+  for (const auto& m : models) {
+    const auto p = workload::count_params(m);
+    list.push_back(Json{{"id", m.id}, {"family", m.family}, {"layers", m.layers}, {"hidden", m.hidden},
+                        {"params_total", as_count(p.total)}, {"params_active", as_count(p.active)}});
+  }
+  return document("model list", provenance, Json::object(), Json{{"models", list}});
+}
+
+std::string model_list_text(const std::vector<workload::ModelSpec>& models) {
+  std::string out = core::strformat("%-22s %-12s %7s %7s %12s %12s\n", "id", "family", "layers", "hidden", "params",
+                                    "active");
+  for (const auto& m : models) {
+    const auto p = workload::count_params(m);
+    out += core::strformat("%-22s %-12s %7d %7lld %12s %12s\n", m.id.c_str(), m.family.c_str(), m.layers, m.hidden,
+                           count(p.total).c_str(), count(p.active).c_str());
+  }
+  return out;
+}
+
+}  // namespace xpusim::report
