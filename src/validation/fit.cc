@@ -189,7 +189,7 @@ calib::Parameter with_value(const calib::Parameter& p, double base_value) {
   const std::string& text = p.value.text;
   char* end = nullptr;
   const double written = std::strtod(text.c_str(), &end);
-  XS_CHECK(end != text.c_str() && written != 0.0, "with_value: '" + text + "' has no nonzero leading number");
+  XS_CHECK(end != text.c_str() && written != 0.0, "with_value: the text has no nonzero leading number");
   const double scale = p.value.quantity.value / written;  // base units per written unit
   char number[64];
   std::snprintf(number, sizeof number, "%.6g", base_value / scale);
@@ -243,7 +243,7 @@ FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const C
   std::vector<Coordinate> coordinates;
   for (const auto& key : opt.keys) {
     const auto& p = ctx.calibration->get(key);
-    XS_CHECK(p.kind == calib::Kind::Fitted, "fit: " + key + " is not a fitted parameter");
+    XS_CHECK(p.kind == calib::Kind::Fitted, "fit: a key to fit is not a fitted parameter");
     coordinates.push_back(coordinate_of(p, opt.search_factor));
   }
   std::map<std::string, int> sensitive_count;
