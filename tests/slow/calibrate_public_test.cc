@@ -26,8 +26,12 @@ TEST(CalibratePublicFile, FitLowersTheLossAndEveryFoldPredictsItsRows) {
   EXPECT_LE(fit.loss_end, fit.loss_start);
   for (const auto& v : fit.values) {
     const auto& p = shipped.get(v.key);
-    if (p.range_low) EXPECT_GE(v.fitted, p.range_low->quantity.value) << v.key;
-    if (p.range_high) EXPECT_LE(v.fitted, p.range_high->quantity.value) << v.key;
+    if (p.range_low) {
+      EXPECT_GE(v.fitted, p.range_low->quantity.value) << v.key;
+    }
+    if (p.range_high) {
+      EXPECT_LE(v.fitted, p.range_high->quantity.value) << v.key;
+    }
   }
   std::vector<std::string> folds;
   const auto cv = validation::cross_validate(rows, ctx, sensitivity, opt, &folds);
