@@ -51,7 +51,9 @@ TEST(CalibrateCli, OutFileIsAcceptedByCalibrationAndReproducesTheFit) {
   auto show = run_cli("calibration show --json --calibration " + out);
   ASSERT_EQ(show.exit_code, 0) << show.err;
   for (const auto& p : nlohmann::json::parse(show.out)["parameters"])
-    if (p["key"] == kKey) EXPECT_EQ(p["value"], value);
+    if (p["key"] == kKey) {
+      EXPECT_EQ(p["value"], value);
+    }
 
   auto validate = run_cli("validate " + csv + " --json --calibration " + out);
   ASSERT_EQ(validate.exit_code, 0) << validate.err;
