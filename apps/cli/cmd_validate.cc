@@ -1,10 +1,14 @@
 // xpusim validate FILE.csv [--json]: predicted vs measured for every row of a validation file.
 // Parses flags and calls the library (validation/ predicts, report/ renders).
 
+#include <fstream>
 #include <iostream>
 
 #include "cli_util.h"
 #include "xpusim/report/validation_report.h"
+#include "xpusim/validation/fit.h"
+#include "xpusim/validation/trust.h"
+#include "xpusim/core/diagnostics.h"
 
 namespace xpusim::cli {
 
@@ -15,6 +19,11 @@ int run_validate(const Args& args) {
   bool json = false;
   app.add_option("FILE", file, "validation CSV (default: the project's copy of the public set, data/validation/public.csv)");
   app.add_flag("--json", json, "print one JSON document");
+  bool cv = false;
+  app.add_flag("--cv", cv, "add leave-one-source-out figures (a fit of the default parameter set per fold)");
+  std::string bands_file;
+  app.add_option("--write-bands", bands_file,
+                 "with --cv: write the uncertainty bands and coverage (data/validation/uncertainty.json) to FILE");
   std::string calibration_file;
   add_calibration_option(app, calibration_file);
   if (int rc = parse(app, args); rc >= 0) return rc;
@@ -25,8 +34,22 @@ int run_validate(const Args& args) {
   const calib::Params params = load_calibration(calibration_file);
   const validation::Context ctx{&cat, data_dir() + "/models", &params};
   const auto results = validation::run_all(rows, ctx);
-  if (json) std::cout << report::validation_document(provenance(true, true, calibration_file), file, results).dump(2) << "\n";
-  else std::cout << report::validation_text(results, cat);
+  std::vector<validation::RowResult> cv_results;
+  if (cv) {
+    const auto sensitivity = validation::find_sensitive_rows(rows, ctx, validation::fitted_keys(params, ""));
+    validation::FitOptions opt;
+    opt.keys = validation::keys_with_rows(sensitivity);
+    cv_results = validation::cross_validate(rows, ctx, sensitivity, opt);
+  }
+  if (!bands_file.empty()) {
+    if (!cv) throw core::InputError(core::Diagnostic{"", 0, "--write-bands", "needs --cv", bands_file, "--cv", ""});
+    const auto data = validation::trust_from(
+        cv_results, ctx, "leave-one-source-out residuals of " + std::to_string(rows.size()) + " rows (xpusim validate --cv)");
+    std::ofstream(bands_file, std::ios::binary) << validation::trust_json_text(data);
+  }
+  const auto* cv_ptr = cv ? &cv_results : nullptr;
+  if (json) std::cout << report::validation_document(provenance(true, true, calibration_file), file, results, cat, cv_ptr).dump(2) << "\n";
+  else std::cout << report::validation_text(results, cat, cv_ptr);
   return 0;
 }
 

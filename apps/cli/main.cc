@@ -50,6 +50,7 @@ const Command kCommands[] = {
     {"serve", "simulate serving a request load (continuous batching, paged KV, SLOs)", run_serve},
     {"validate", "predict every row of a validation CSV and report the errors", run_validate},
     {"calibration", "the fitted and assumed parameters: value, unit, meaning, basis, kind, range", run_calibration},
+    {"calibrate", "fit the fitted parameters to measurements, with leave-one-source-out CV", run_calibrate},
     {"mx", "OCP MX / NVFP4 block floating point: quantize, stats, gemm", run_mx},
     {"collective", "time, algbw and busbw of one collective over N chips (as nccl-tests)", run_collective},
 };

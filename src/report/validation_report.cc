@@ -1,5 +1,6 @@
 #include "xpusim/report/validation_report.h"
 
+#include <map>
 #include <sstream>
 
 #include "xpusim/core/format.h"
@@ -22,9 +23,32 @@ Json row_json(const validation::RowResult& r) {
   return row;
 }
 
-std::string summary_line(const std::string& name, const validation::KindSummary& s) {
-  return strformat("  %-26s %4d %4d %11.1f%% %9.1f%% %9.1f%%\n", name.c_str(), s.n, s.ok, s.median_abs_error_pct,
-                   s.p90_abs_error_pct, s.mean_abs_error_pct);
+std::string summary_line(const std::string& name, const validation::KindSummary& s,
+                         const validation::KindSummary* cv) {
+  std::string line = strformat("  %-26s %4d %4d %11.1f%% %9.1f%% %9.1f%%", name.c_str(), s.n, s.ok,
+                               s.median_abs_error_pct, s.p90_abs_error_pct, s.mean_abs_error_pct);
+  if (cv) line += strformat(" %14.1f%% %9.1f%%", cv->median_abs_error_pct, cv->p90_abs_error_pct);
+  return line + "\n";
+}
+
+Json kind_json(const validation::KindSummary& s, const validation::KindSummary* cv) {
+  Json j = {{"n", s.n},
+            {"ok", s.ok},
+            {"unsupported", s.unsupported},
+            {"errors", s.errors},
+            {"median_abs_error_pct", s.median_abs_error_pct},
+            {"p90_abs_error_pct", s.p90_abs_error_pct},
+            {"mean_abs_error_pct", s.mean_abs_error_pct}};
+  if (cv) {
+    j["cv_median_abs_error_pct"] = cv->median_abs_error_pct;
+    j["cv_p90_abs_error_pct"] = cv->p90_abs_error_pct;
+  }
+  return j;
+}
+
+const validation::KindSummary* find_in(const std::map<std::string, validation::KindSummary>& m, const std::string& k) {
+  const auto it = m.find(k);
+  return it == m.end() ? nullptr : &it->second;
 }
 
 void rows_table(std::ostream& o, const std::vector<validation::RowResult>& results) {
@@ -52,28 +76,56 @@ const char* status_name(validation::Status s) {
   return "?";
 }
 
-Json validation_document(const Provenance& provenance, const std::string& file, const std::vector<validation::RowResult>& results) {
-  Json rows = Json::array();
-  for (const auto& r : results) rows.push_back(row_json(r));
+Json summary_json(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
+                  const std::vector<validation::RowResult>* cv) {
+  std::map<std::string, validation::KindSummary> cv_kinds, cv_families;
+  if (cv) {
+    cv_kinds = validation::summarize(*cv);
+    cv_families = validation::summarize_by_family(*cv, catalog);
+  }
   Json summary = Json::object();
-  for (const auto& [k, s] : validation::summarize(results))
-    summary[k] = {{"n", s.n},
-                  {"ok", s.ok},
-                  {"unsupported", s.unsupported},
-                  {"errors", s.errors},
-                  {"median_abs_error_pct", s.median_abs_error_pct},
-                  {"p90_abs_error_pct", s.p90_abs_error_pct},
-                  {"mean_abs_error_pct", s.mean_abs_error_pct}};
-  return document("validate", provenance, Json{{"file", file}}, Json{{"rows", rows}, {"summary", summary}});
+  for (const auto& [k, s] : validation::summarize(results)) summary[k] = kind_json(s, find_in(cv_kinds, k));
+  Json by_family = Json::object();
+  for (const auto& [group, s] : validation::summarize_by_family(results, catalog)) {
+    const size_t slash = group.find('/');
+    by_family[group.substr(slash + 1)][group.substr(0, slash)] = kind_json(s, find_in(cv_families, group));
+  }
+  summary["by_family"] = by_family;
+  return summary;
 }
 
-std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog) {
+Json validation_document(const Provenance& provenance, const std::string& file,
+                         const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
+                         const std::vector<validation::RowResult>* cv) {
+  Json rows = Json::array();
+  for (const auto& r : results) rows.push_back(row_json(r));
+  Json inputs{{"file", file}, {"cv", cv != nullptr}};
+  return document("validate", provenance, inputs,
+                  Json{{"rows", rows}, {"summary", summary_json(results, catalog, cv)}});
+}
+
+std::string summary_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
+                         const std::vector<validation::RowResult>* cv) {
+  std::map<std::string, validation::KindSummary> cv_kinds, cv_families;
+  if (cv) {
+    cv_kinds = validation::summarize(*cv);
+    cv_families = validation::summarize_by_family(*cv, catalog);
+  }
+  std::ostringstream o;
+  o << strformat("  %-26s %4s %4s %12s %10s %10s", "kind", "n", "ok", "median |err|", "p90 |err|", "mean |err|");
+  o << (cv ? strformat(" %15s %10s\n", "CV median |err|", "CV p90") : std::string("\n"));
+  for (const auto& [k, s] : validation::summarize(results)) o << summary_line(k, s, cv ? find_in(cv_kinds, k) : nullptr);
+  for (const auto& [f, s] : validation::summarize_by_family(results, catalog))
+    o << summary_line(f, s, cv ? find_in(cv_families, f) : nullptr);
+  return o.str();
+}
+
+std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
+                            const std::vector<validation::RowResult>* cv) {
   std::ostringstream o;
   rows_table(o, results);
-  o << "\nsummary (absolute error over predicted rows)\n";
-  o << strformat("  %-26s %4s %4s %12s %10s %10s\n", "kind", "n", "ok", "median |err|", "p90 |err|", "mean |err|");
-  for (const auto& [k, s] : validation::summarize(results)) o << summary_line(k, s);
-  for (const auto& [f, s] : validation::summarize_by_family(results, catalog)) o << summary_line(f, s);
+  o << "\nsummary (absolute error over predicted rows" << (cv ? "; CV: leave-one-source-out" : "") << ")\n";
+  o << summary_text(results, catalog, cv);
   bool header = false;
   for (const auto& r : results) {
     if (r.prediction.status == validation::Status::Ok) continue;

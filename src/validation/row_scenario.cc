@@ -292,6 +292,7 @@ Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env) {
       return p;
     }
     p.predicted = metric_value(*rep, rs->metric);
+    p.framework = rep->framework;
     p.assumptions = rs->assumptions;
     for (const auto& a : rep->assumptions) p.assumptions.push_back(a);
   } catch (const core::InputError& e) {

@@ -18,21 +18,22 @@ double percentile(std::vector<double> v, double p) {
   return v[lo] + (v[hi] - v[lo]) * frac;
 }
 
+RowResult predict_row(const Row& row, const Context& ctx) {
+  RowResult rr;
+  rr.row = row;
+  try {
+    rr.prediction = row.kind == "train" ? predict_train(row, ctx) : predict_infer(row, ctx);
+  } catch (const core::InputError& e) {
+    rr.prediction.status = Status::Error;
+    rr.prediction.reason = e.what();
+  }
+  if (rr.prediction.status == Status::Ok) rr.error_pct = (rr.prediction.predicted - row.value) / row.value * 100.0;
+  return rr;
+}
+
 std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx) {
   std::vector<RowResult> out;
-  for (const auto& row : rows) {
-    RowResult rr;
-    rr.row = row;
-    try {
-      rr.prediction = row.kind == "train" ? predict_train(row, ctx) : predict_infer(row, ctx);
-    } catch (const core::InputError& e) {
-      rr.prediction.status = Status::Error;
-      rr.prediction.reason = e.what();
-    }
-    if (rr.prediction.status == Status::Ok)
-      rr.error_pct = (rr.prediction.predicted - row.value) / row.value * 100.0;
-    out.push_back(std::move(rr));
-  }
+  for (const auto& row : rows) out.push_back(predict_row(row, ctx));
   return out;
 }
 

@@ -55,26 +55,15 @@ mapping::Zero zero_of(const std::string& s, const std::string& preset) {
                                                                      : mapping::Zero::Zero1;
 }
 
-}  // namespace
-
-Prediction predict_train(const Row& row, const Context& ctx) {
-  Prediction p;
-  const std::string fw = preset_of(row);
-  p.assumptions.push_back("framework preset " + fw);
-  const hw::SystemSpec& sys = ctx.catalog->system(row.system, "system");
-  const workload::ModelSpec model = workload::load_model(row.model, ctx.models_dir);
-
-  engine::TrainScenario s;
-  s.framework = engine::framework_params(fw, *ctx.calibration);
-  s.calibration = ctx.calibration;
-  s.system = &sys;
-  s.model = model;
-  auto& plan = s.plan;
+/// Plan fields the row states, and the framework's defaults for those it leaves empty
+/// (stated in the assumptions). False (and p.reason) when the precision is unknown.
+bool plan_from_row(const Row& row, const std::string& fw, const workload::ModelSpec& model, mapping::TrainPlan& plan,
+                   Prediction& p) {
   const auto prec = core::parse_dtype(row.precision.empty() ? "bf16" : row.precision);
   if (!prec) {
     p.status = Status::Unsupported;
     p.reason = "unknown precision '" + row.precision + "'";
-    return p;
+    return false;
   }
   plan.precision = *prec;
   if (row.precision.empty()) p.assumptions.push_back("precision bf16");
@@ -87,90 +76,107 @@ Prediction predict_train(const Row& row, const Context& ctx) {
       *row.global_batch_seqs % (*row.dp * row.cp.value_or(1) > 0 ? *row.dp : 1) == 0)
     plan.micro_batch = std::max<long long>(1, *row.global_batch_seqs / *row.dp);
   // torchtitan splits the local batch into as many micro-batches as pipeline stages.
-  if (!row.micro_batch && fw == "torchtitan" && row.pp && *row.pp > 1 &&
-      plan.micro_batch % *row.pp == 0)
+  if (!row.micro_batch && fw == "torchtitan" && row.pp && *row.pp > 1 && plan.micro_batch % *row.pp == 0)
     plan.micro_batch /= *row.pp;
   if (!row.micro_batch) p.assumptions.push_back("micro-batch " + std::to_string(plan.micro_batch));
   plan.zero = zero_of(row.fsdp_or_zero, fw);
   if (row.fsdp_or_zero.empty()) p.assumptions.push_back("optimizer sharding " + mapping::zero_name(plan.zero));
   plan.cp = static_cast<int>(row.cp.value_or(1));
   plan.ep = static_cast<int>(row.ep.value_or(1));
-  plan.vpp = static_cast<int>(row.vpp.value_or(1));
-  // An interleaved schedule whose virtual stages are not stated gets two per rank (torchtitan's
-  // default for its interleaved schedules; the smallest interleaving Megatron accepts).
-  if (!row.vpp && row.pp && *row.pp > 1 && row.notes.find("interleaved") != std::string::npos) {
-    plan.vpp = 2;
-    p.assumptions.push_back("interleaved schedule with 2 virtual stages per rank");
-  }
-  // DeepSeek-V3 trained with DualPipe (report §3.2.1): its rows run that schedule.
-  if (fw == "deepseek" && plan.vpp == 1) {
-    plan.schedule = "dualpipe";
-    p.assumptions.push_back("DualPipe pipeline schedule");
-  }
   plan.sequence_parallel = true;
-
-  const bool has_layout = row.tp && row.pp && row.dp;
-  if (has_layout) {
+  if (row.tp && row.pp && row.dp) {
     plan.tp = static_cast<int>(*row.tp);
     plan.pp = static_cast<int>(*row.pp);
     plan.dp = static_cast<int>(*row.dp);
   }
+  return true;
+}
 
-  // Global batch: the row's, else one stated in the notes that divides dp × micro-batch, else
-  // one micro-batch per data-parallel rank.
+/// The pipeline schedule: the row's vpp, two virtual stages for an "interleaved" note that
+/// states none (torchtitan's default; the smallest Megatron accepts), DualPipe for DeepSeek-V3
+/// (report §3.2.1).
+void schedule_from_row(const Row& row, const std::string& fw, mapping::TrainPlan& plan, Prediction& p) {
+  plan.vpp = static_cast<int>(row.vpp.value_or(1));
+  if (!row.vpp && row.pp && *row.pp > 1 && row.notes.find("interleaved") != std::string::npos) {
+    plan.vpp = 2;
+    p.assumptions.push_back("interleaved schedule with 2 virtual stages per rank");
+  }
+  if (fw == "deepseek" && plan.vpp == 1) {
+    plan.schedule = "dualpipe";
+    p.assumptions.push_back("DualPipe pipeline schedule");
+  }
+}
+
+/// Global batch: the row's, else one stated in the notes that divides dp × micro-batch, else
+/// one micro-batch per data-parallel rank.
+void global_batch_from_row(const Row& row, mapping::TrainPlan& plan, Prediction& p) {
   if (row.global_batch_seqs) {
     plan.global_batch = *row.global_batch_seqs;
-  } else {
-    plan.global_batch = 0;
-    const long long unit = has_layout ? plan.dp * plan.micro_batch : 0;
-    for (double g : numbers_after(row.notes, "GBS")) {
-      const long long gi = static_cast<long long>(g);
-      if (gi > 0 && (unit == 0 || gi % unit == 0)) {
-        plan.global_batch = gi;
-        break;
-      }
-    }
-    if (plan.global_batch == 0) plan.global_batch = has_layout ? unit : row.chips;
-    p.assumptions.push_back("global batch " + std::to_string(plan.global_batch) + " sequences");
+    return;
   }
+  const bool has_layout = row.tp && row.pp && row.dp;
+  plan.global_batch = 0;
+  const long long unit = has_layout ? plan.dp * plan.micro_batch : 0;
+  for (double g : numbers_after(row.notes, "GBS")) {
+    const long long gi = static_cast<long long>(g);
+    if (gi > 0 && (unit == 0 || gi % unit == 0)) {
+      plan.global_batch = gi;
+      break;
+    }
+  }
+  if (plan.global_batch == 0) plan.global_batch = has_layout ? unit : row.chips;
+  p.assumptions.push_back("global batch " + std::to_string(plan.global_batch) + " sequences");
+}
 
-  // Recompute: the row's, else the least recomputation that fits (what a user would do).
-  std::vector<mapping::Recompute> rcs;
-  if (row.recompute == "none") rcs = {mapping::Recompute::None};
-  else if (row.recompute == "selective") rcs = {mapping::Recompute::Selective};
-  else if (row.recompute == "full") rcs = {mapping::Recompute::Full};
-  else rcs = {mapping::Recompute::None, mapping::Recompute::Selective, mapping::Recompute::Full};
+/// Recompute choices: the row's, else every level (the least that fits is taken).
+std::vector<mapping::Recompute> recompute_choices(const std::string& recompute) {
+  if (recompute == "none") return {mapping::Recompute::None};
+  if (recompute == "selective") return {mapping::Recompute::Selective};
+  if (recompute == "full") return {mapping::Recompute::Full};
+  return {mapping::Recompute::None, mapping::Recompute::Selective, mapping::Recompute::Full};
+}
 
-  engine::TrainResult r;
-  if (!has_layout) {
+engine::TrainResult simulate(const engine::TrainScenario& s, const Context& ctx) {
+  return ctx.analytical_train ? engine::simulate_analytical(s) : engine::simulate_event(s);
+}
+
+/// Runs the step: the stated layout with the least recompute that fits, or the best plan the
+/// search finds when the row states no layout. False (and p.reason) when no plan runs.
+bool run_step(const Row& row, const Context& ctx, engine::TrainScenario& s, engine::TrainResult& r, Prediction& p) {
+  const auto rcs = recompute_choices(row.recompute);
+  if (row.tp && row.pp && row.dp) {
+    s.plan.recompute = engine::least_recompute_that_fits(s, rcs);
+    r = simulate(s, ctx);
+    if (row.recompute.empty()) p.assumptions.push_back("recompute " + mapping::recompute_name(s.plan.recompute));
+  } else {
     engine::SearchSpace space;
     space.recompute = rcs;
-    space.zero = {plan.zero};
+    space.zero = {s.plan.zero};
     // The batch is a target in tokens: each candidate rounds it to whole micro-batches per rank.
-    space.batch_tokens = plan.global_batch * plan.seq_len;
+    space.batch_tokens = s.plan.global_batch * s.plan.seq_len;
     auto best = engine::search_plan(s, row.chips, space);
     if (!best.found) {
       p.status = Status::Unsupported;
       p.reason = "no feasible plan found for " + std::to_string(row.chips) + " chips";
-      return p;
+      return false;
     }
     s = best.best;
     p.assumptions.push_back("layout not given: best plan found tp=" + std::to_string(s.plan.tp) +
-                            " pp=" + std::to_string(s.plan.pp) + " dp=" + std::to_string(s.plan.dp) +
-                            " recompute " + mapping::recompute_name(s.plan.recompute));
-    r = engine::simulate_event(s);
-  } else {
-    plan.recompute = engine::least_recompute_that_fits(s, rcs);
-    r = engine::simulate_event(s);
-    if (row.recompute.empty()) p.assumptions.push_back("recompute " + mapping::recompute_name(plan.recompute));
+                            " pp=" + std::to_string(s.plan.pp) + " dp=" + std::to_string(s.plan.dp) + " recompute " +
+                            mapping::recompute_name(s.plan.recompute));
+    r = simulate(s, ctx);
   }
   if (!r.feasible) {
     p.status = Status::Unsupported;
     p.reason = "plan infeasible: " + r.reason;
-    return p;
+    return false;
   }
   if (!r.fits) p.assumptions.push_back("note: " + r.reason);
+  return true;
+}
 
+/// The figure the row's metric names, from the step's result.
+void read_metric(const Row& row, const engine::TrainResult& r, Prediction& p) {
   const std::string& m = row.metric;
   if (m == "tokens_per_s_per_chip") p.predicted = r.tokens_per_s_per_chip;
   else if (m == "step_time_s") p.predicted = core::to_seconds(r.step_time);
@@ -182,7 +188,7 @@ Prediction predict_train(const Row& row, const Context& ctx) {
     if (toks.empty()) {
       p.status = Status::Unsupported;
       p.reason = "time_to_train_min needs the tokens to target; the row's notes do not state them";
-      return p;
+      return;
     }
     p.predicted = toks[0] / r.tokens_per_s / 60.0;
     p.assumptions.push_back("tokens to target " + core::fmt_int(static_cast<long long>(toks[0])) +
@@ -190,8 +196,27 @@ Prediction predict_train(const Row& row, const Context& ctx) {
   } else {
     p.status = Status::Unsupported;
     p.reason = "metric '" + m + "' is not a training metric";
-    return p;
   }
+}
+
+}  // namespace
+
+Prediction predict_train(const Row& row, const Context& ctx) {
+  Prediction p;
+  const std::string fw = preset_of(row);
+  p.framework = fw;
+  p.assumptions.push_back("framework preset " + fw);
+  engine::TrainScenario s;
+  s.framework = engine::framework_params(fw, *ctx.calibration);
+  s.calibration = ctx.calibration;
+  s.system = &ctx.catalog->system(row.system, "system");
+  s.model = workload::load_model(row.model, ctx.models_dir);
+  if (!plan_from_row(row, fw, s.model, s.plan, p)) return p;
+  schedule_from_row(row, fw, s.plan, p);
+  global_batch_from_row(row, s.plan, p);
+  engine::TrainResult r;
+  if (!run_step(row, ctx, s, r, p)) return p;
+  read_metric(row, r, p);
   return p;
 }
 

@@ -30,6 +30,7 @@ struct Prediction {
   double predicted = 0.0;
   std::string reason;                    ///< why unsupported / error
   std::vector<std::string> assumptions;  ///< defaults chosen for empty cells, etc.
+  std::string framework;                 ///< training preset or serving framework that ran
 };
 
 /// What a predictor needs besides the row.
@@ -37,6 +38,9 @@ struct Context {
   const hw::Catalog* catalog = nullptr;
   std::string models_dir;
   const calib::Params* calibration = nullptr;  ///< fitted and assumed parameters; must be set
+  /// Train rows run the analytical executor (Tier A, the closed form) instead of the
+  /// event-driven one: the calibrator's inner loop (validation/fit.h).
+  bool analytical_train = false;
 };
 
 /// Reads a validation CSV; malformed rows/unknown columns are InputError diagnostics with line.

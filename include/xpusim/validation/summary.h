@@ -22,6 +22,9 @@ struct KindSummary {
   double mean_abs_error_pct = 0.0;
 };
 
+/// Predicts one row (train rows with predict_train, infer rows with predict_infer); an
+/// InputError becomes status Error with its message.
+RowResult predict_row(const Row& row, const Context& ctx);
 /// Predicts every row (train rows with predict_train, infer rows with predict_infer).
 std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx);
 /// Per kind ("train", "infer"): counts and |error| statistics over the ok rows.

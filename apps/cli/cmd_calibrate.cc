@@ -1,0 +1,82 @@
+// xpusim calibrate MEASUREMENTS.csv [--params GLOB] [--out FILE] [--json] [--folds loso|none]:
+// fits the `fitted` parameters of data/calibration/ to measured rows (validation CSV schema) and
+// reports the fit and its leave-one-source-out cross-validated error (docs/calibration.md).
+// Parses flags, calls validation/ (fit) and report/ (render); timings go to stderr.
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+#include "cli_util.h"
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/core/format.h"
+#include "xpusim/report/calibrate_report.h"
+
+namespace xpusim::cli {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw core::InputError(core::Diagnostic{"", 0, "--out", "cannot write the file", path, "a writable path", ""});
+}
+
+}  // namespace
+
+int run_calibrate(const Args& args) {
+  CLI::App app{"Fit the fitted parameters (data/calibration) to measurements, with leave-one-source-out CV",
+               "xpusim calibrate"};
+  std::string file, glob, out_file, folds = "loso", calibration_file;
+  bool json = false;
+  app.add_option("MEASUREMENTS", file, "measurements CSV (schema: data/validation/README.md)")->required();
+  app.add_option("--params", glob, "fitted keys to fit, a glob over dotted keys (e.g. 'compute.nvidia-hopper.*'); "
+                                   "default: every fitted parameter some row is sensitive to");
+  app.add_option("--out", out_file, "write the fitted values as a file --calibration accepts");
+  app.add_option("--folds", folds, "cross-validation: loso (leave one source out) or none")
+      ->check(CLI::IsMember({"loso", "none"}));
+  app.add_flag("--json", json, "print one JSON document");
+  add_calibration_option(app, calibration_file);
+  if (int rc = parse(app, args); rc >= 0) return rc;
+
+  const auto rows = validation::read_csv(file);
+  const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
+  const calib::Params params = load_calibration(calibration_file);
+  const validation::Context ctx{&cat, data_dir() + "/models", &params};
+  const auto candidates = validation::fitted_keys(params, glob);
+  if (candidates.empty())
+    throw core::InputError(core::Diagnostic{"", 0, "--params", "matches no fitted parameter", glob,
+                                            "a glob over the fitted keys of 'xpusim calibration show'", ""});
+  auto t0 = std::chrono::steady_clock::now();
+  const auto sensitivity = validation::find_sensitive_rows(rows, ctx, candidates);
+  const double t_sensitivity = seconds_since(t0);
+
+  validation::FitOptions opt;
+  // The glob's keys, or (no glob) every fitted key some row moves.
+  opt.keys = glob.empty() ? validation::keys_with_rows(sensitivity) : candidates;
+  report::CalibrateRun run{file, glob, folds, {}, {}, {}, {}};
+  t0 = std::chrono::steady_clock::now();
+  run.fit = validation::fit(rows, {}, ctx, sensitivity, opt);
+  const double t_fit = seconds_since(t0);
+  const validation::Context fitted_ctx{&cat, data_dir() + "/models", &run.fit.params};
+  run.in_sample = validation::run_all(rows, fitted_ctx);
+  t0 = std::chrono::steady_clock::now();
+  if (folds == "loso") run.cv = validation::cross_validate(rows, ctx, sensitivity, opt, &run.folds);
+  const double t_cv = seconds_since(t0);
+  std::cerr << core::strformat("calibrate: %zu rows, %zu parameters; sensitivity %.1f s, fit %.1f s, %zu folds %.1f s\n",
+                               rows.size(), opt.keys.size(), t_sensitivity, t_fit, run.folds.size(), t_cv);
+
+  if (!out_file.empty())
+    write_file(out_file, validation::override_yaml(run.fit, "fitted by xpusim calibrate on " +
+                                                                std::to_string(run.fit.rows_used) + " rows of " + file));
+  if (json) std::cout << report::calibrate_document(provenance(true, true, calibration_file), run, cat).dump(2) << "\n";
+  else std::cout << report::calibrate_text(run, cat);
+  return 0;
+}
+
+}  // namespace xpusim::cli

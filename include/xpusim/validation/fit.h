@@ -1,0 +1,78 @@
+#pragma once
+// Fitting the `fitted` parameters of data/calibration/ to measurements (xpusim calibrate), and
+// leave-one-source-out cross-validation. docs/calibration.md describes the objective (soft-L1
+// over ln(predicted / measured), trust-C rows down-weighted, a log-normal prior around the
+// shipped value), the optimiser (cyclic coordinate descent, golden-section line search in log
+// space, fixed sweeps and order: deterministic) and the speed-ups (sensitive rows per parameter,
+// analytical training executor inside the optimiser).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "xpusim/calib/params.h"
+#include "xpusim/validation/summary.h"
+
+namespace xpusim::validation {
+
+/// The source a row's URL points to: "github.com/OWNER/REPO" for a repository, "arxiv:ID"
+/// (version dropped) for an arXiv paper, "doi:ID" for a DOI, else the host without "www.".
+std::string source_of(const std::string& url);
+
+/// The `fitted` parameters whose key matches `glob` ('*' any run of characters, '?' one);
+/// an empty glob matches every key. Sorted by key.
+std::vector<std::string> fitted_keys(const calib::Params& params, const std::string& glob);
+
+/// `p` with a new value in base units, written in the unit of its current text ("600 us" →
+/// "612.5 us"); the basis is kept.
+calib::Parameter with_value(const calib::Parameter& p, double base_value);
+
+struct FitOptions {
+  std::vector<std::string> keys;   ///< parameters to fit (fitted kind; empty = none)
+  int sweeps = 2;                  ///< coordinate-descent sweeps over `keys`, in key order
+  int line_evaluations = 16;       ///< golden-section evaluations per line search
+  double soft_l1_scale = 0.10;     ///< soft-L1 transition, in ln(pred/measured)
+  double trust_c_weight = 0.5;     ///< weight of a row with trust C (A and B: 1)
+  double search_factor = 10.0;     ///< search within [shipped/f, shipped·f] ∩ range
+  double prior_weight = 1.0;       ///< 0 = no prior (tests of the optimiser alone)
+};
+
+/// What one parameter's fit did.
+struct FittedValue {
+  std::string key;
+  double start = 0, fitted = 0;  ///< base units
+  std::string fitted_text;       ///< as written to the override file
+  int sensitive_rows = 0;        ///< rows (in the fitted set) whose prediction moves with it
+};
+
+struct FitResult {
+  calib::Params params;             ///< the start parameters with the fitted values
+  std::vector<FittedValue> values;  ///< in key order
+  double loss_start = 0, loss_end = 0;
+  int rows_used = 0;                ///< rows predicted (status ok) at the start
+};
+
+/// Which rows each parameter moves: every row is predicted once with the start values and once
+/// per key with that key moved by 10 % in log space; key → row indices (into `rows`).
+using Sensitivity = std::map<std::string, std::vector<int>>;
+Sensitivity find_sensitive_rows(const std::vector<Row>& rows, const Context& ctx, const std::vector<std::string>& keys);
+
+/// The default parameter set: every key of `sensitivity` that moves at least one row.
+std::vector<std::string> keys_with_rows(const Sensitivity& sensitivity);
+
+/// Fits `opt.keys` on `rows[i]` for i in `use` (all rows when empty), starting from
+/// *ctx.calibration. `sensitivity` from find_sensitive_rows over the same rows.
+FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const Context& ctx,
+              const Sensitivity& sensitivity, const FitOptions& opt);
+
+/// Leave-one-source-out: for each source, fit on the other rows and predict its rows with the
+/// event-driven executor. Returns one RowResult per row (in row order) holding the out-of-fold
+/// prediction. `folds` receives the source of each fold in order.
+std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Context& ctx, const Sensitivity& sensitivity,
+                                      const FitOptions& opt, std::vector<std::string>* folds = nullptr);
+
+/// The `--out` file: only the fitted keys, nested by their dotted components, each a mapping
+/// with value and basis (`basis_text`). YAML text, deterministic.
+std::string override_yaml(const FitResult& fit, const std::string& basis_text);
+
+}  // namespace xpusim::validation

@@ -1,0 +1,313 @@
+// xpusim calibrate: fitting the `fitted` parameters of data/calibration/ to measurements, and
+// leave-one-source-out cross-validation (docs/calibration.md).
+
+#include "xpusim/validation/fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "xpusim/core/check.h"
+
+namespace xpusim::validation {
+
+namespace {
+
+bool glob_match(const char* pattern, const char* text) {
+  if (*pattern == '\0') return *text == '\0';
+  if (*pattern == '*') return glob_match(pattern + 1, text) || (*text != '\0' && glob_match(pattern, text + 1));
+  if (*text == '\0') return false;
+  return (*pattern == '?' || *pattern == *text) && glob_match(pattern + 1, text + 1);
+}
+
+/// ln(predicted / measured) of an ok prediction.
+double log_residual(const Row& row, const Prediction& p) { return std::log(p.predicted / row.value); }
+
+bool usable(const Row& row, const Prediction& p) {
+  return p.status == Status::Ok && p.predicted > 0 && row.value > 0 && std::isfinite(p.predicted);
+}
+
+/// Soft-L1 (pseudo-Huber) loss of a log residual: quadratic below `scale`, linear above.
+double soft_l1(double residual, double scale) {
+  const double z = residual / scale;
+  return 2.0 * scale * scale * (std::sqrt(1.0 + z * z) - 1.0);
+}
+
+/// The loss a row contributes when a trial value makes it unpredictable: a factor-10 miss.
+constexpr double kUnpredictableResidual = 2.302585092994046;
+
+/// The fixed per-parameter quantities of the objective: the prior (log-normal around the
+/// start value, width from the range) and the search interval in log space.
+struct Coordinate {
+  std::string key;
+  double prior_center = 0, prior_sigma = 1, lower = 0, upper = 0;
+};
+
+Coordinate coordinate_of(const calib::Parameter& p, double search_factor) {
+  const double v0 = p.value.quantity.value;
+  Coordinate c;
+  c.key = p.key;
+  c.prior_center = std::log(v0);
+  double low = v0 / search_factor, high = v0 * search_factor;
+  c.prior_sigma = std::log(search_factor);
+  if (p.range_low && p.range_high) {
+    const double lo = p.range_low->quantity.value, hi = p.range_high->quantity.value;
+    c.prior_sigma = std::log(1.0 + (hi - lo) / (2.0 * v0));
+    low = std::max(low, lo);
+    high = std::min(high, hi);
+  }
+  c.lower = std::log(low);
+  c.upper = std::log(high);
+  return c;
+}
+
+double prior_loss(const Coordinate& c, double x) {
+  const double z = (x - c.prior_center) / c.prior_sigma;
+  return 0.5 * z * z;
+}
+
+/// The state of one fit: working parameters, the rows in the fit and their current residuals.
+class Fitter {
+ public:
+  Fitter(const std::vector<Row>& rows, const std::vector<int>& use, const Context& ctx, const FitOptions& opt)
+      : rows_(rows), opt_(opt), params_(*ctx.calibration), ctx_(ctx) {
+    ctx_.calibration = &params_;
+    ctx_.analytical_train = true;
+    residual_.assign(rows.size(), 0.0);
+    in_fit_.assign(rows.size(), false);
+    for (int i : use) {
+      const Prediction p = predict_row(rows_[i], ctx_).prediction;
+      if (!usable(rows_[i], p)) continue;
+      in_fit_[i] = true;
+      residual_[i] = log_residual(rows_[i], p);
+    }
+  }
+
+  int rows_used() const { return static_cast<int>(std::count(in_fit_.begin(), in_fit_.end(), true)); }
+  calib::Params& params() { return params_; }
+
+  double weight(int i) const { return rows_[i].trust == "C" ? opt_.trust_c_weight : 1.0; }
+
+  double data_loss() const {
+    double sum = 0;
+    for (size_t i = 0; i < rows_.size(); ++i)
+      if (in_fit_[i]) sum += weight(static_cast<int>(i)) * soft_l1(residual_[i], opt_.soft_l1_scale);
+    return sum;
+  }
+
+  /// The rows of `sensitive` that are in the fit.
+  std::vector<int> fitted_rows(const std::vector<int>& sensitive) const {
+    std::vector<int> out;
+    for (int i : sensitive)
+      if (in_fit_[i]) out.push_back(i);
+    return out;
+  }
+
+  /// Sets the key to exp(x) and returns the loss of `rows` plus the prior; their residuals in `out`.
+  double evaluate(const Coordinate& c, double x, const std::vector<int>& rows, std::vector<double>& out) {
+    params_.set(with_value(params_.get(c.key), std::exp(x)));
+    double loss = opt_.prior_weight * prior_loss(c, x);
+    out.assign(rows.size(), kUnpredictableResidual);
+    for (size_t j = 0; j < rows.size(); ++j) {
+      const Row& row = rows_[rows[j]];
+      const Prediction p = predict_row(row, ctx_).prediction;
+      if (usable(row, p)) out[j] = log_residual(row, p);
+      loss += weight(rows[j]) * soft_l1(out[j], opt_.soft_l1_scale);
+    }
+    return loss;
+  }
+
+  /// One golden-section line search in log space; keeps the current value unless a trial beats it.
+  void line_search(const Coordinate& c, const std::vector<int>& rows) {
+    struct Trial {
+      double x, loss;
+      std::vector<double> residuals;
+    };
+    std::vector<double> res;
+    const double x0 = std::log(params_.get(c.key).value.quantity.value);
+    Trial best{x0, evaluate(c, x0, rows, res), res};
+    auto consider = [&](double x) {
+      const double loss = evaluate(c, x, rows, res);
+      if (loss < best.loss) best = Trial{x, loss, res};
+      return loss;
+    };
+    const double ratio = (std::sqrt(5.0) - 1.0) / 2.0;
+    double a = c.lower, b = c.upper;
+    double xc = b - ratio * (b - a), xd = a + ratio * (b - a);
+    double fc = consider(xc), fd = consider(xd);
+    for (int k = 2; k < opt_.line_evaluations; ++k) {
+      if (fc <= fd) {
+        b = xd, xd = xc, fd = fc;
+        xc = b - ratio * (b - a);
+        fc = consider(xc);
+      } else {
+        a = xc, xc = xd, fc = fd;
+        xd = a + ratio * (b - a);
+        fd = consider(xd);
+      }
+    }
+    params_.set(with_value(params_.get(c.key), std::exp(best.x)));
+    for (size_t j = 0; j < rows.size(); ++j) residual_[rows[j]] = best.residuals[j];
+  }
+
+ private:
+  const std::vector<Row>& rows_;
+  const FitOptions& opt_;
+  calib::Params params_;
+  Context ctx_;
+  std::vector<double> residual_;
+  std::vector<bool> in_fit_;
+};
+
+std::vector<std::string> split_key(const std::string& key) {
+  std::vector<std::string> out;
+  std::stringstream ss(key);
+  for (std::string part; std::getline(ss, part, '.');) out.push_back(part);
+  return out;
+}
+
+std::string yaml_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\\\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::vector<std::string> fitted_keys(const calib::Params& params, const std::string& glob) {
+  std::vector<std::string> out;
+  for (const auto& [key, p] : params.all())
+    if (p.kind == calib::Kind::Fitted && !p.value.is_flag && (glob.empty() || glob_match(glob.c_str(), key.c_str())))
+      out.push_back(key);
+  return out;
+}
+
+calib::Parameter with_value(const calib::Parameter& p, double base_value) {
+  const std::string& text = p.value.text;
+  char* end = nullptr;
+  const double written = std::strtod(text.c_str(), &end);
+  XS_CHECK(end != text.c_str() && written != 0.0, "with_value: the text has no nonzero leading number");
+  const double scale = p.value.quantity.value / written;  // base units per written unit
+  char number[64];
+  std::snprintf(number, sizeof number, "%.6g", base_value / scale);
+  calib::Parameter out = p;
+  out.value.text = std::string(number) + std::string(end);
+  out.value.quantity.value = std::strtod(number, nullptr) * scale;
+  return out;
+}
+
+Sensitivity find_sensitive_rows(const std::vector<Row>& rows, const Context& ctx, const std::vector<std::string>& keys) {
+  calib::Params params = *ctx.calibration;
+  Context local = ctx;
+  local.calibration = &params;
+  local.analytical_train = true;
+  std::vector<Prediction> base;
+  for (const auto& row : rows) base.push_back(predict_row(row, local).prediction);
+  Sensitivity out;
+  for (const auto& key : keys) {
+    const calib::Parameter original = params.get(key);
+    const double v = original.value.quantity.value;
+    const bool room_above = !original.range_high || v * 1.1 <= original.range_high->quantity.value;
+    params.set(with_value(original, room_above ? v * 1.1 : v / 1.1));
+    auto& moved = out[key];
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!usable(rows[i], base[i])) continue;
+      const Prediction p = predict_row(rows[i], local).prediction;
+      if (!usable(rows[i], p) || std::fabs(std::log(p.predicted / base[i].predicted)) > 1e-9)
+        moved.push_back(static_cast<int>(i));
+    }
+    params.set(original);
+  }
+  return out;
+}
+
+std::vector<std::string> keys_with_rows(const Sensitivity& sensitivity) {
+  std::vector<std::string> keys;
+  for (const auto& [key, rows] : sensitivity)
+    if (!rows.empty()) keys.push_back(key);
+  return keys;
+}
+
+FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const Context& ctx,
+              const Sensitivity& sensitivity, const FitOptions& opt) {
+  std::vector<int> all_rows = use;
+  if (all_rows.empty())
+    for (size_t i = 0; i < rows.size(); ++i) all_rows.push_back(static_cast<int>(i));
+  Fitter fitter(rows, all_rows, ctx, opt);
+  FitResult result;
+  result.rows_used = fitter.rows_used();
+  result.loss_start = fitter.data_loss();
+  std::vector<Coordinate> coordinates;
+  for (const auto& key : opt.keys) {
+    const auto& p = ctx.calibration->get(key);
+    XS_CHECK(p.kind == calib::Kind::Fitted, "fit: a key to fit is not a fitted parameter");
+    coordinates.push_back(coordinate_of(p, opt.search_factor));
+  }
+  std::map<std::string, int> sensitive_count;
+  for (int sweep = 0; sweep < opt.sweeps; ++sweep) {
+    for (const auto& c : coordinates) {
+      const auto it = sensitivity.find(c.key);
+      const std::vector<int> rows_k = it == sensitivity.end() ? std::vector<int>{} : fitter.fitted_rows(it->second);
+      sensitive_count[c.key] = static_cast<int>(rows_k.size());
+      if (!rows_k.empty()) fitter.line_search(c, rows_k);  // else the prior keeps the start value
+    }
+  }
+  result.loss_end = fitter.data_loss();
+  result.params = fitter.params();
+  for (const auto& c : coordinates) {
+    const auto& p = result.params.get(c.key);
+    result.values.push_back({c.key, std::exp(c.prior_center), p.value.quantity.value, p.value.text,
+                             sensitive_count[c.key]});
+  }
+  return result;
+}
+
+std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Context& ctx, const Sensitivity& sensitivity,
+                                      const FitOptions& opt, std::vector<std::string>* folds) {
+  std::set<std::string> sources;
+  for (const auto& row : rows) sources.insert(source_of(row.source_url));
+  std::vector<RowResult> out(rows.size());
+  for (const auto& source : sources) {
+    std::vector<int> train, held_out;
+    for (size_t i = 0; i < rows.size(); ++i)
+      (source_of(rows[i].source_url) == source ? held_out : train).push_back(static_cast<int>(i));
+    if (train.empty()) continue;
+    const FitResult fold = fit(rows, train, ctx, sensitivity, opt);
+    Context fold_ctx = ctx;
+    fold_ctx.calibration = &fold.params;
+    fold_ctx.analytical_train = false;
+    for (int i : held_out) out[i] = predict_row(rows[i], fold_ctx);
+    if (folds) folds->push_back(source);
+  }
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (out[i].row.id.empty()) out[i] = predict_row(rows[i], ctx);  // a single-source file: no fold
+  return out;
+}
+
+std::string override_yaml(const FitResult& fit, const std::string& basis_text) {
+  std::vector<std::vector<std::string>> keys;
+  for (const auto& v : fit.values) keys.push_back(split_key(v.key));
+  std::sort(keys.begin(), keys.end());
+  std::ostringstream o;
+  o << "# " << basis_text << "\n";
+  std::vector<std::string> previous;
+  for (const auto& parts : keys) {
+    const std::vector<std::string> path(parts.begin(), parts.end() - 1);
+    size_t common = 0;
+    while (common < path.size() && common < previous.size() && path[common] == previous[common]) ++common;
+    for (size_t j = common; j < path.size(); ++j) o << std::string(2 * j, ' ') << path[j] << ":\n";
+    std::string key;
+    for (const auto& p : parts) key += (key.empty() ? "" : ".") + p;
+    const std::string indent(2 * path.size(), ' ');
+    o << indent << parts.back() << ":\n";
+    o << indent << "  value: " << yaml_quoted(fit.params.get(key).value.text) << "\n";
+    o << indent << "  basis: " << yaml_quoted(basis_text) << "\n";
+    previous = path;
+  }
+  return o.str();
+}
+
+}  // namespace xpusim::validation

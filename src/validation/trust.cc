@@ -1,0 +1,163 @@
+// Uncertainty bands and the extrapolating flag (validation/trust.h, docs/validation.md).
+
+#include "xpusim/validation/trust.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "xpusim/compute/calibration.h"
+#include "xpusim/config/document.h"
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/workload/hf_config.h"
+
+namespace xpusim::validation {
+
+namespace {
+
+using config::Json;
+
+/// Percentile (linear interpolation between closest ranks) of signed values.
+double signed_percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  const double pos = p / 100.0 * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(v.size() - 1, lo + 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+double rounded(double v) { return std::round(v * 1e4) / 1e4; }
+
+Json set_json(const std::set<std::string>& s) { return Json(std::vector<std::string>(s.begin(), s.end())); }
+
+std::set<std::string> read_set(const Json& j, const std::string& path, core::Diagnostics& diags) {
+  std::set<std::string> out;
+  if (!j.is_array()) {
+    diags.error(path, "wrong type", config::brief(j), "a list of names");
+    return out;
+  }
+  for (const auto& e : j)
+    if (e.is_string()) out.insert(e.get<std::string>());
+    else diags.error(path, "wrong type", config::brief(e), "a name");
+  return out;
+}
+
+double read_number(const Json& j, const char* key, const std::string& path, core::Diagnostics& diags) {
+  if (j.contains(key) && j.at(key).is_number()) return j.at(key).get<double>();
+  diags.error(path + "." + key, "missing or not a number", j.contains(key) ? config::brief(j.at(key)) : "", "a number");
+  return 0;
+}
+
+}  // namespace
+
+bool is_time_metric(const std::string& metric) {
+  return metric == "step_time_s" || metric == "time_to_train_min" || metric == "ttft_ms" || metric == "tpot_ms" ||
+         metric == "e2e_latency_s";
+}
+
+double rate_log_residual(const RowResult& r) {
+  const double residual = std::log(r.prediction.predicted / r.row.value);
+  return is_time_metric(r.row.metric) ? -residual : residual;
+}
+
+std::string model_type_of(const workload::ModelSpec& model) { return model.moe.num_experts > 0 ? "moe" : "dense"; }
+
+std::string family_of_row(const Row& row, const hw::Catalog& catalog) {
+  return catalog.has_system(row.system) ? compute::family_of(catalog.system(row.system).chip) : "unknown";
+}
+
+TrustData trust_from(const std::vector<RowResult>& cv, const Context& ctx, const std::string& basis) {
+  TrustData data;
+  data.basis = basis;
+  std::map<std::string, std::vector<double>> residuals;
+  for (const auto& r : cv) {
+    if (r.prediction.status != Status::Ok || r.prediction.predicted <= 0 || r.row.value <= 0) continue;
+    const std::string group = r.row.kind + "/" + family_of_row(r.row, *ctx.catalog);
+    residuals[group].push_back(rate_log_residual(r));
+    Coverage& c = data.coverage[group];
+    c.max_chips = std::max(c.max_chips, r.row.chips);
+    c.model_types.insert(model_type_of(workload::load_model(r.row.model, ctx.models_dir)));
+    c.precisions.insert(r.row.precision.empty() ? "bf16" : r.row.precision);
+    if (!r.prediction.framework.empty()) c.frameworks.insert(r.prediction.framework);
+  }
+  for (const auto& [group, v] : residuals)
+    data.bands[group] = Band{static_cast<int>(v.size()), rounded(signed_percentile(v, 10)),
+                             rounded(signed_percentile(v, 90))};
+  return data;
+}
+
+std::string trust_json_text(const TrustData& data) {
+  Json j;
+  j["basis"] = data.basis;
+  j["groups"] = Json::object();
+  for (const auto& [group, c] : data.coverage) {
+    const Band b = data.bands.count(group) ? data.bands.at(group) : Band{};
+    j["groups"][group] = {{"n", b.n},
+                          {"log_residual_p10", b.low},
+                          {"log_residual_p90", b.high},
+                          {"max_chips", c.max_chips},
+                          {"model_types", set_json(c.model_types)},
+                          {"precisions", set_json(c.precisions)},
+                          {"frameworks", set_json(c.frameworks)}};
+  }
+  return j.dump(2) + "\n";
+}
+
+TrustData load_trust(const std::string& path) {
+  const Json j = config::load_document(path);
+  core::Diagnostics diags;
+  TrustData data;
+  if (j.contains("basis") && j.at("basis").is_string()) data.basis = j.at("basis").get<std::string>();
+  if (!j.contains("groups") || !j.at("groups").is_object()) diags.error("groups", "missing", "", "an object");
+  else
+    for (const auto& [group, g] : j.at("groups").items()) {
+      const std::string at = "groups." + group;
+      data.bands[group] = Band{static_cast<int>(read_number(g, "n", at, diags)),
+                               read_number(g, "log_residual_p10", at, diags),
+                               read_number(g, "log_residual_p90", at, diags)};
+      Coverage& c = data.coverage[group];
+      c.max_chips = static_cast<long long>(read_number(g, "max_chips", at, diags));
+      c.model_types = read_set(g.value("model_types", Json::array()), at + ".model_types", diags);
+      c.precisions = read_set(g.value("precisions", Json::array()), at + ".precisions", diags);
+      c.frameworks = read_set(g.value("frameworks", Json::array()), at + ".frameworks", diags);
+    }
+  diags.set_file(path);
+  diags.throw_if_any();
+  return data;
+}
+
+std::string default_trust_file(const std::string& data_dir) { return data_dir + "/validation/uncertainty.json"; }
+
+Assessment assess(const TrustData& data, const TrustQuery& q) {
+  Assessment a;
+  const std::string group = q.kind + "/" + q.family;
+  const auto band = data.bands.find(group);
+  if (band != data.bands.end() && band->second.n > 0) {
+    a.has_band = true;
+    a.band = band->second;
+  }
+  const auto cov = data.coverage.find(group);
+  if (cov == data.coverage.end()) {
+    a.reasons.push_back("no validated " + q.kind + " rows on the " + q.family + " family");
+  } else {
+    const Coverage& c = cov->second;
+    if (!c.model_types.count(q.model_type))
+      a.reasons.push_back("model type " + q.model_type + " not validated for " + group);
+    if (q.chips > 2 * c.max_chips)
+      a.reasons.push_back(std::to_string(q.chips) + " chips is beyond twice the largest validated for " + group +
+                          " (" + std::to_string(c.max_chips) + ")");
+    if (!c.precisions.count(q.precision))
+      a.reasons.push_back("precision " + q.precision + " not validated for " + group);
+    if (!q.framework.empty() && !c.frameworks.count(q.framework))
+      a.reasons.push_back("framework " + q.framework + " not validated for " + group);
+  }
+  a.extrapolating = !a.reasons.empty();
+  return a;
+}
+
+std::pair<double, double> band_of(const Assessment& a, double value, bool is_time) {
+  if (!a.has_band) return {value, value};
+  if (is_time) return {value * std::exp(a.band.low), value * std::exp(a.band.high)};
+  return {value * std::exp(-a.band.high), value * std::exp(-a.band.low)};
+}
+
+}  // namespace xpusim::validation

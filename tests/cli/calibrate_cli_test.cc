@@ -1,0 +1,87 @@
+// xpusim calibrate: the --out file round trip through --calibration, and its diagnostics.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.h"
+
+using xpusim::test::run_cli;
+
+namespace {
+
+/// A fixture CSV: the header and the public file's H100 train rows.
+std::string hopper_fixture() {
+  std::ifstream in(xpusim::test::data_dir() + "/validation/public.csv");
+  std::string line, text;
+  std::getline(in, line);
+  text = line + "\n";
+  while (std::getline(in, line))
+    if (line.find(",train,h100-sxm-dgx,") != std::string::npos) text += line + "\n";
+  const std::string path = ::testing::TempDir() + "calibrate_fixture.csv";
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string slurp(const std::string& path) {
+  std::stringstream ss;
+  ss << std::ifstream(path).rdbuf();
+  return ss.str();
+}
+
+const char* kKey = "compute.nvidia-hopper.gemm_efficiency";
+
+TEST(CalibrateCli, OutFileIsAcceptedByCalibrationAndReproducesTheFit) {
+  const std::string csv = hopper_fixture();
+  const std::string out = ::testing::TempDir() + "calibrate_out.yaml";
+  auto r = run_cli("calibrate " + csv + " --params " + kKey + " --folds none --json --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto fit = nlohmann::json::parse(r.out);
+  ASSERT_EQ(fit["parameters"].size(), 1u);
+  EXPECT_EQ(fit["parameters"][0]["key"], kKey);
+  const std::string value = fit["parameters"][0]["value"];
+  EXPECT_GT(fit["parameters"][0]["sensitive_rows"].get<int>(), 0);
+
+  const std::string file = slurp(out);
+  EXPECT_NE(file.find("fitted by xpusim calibrate on"), std::string::npos) << file;
+  EXPECT_NE(file.find("value: \"" + value + "\""), std::string::npos) << file;
+
+  auto show = run_cli("calibration show --json --calibration " + out);
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  for (const auto& p : nlohmann::json::parse(show.out)["parameters"])
+    if (p["key"] == kKey) {
+      EXPECT_EQ(p["value"], value);
+    }
+
+  auto validate = run_cli("validate " + csv + " --json --calibration " + out);
+  ASSERT_EQ(validate.exit_code, 0) << validate.err;
+  const auto v = nlohmann::json::parse(validate.out);
+  EXPECT_DOUBLE_EQ(v["summary"]["train"]["median_abs_error_pct"].get<double>(),
+                   fit["summary"]["train"]["median_abs_error_pct"].get<double>());
+  EXPECT_FALSE(v["summary"]["train"].contains("cv_median_abs_error_pct"));
+}
+
+TEST(CalibrateCli, SameInputsGiveTheSameOutput) {
+  const std::string csv = hopper_fixture();
+  const std::string args = "calibrate " + csv + " --params " + kKey + " --folds none --json";
+  EXPECT_EQ(run_cli(args).out, run_cli(args).out);
+}
+
+TEST(CalibrateCli, GlobMatchingNoFittedParameterIsAnInputError) {
+  auto r = run_cli("calibrate " + hopper_fixture() + " --params 'compute.nvidia-ampere.hbm_*'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--params: matches no fitted parameter"), std::string::npos) << r.err;
+}
+
+TEST(CalibrateCli, LeaveOneSourceOutAddsCvFigures) {
+  auto r = run_cli("calibrate " + hopper_fixture() + " --params " + std::string(kKey) + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GE(j["folds"].size(), 2u);
+  EXPECT_TRUE(j["summary"]["train"].contains("cv_median_abs_error_pct"));
+  EXPECT_TRUE(j["summary"]["by_family"]["nvidia-hopper"]["train"].contains("cv_p90_abs_error_pct"));
+}
+
+}  // namespace

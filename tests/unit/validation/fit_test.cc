@@ -1,0 +1,136 @@
+// validation/fit.h: sources of rows, parameter globs and rewriting, and the calibrator on a
+// synthetic fixture whose measurements come from the model itself with a known parameter.
+#include "xpusim/validation/fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "xpusim/hw/catalog.h"
+
+namespace {
+
+using namespace xpusim;
+
+struct SourceCase {
+  const char* url;
+  const char* source;
+};
+
+TEST(SourceOf, RepositoryPaperDoiOrHost) {
+  const SourceCase cases[] = {
+      {"https://github.com/NVIDIA/NeMo/blob/main/docs/perf.md", "github.com/NVIDIA/NeMo"},
+      {"https://github.com/mlcommons/inference_results_v4.1/tree/x", "github.com/mlcommons/inference_results_v4.1"},
+      {"https://github.com/mlcommons/inference_results_v5.1/tree/x", "github.com/mlcommons/inference_results_v5.1"},
+      {"https://arxiv.org/abs/2104.04473", "arxiv:2104.04473"},
+      {"https://arxiv.org/pdf/2104.04473v2", "arxiv:2104.04473"},
+      {"https://doi.org/10.1145/3458817", "doi:10.1145/3458817"},
+      {"https://www.docs.nvidia.com/nim/benchmarking", "docs.nvidia.com"},
+      {"https://lmsys.org/blog/2025-05-05-large-scale-ep/", "lmsys.org"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(validation::source_of(c.url), c.source) << c.url;
+}
+
+class Fit : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    catalog_ = new hw::Catalog(hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog"));
+    shipped_ = new calib::Params(calib::load_shipped(XS_TESTDATA_DIR));
+  }
+  validation::Context context(const calib::Params* p) const {
+    validation::Context ctx{catalog_, std::string(XS_TESTDATA_DIR) + "/models", p};
+    ctx.analytical_train = true;
+    return ctx;
+  }
+  /// Hopper train rows of the public file that state their layout (the synthetic fixture).
+  static std::vector<validation::Row> hopper_rows() {
+    std::vector<validation::Row> out;
+    for (const auto& r : validation::read_csv(validation::default_public_file(XS_TESTDATA_DIR)))
+      if (r.kind == "train" && r.tp && r.pp && r.dp && (r.system == "h100-sxm-dgx" || r.system == "h200-sxm-hgx"))
+        out.push_back(r);
+    return out;
+  }
+  static hw::Catalog* catalog_;
+  static calib::Params* shipped_;
+};
+hw::Catalog* Fit::catalog_ = nullptr;
+calib::Params* Fit::shipped_ = nullptr;
+
+const char* kKey = "compute.nvidia-hopper.gemm_efficiency";
+
+TEST_F(Fit, FittedKeysAreTheFittedParametersTheGlobMatches) {
+  const auto keys = validation::fitted_keys(*shipped_, "compute.nvidia-hopper.*");
+  std::vector<std::string> expected;
+  for (const auto& [key, p] : shipped_->all())
+    if (key.rfind("compute.nvidia-hopper.", 0) == 0 && p.kind == calib::Kind::Fitted) expected.push_back(key);
+  EXPECT_EQ(keys, expected);
+  EXPECT_FALSE(keys.empty());
+  for (const auto& key : validation::fitted_keys(*shipped_, ""))
+    EXPECT_EQ(shipped_->get(key).kind, calib::Kind::Fitted) << key;
+}
+
+TEST_F(Fit, WithValueKeepsTheUnitOfTheText) {
+  const auto p = validation::with_value(shipped_->get("serving.frameworks.trtllm.step_overhead"), 612.5e-6);
+  EXPECT_EQ(p.value.text, "612.5 us");
+  EXPECT_DOUBLE_EQ(p.value.quantity.value, 612.5e-6);
+  EXPECT_EQ(validation::with_value(shipped_->get(kKey), 0.8125).value.text, "0.8125");
+}
+
+// Measurements generated with gemm_efficiency × 1.08: the fit (no prior) recovers it within 1 %.
+TEST_F(Fit, RecoversAKnownParameterFromSyntheticMeasurements) {
+  auto rows = hopper_rows();
+  ASSERT_GE(rows.size(), 5u);
+  const double truth = shipped_->get(kKey).value.quantity.value * 1.08;
+  calib::Params perturbed = *shipped_;
+  perturbed.set(validation::with_value(perturbed.get(kKey), truth));
+  const auto truth_ctx = context(&perturbed);
+  for (auto& r : rows) r.value = validation::predict_row(r, truth_ctx).prediction.predicted;
+
+  const auto ctx = context(shipped_);
+  const auto sensitivity = validation::find_sensitive_rows(rows, ctx, {kKey});
+  EXPECT_EQ(sensitivity.at(kKey).size(), rows.size());
+  validation::FitOptions opt;
+  opt.keys = {kKey};
+  opt.prior_weight = 0;
+  const auto fit = validation::fit(rows, {}, ctx, sensitivity, opt);
+  ASSERT_EQ(fit.values.size(), 1u);
+  EXPECT_NEAR(fit.values[0].fitted / truth, 1.0, 0.01);
+  EXPECT_LT(fit.loss_end, fit.loss_start);
+  // Deterministic: the same inputs give the same text.
+  EXPECT_EQ(validation::fit(rows, {}, ctx, sensitivity, opt).values[0].fitted_text, fit.values[0].fitted_text);
+}
+
+// A parameter no row moves keeps its documented value (the prior's centre).
+TEST_F(Fit, ParameterTheDataCannotSeeStaysAtItsValue) {
+  const auto rows = hopper_rows();
+  const auto ctx = context(shipped_);
+  const std::string unseen = "compute.nvidia-ampere.gemm_efficiency";
+  const auto sensitivity = validation::find_sensitive_rows(rows, ctx, {unseen});
+  EXPECT_TRUE(sensitivity.at(unseen).empty());
+  validation::FitOptions opt;
+  opt.keys = {unseen};
+  const auto fit = validation::fit(rows, {}, ctx, sensitivity, opt);
+  EXPECT_EQ(fit.params.get(unseen).value.text, shipped_->get(unseen).value.text);
+}
+
+// The override file carries only the fitted keys and, applied to the shipped set, gives the fit.
+TEST_F(Fit, OverrideFileRoundTrips) {
+  validation::FitResult fit;
+  fit.params = *shipped_;
+  for (const char* key : {kKey, "serving.frameworks.trtllm.step_overhead", "compute.gpu_tiles.prologue_k"}) {
+    const auto p = validation::with_value(shipped_->get(key), shipped_->get(key).value.quantity.value * 0.9);
+    fit.params.set(p);
+    fit.values.push_back({key, 0, p.value.quantity.value, p.value.text, 1});
+  }
+  const std::string path = ::testing::TempDir() + "fit_override.yaml";
+  std::ofstream(path) << validation::override_yaml(fit, "fitted by a test");
+  calib::Params applied = *shipped_;
+  calib::apply_override(applied, path);
+  for (const auto& v : fit.values) {
+    EXPECT_EQ(applied.get(v.key).value.text, v.fitted_text) << v.key;
+    EXPECT_DOUBLE_EQ(applied.get(v.key).value.quantity.value, v.fitted) << v.key;
+  }
+}
+
+}  // namespace

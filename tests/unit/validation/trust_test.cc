@@ -1,0 +1,78 @@
+// validation/trust.h: bands from signed CV log-residuals (p10/p90 per kind/family), coverage and
+// the extrapolating flag, and the data file round trip.
+#include "xpusim/validation/trust.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "xpusim/hw/catalog.h"
+
+namespace {
+
+using namespace xpusim;
+
+validation::RowResult result(const std::string& metric, double measured, double predicted, long long chips) {
+  validation::RowResult r;
+  r.row.kind = "train";
+  r.row.system = "h100-sxm-dgx";
+  r.row.model = "llama3-8b";
+  r.row.precision = "bf16";
+  r.row.metric = metric;
+  r.row.value = measured;
+  r.row.chips = chips;
+  r.prediction.predicted = predicted;
+  r.prediction.framework = "megatron";
+  return r;
+}
+
+TEST(Trust, BandsAreThePercentilesOfRateOrientedLogResiduals) {
+  const hw::Catalog catalog = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+  const calib::Params params = calib::load_shipped(XS_TESTDATA_DIR);
+  const validation::Context ctx{&catalog, std::string(XS_TESTDATA_DIR) + "/models", &params};
+  // Rate rows: residual ln(pred/meas); the time row counts as −ln(pred/meas).
+  const std::vector<validation::RowResult> cv = {
+      result("tokens_per_s_per_chip", 100, 110, 8), result("tokens_per_s_per_chip", 100, 90, 64),
+      result("mfu_pct", 40, 40, 16), result("step_time_s", 2.0, 2.5, 512), result("mfu_pct", 50, 60, 8)};
+  std::vector<double> r = {std::log(1.1), std::log(0.9), 0.0, -std::log(1.25), std::log(1.2)};
+  std::sort(r.begin(), r.end());
+  // Linear interpolation between ranks: p10 at position 0.4, p90 at position 3.6 of 0..4.
+  const double p10 = r[0] + 0.4 * (r[1] - r[0]), p90 = r[3] + 0.6 * (r[4] - r[3]);
+  const auto data = validation::trust_from(cv, ctx, "fixture");
+  const auto& band = data.bands.at("train/nvidia-hopper");
+  EXPECT_EQ(band.n, 5);
+  EXPECT_NEAR(band.low, p10, 1e-4);
+  EXPECT_NEAR(band.high, p90, 1e-4);
+  const auto& cov = data.coverage.at("train/nvidia-hopper");
+  EXPECT_EQ(cov.max_chips, 512);
+  EXPECT_EQ(cov.model_types, std::set<std::string>{"dense"});
+
+  // The file round trip keeps everything.
+  const std::string path = ::testing::TempDir() + "uncertainty.json";
+  std::ofstream(path) << validation::trust_json_text(data);
+  const auto loaded = validation::load_trust(path);
+  EXPECT_DOUBLE_EQ(loaded.bands.at("train/nvidia-hopper").low, band.low);
+  EXPECT_EQ(loaded.coverage.at("train/nvidia-hopper").frameworks, std::set<std::string>{"megatron"});
+
+  // A prediction inside the coverage: a band, not extrapolating; a rate's band is mirrored.
+  validation::TrustQuery q{"train", "nvidia-hopper", "dense", "bf16", "megatron", 1024};
+  auto a = validation::assess(loaded, q);
+  EXPECT_FALSE(a.extrapolating);
+  const auto [lo, hi] = validation::band_of(a, 100.0, false);
+  EXPECT_NEAR(lo, 100.0 * std::exp(-band.high), 1e-9);
+  EXPECT_NEAR(hi, 100.0 * std::exp(-band.low), 1e-9);
+  const auto [tlo, thi] = validation::band_of(a, 2.0, true);
+  EXPECT_NEAR(tlo, 2.0 * std::exp(band.low), 1e-9);
+  EXPECT_NEAR(thi, 2.0 * std::exp(band.high), 1e-9);
+
+  // Outside: every reason named.
+  a = validation::assess(loaded, {"train", "nvidia-hopper", "moe", "fp8", "torchtitan", 1025});
+  EXPECT_TRUE(a.extrapolating);
+  EXPECT_EQ(a.reasons.size(), 4u);
+  a = validation::assess(loaded, {"infer", "trainium", "dense", "bf16", "vllm", 1});
+  EXPECT_TRUE(a.extrapolating);
+  EXPECT_FALSE(a.has_band);
+}
+
+}  // namespace
