@@ -46,7 +46,7 @@ PlanCandidate evaluate(const SearchSpec& spec, const ServeEnv& env, int tp, int 
   c.dollars_per_million_output_tokens = rep->dollars_per_million_output_tokens;
   c.joules_per_output_token = rep->joules_per_output_token;
   c.meets_slo = c.ttft_p90_ms <= core::to_ms(spec.ttft_p90_slo) && c.tpot_p90_ms <= core::to_ms(spec.tpot_p90_slo) &&
-                rep->sim.requests_per_s >= 0.95 * sc.load.rate_per_s;
+                rep->sim.requests_per_s >= env.calibration->number("serving.search.min_sustained_share") * sc.load.rate_per_s;
   return c;
 }
 
