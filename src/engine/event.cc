@@ -16,9 +16,9 @@
 
 #include "common.h"
 #include "pipeline.h"
+#include "xpusim/core/sim_time.h"
 #include "xpusim/mapping/step_plan.h"
 #include "xpusim/net/topology.h"
-#include "xpusim/core/sim_time.h"
 
 namespace xpusim::engine {
 

@@ -217,6 +217,42 @@ StepCostModel::Comm StepCostModel::communication(long long tokens) const {
   return out;
 }
 
+// Prefill: causal query-key pairs at the flash-attention rate (× prefill_efficiency), or the
+// Q/K/V/O bytes when those dominate, on every layer of the chip.
+void StepCostModel::add_prefill_attention(const StepWork& w, Attention& attn) const {
+  if (w.prefill_tokens <= 0) return;
+  const double layers = static_cast<double>(layers_per_chip_);
+  const double kov = profile_.calibration.kernel_overhead.base();
+  const double f = 2.0 * w.prefill_pairs * (d_qk_ + d_v_) * heads_;
+  const double rate = attn_rate_ * std::min(1.0, profile_.prefill_efficiency);
+  const double b = static_cast<double>(w.prefill_tokens) * (heads_ * (d_qk_ + d_v_) * 2.0 +
+                                                            kv_heads_ * (d_qk_ + d_v_) * kv_elem_bytes_);
+  attn.seconds += layers * (std::max(f / rate, b / hbm_rate_) + kov);
+  attn.flops += layers * f;
+}
+
+// Decode: every sequence's KV cache streamed from HBM (per query head before XQA), sliding
+// layers over at most their window.
+void StepCostModel::add_decode_attention(const StepWork& w, Attention& attn) const {
+  if (w.decode_seqs <= 0) return;
+  const double kov = profile_.calibration.kernel_overhead.base();
+  const double ctx = w.decode_context;
+  double ctx_sl = ctx;
+  if (model_.sliding_window > 0)
+    ctx_sl = std::min(ctx, static_cast<double>(model_.sliding_window) * w.decode_seqs);
+  const double q = static_cast<double>(w.decode_q);
+  for (const auto& k : kinds_) {
+    const double c = k.sliding ? ctx_sl : ctx;
+    const double f = 2.0 * c * q * (d_qk_ + d_v_) * heads_;
+    const double kvh = profile_.gqa_kv_sharing ? kv_heads_ : std::max(kv_heads_, heads_);
+    const double b = c * kv_elem_bytes_ *
+                     (model_.attention == workload::AttnKind::Mla ? d_qk_ : kvh * (d_qk_ + d_v_));
+    attn.seconds += k.count * (std::max(f / attn_rate_, b / hbm_rate_) + kov);
+    attn.flops += k.count * f;
+    attn.kv_bytes += k.count * b;
+  }
+}
+
 StepCost StepCostModel::cost(const StepWork& w) const {
   StepCost out;
   const long long dec_tokens = w.decode_seqs * w.decode_q;
@@ -240,47 +276,22 @@ StepCost StepCostModel::cost(const StepWork& w) const {
                                  head_bytes_ / hbm_rate_) +
                         head_time_per_token_ * logits + profile_.calibration.kernel_overhead.base();
   // Attention per layer: prefill pairs at the flash rate; decode streams the KV cache.
-  double attn = 0, attn_f = 0, kv_b = 0;
-  const double layers = static_cast<double>(layers_per_chip_);
-  const double kov = profile_.calibration.kernel_overhead.base();
-  if (w.prefill_tokens > 0) {
-    const double f = 2.0 * w.prefill_pairs * (d_qk_ + d_v_) * heads_;
-    double rate = attn_rate_ * std::min(1.0, profile_.prefill_efficiency);
-    const double b = static_cast<double>(w.prefill_tokens) * (heads_ * (d_qk_ + d_v_) * 2.0 +
-                                                              kv_heads_ * (d_qk_ + d_v_) * kv_elem_bytes_);
-    attn += layers * (std::max(f / rate, b / hbm_rate_) + kov);
-    attn_f += layers * f;
-  }
-  if (w.decode_seqs > 0) {
-    double ctx = w.decode_context;
-    double ctx_sl = ctx;
-    if (model_.sliding_window > 0)
-      ctx_sl = std::min(ctx, static_cast<double>(model_.sliding_window) * w.decode_seqs);
-    const double q = static_cast<double>(w.decode_q);
-    for (const auto& k : kinds_) {
-      const double c = k.sliding ? ctx_sl : ctx;
-      const double f = 2.0 * c * q * (d_qk_ + d_v_) * heads_;
-      const double kvh = profile_.gqa_kv_sharing ? kv_heads_ : std::max(kv_heads_, heads_);
-      const double b = c * kv_elem_bytes_ *
-                       (model_.attention == workload::AttnKind::Mla ? d_qk_ : kvh * (d_qk_ + d_v_));
-      attn += k.count * (std::max(f / attn_rate_, b / hbm_rate_) + kov);
-      attn_f += k.count * f;
-      kv_b += k.count * b;
-    }
-  }
+  Attention attn;
+  add_prefill_attention(w, attn);
+  add_decode_attention(w, attn);
   const double ovh = profile_.step_overhead.base() +
                      profile_.layer_overhead.base() * static_cast<double>(model_.layers) +
                      (w.prefill_tokens > 0 ? profile_.prefill_step_overhead.base() : 0.0);
   // With pp stages the step's latency walks every stage; each chip holds 1/pp of the layers.
-  double stage = lin_t + attn + comm + head_t / pp;
-  if (profile_.overlap_ep_comm) stage = std::max(lin_t + attn, comm) + head_t / pp;
+  double stage = lin_t + attn.seconds + comm + head_t / pp;
+  if (profile_.overlap_ep_comm) stage = std::max(lin_t + attn.seconds, comm) + head_t / pp;
   out.linear = core::seconds(lin_t * pp + head_t);
-  out.attention = core::seconds(attn * pp);
+  out.attention = core::seconds(attn.seconds * pp);
   out.comm = core::seconds(comm * pp);
   out.overhead = core::seconds(ovh);
   out.total = core::seconds(stage * pp + ovh + head_t * (1.0 - 1.0 / pp));
-  out.hbm_bytes = core::bytes(lin.bytes + kv_b + head_bytes_);
-  out.flops = core::flops(lin.flops + attn_f + head_f);
+  out.hbm_bytes = core::bytes(lin.bytes + attn.kv_bytes + head_bytes_);
+  out.flops = core::flops(lin.flops + attn.flops + head_f);
   out.scale_up_bytes = core::bytes(lin.scale_up_bytes);
   out.scale_out_bytes = core::bytes(lin.scale_out_bytes);
   return out;

@@ -111,6 +111,12 @@ class StepCostModel {
     double seconds = 0, scale_up_bytes = 0, scale_out_bytes = 0;
     void add(const net::CollectiveCost& c, double times);
   };
+  /// Attention of a step: time, FLOPs and KV bytes read per chip (accumulated in this order).
+  struct Attention {
+    double seconds = 0, flops = 0, kv_bytes = 0;
+  };
+  void add_prefill_attention(const StepWork& w, Attention& attn) const;
+  void add_decode_attention(const StepWork& w, Attention& attn) const;
   void build_chip_models();
   void count_layer_kinds();
   void set_attention_shape();
