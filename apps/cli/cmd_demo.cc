@@ -124,7 +124,7 @@ Json models(const hw::Catalog& cat, const std::string& models_dir, const calib::
     for (const char* sid : kSystems) {
       const auto& s = cat.system(sid);
       const auto t = engine::fewest_chips_to_train(s, m, seq, core::Dtype::Bf16, params);
-      const auto v = engine::fewest_chips_to_serve(s, m, core::Dtype::Fp8, 8192);
+      const auto v = engine::fewest_chips_to_serve(s, m, core::Dtype::Fp8, 8192, params);
       auto doms = [&](long long chips) {
         return fmt_int((chips + s.chips_per_domain - 1) / s.chips_per_domain) + " " + s.domain_name + "(s)";
       };
@@ -180,7 +180,7 @@ Json time_to_train(const hw::Catalog& cat, const std::string& models_dir, const 
     }
     const auto& p = t.scenario.plan;
     const double days = core::to_seconds(t.time) / 86400.0;
-    const auto e = cost::energy_cost(s, t.result.activity, t.result.step_time);
+    const auto e = cost::energy_cost(s, params, t.result.activity, t.result.step_time);
     const double steps = tokens / t.result.tokens_per_step;
     const double mwh = core::to_joules(e.total_energy) * static_cast<double>(r.chips) * steps / 3.6e9;
     const double usd = core::to_dollars(e.dollars) * static_cast<double>(r.chips) * steps;

@@ -3,6 +3,7 @@
 // (--compare). Flags or a scenario file (--scenario); flags given on the command line win.
 // Parses flags and calls the library (scenario/ loads and resolves, report/ renders).
 
+#include <fstream>
 #include <iostream>
 
 #include "cli_util.h"
@@ -94,6 +95,13 @@ int run_search(const ServeFlags& f, const serve::ServeEnv& env) {
   return 1;
 }
 
+// The serving timeline as Chrome trace JSON (docs/serving.md, "Timeline").
+void write_trace(const std::string& path, const serve::SimResult& sim) {
+  std::ofstream out(path);
+  if (!out) core::fail("--trace", "cannot write file", path, "a writable path");
+  out << serve::chrome_trace_json(sim);
+}
+
 }  // namespace
 
 int run_serve(const Args& args) {
@@ -103,29 +111,30 @@ int run_serve(const Args& args) {
   app.add_option("--config", f.config_file, "deprecated: a flat scenario file (use --scenario)");
   add_plan_flags(app, f.in, f);
   add_workload_flags(app, f.in, f);
-  app.add_option("--trace", f.trace, "deprecated spelling of --arrivals (reads a CSV of requests)");
+  app.add_option("--trace", f.trace,
+                 "write the serving timeline to FILE (Chrome trace JSON, opens in Perfetto): a track per "
+                 "engine with its steps, the first 1000 requests' queue/prefill/decode phases");
   app.add_flag("--search", f.search, "fewest chips and the plan meeting --rate within the SLOs");
   app.add_flag("--compare", f.compare, "search on several systems side by side");
   app.add_option("--systems", f.systems, "systems for --compare (default: trn3-ultraserver-gen2 trn2-ultraserver gb300-nvl72)");
   app.add_flag("--json", f.json, "print one JSON document");
   add_calibration_option(app, f.calibration_file);
   if (int rc = parse(app, args); rc >= 0) return rc;
-  if (!f.trace.empty()) {
-    std::cerr << "xpusim serve: --trace FILE reading arrivals is deprecated: use --arrivals FILE\n";
-    if (f.arrivals.empty()) f.arrivals = f.trace;
-  }
   resolve_inputs(f);
 
   const auto cat = hw::Catalog::load(data_dir() + "/catalog");
   const calib::Params params = load_calibration(f.calibration_file);
   const serve::ServeEnv env{&cat, data_dir() + "/models", &params};
   if (f.search || f.compare) return run_search(f, env);
-  const auto rep = serve::run_scenario(scenario::build_serve(f.in), env);
+  serve::ServeScenario sc = scenario::build_serve(f.in);
+  sc.trace = !f.trace.empty();
+  const auto rep = serve::run_scenario(sc, env);
   if (!rep) {
     if (f.json) std::cout << report::serve_infeasible_document(provenance(true, true, f.calibration_file), f.in, rep.error()).dump(2) << "\n";
     std::cerr << "xpusim serve: infeasible: " << rep.error() << "\n";
     return 1;
   }
+  if (!f.trace.empty()) write_trace(f.trace, rep->sim);
   if (f.json) std::cout << report::serve_document(provenance(true, true, f.calibration_file), f.in, *rep).dump(2) << "\n";
   else std::cout << report::serve_text(*rep);
   return 0;

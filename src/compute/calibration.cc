@@ -23,7 +23,7 @@ double power_cap_factor(const hw::ChipSpec& chip, const calib::Params& params) {
   if (!chip.power_cap || !(chip.power_cap->value < chip.tdp.value)) return 1.0;
   const double tdp = core::to_watts(chip.tdp.value);
   const double cap = core::to_watts(chip.power_cap->value);
-  const double idle = hw::kIdlePowerFraction;
+  const double idle = params.number("cost.idle_power_fraction");
   const double floor = params.number("compute.power_cap.min_dynamic_share");
   return std::cbrt(std::max(floor, (cap - idle * tdp) / ((1.0 - idle) * tdp)));
 }

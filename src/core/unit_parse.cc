@@ -142,6 +142,7 @@ std::string dimension_name(int t, int b, int f, int d, int e) {
       {0, 0, 0, 0, 1, "an energy"},     {-1, 0, 0, 0, 0, "a frequency"},
       {-1, 0, 1, 0, 0, "a FLOP rate"},  {-1, 1, 0, 0, 0, "a bandwidth"},
       {-1, 0, 0, 0, 1, "a power"},      {-1, 0, 0, 1, 0, "a price per time"},
+      {0, -1, 0, 0, 1, "an energy per byte"}, {0, 0, -1, 0, 1, "an energy per FLOP"},
       {0, 0, 0, 0, 0, "a plain number"},
   };
   for (const auto& n : kNames)

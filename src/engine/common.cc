@@ -81,7 +81,7 @@ void finish(const TrainScenario& s, const StepCosts& c, TrainResult& r) {
                       : schedule.weight_copies() == 2
                           ? "rank r: stages r and " + std::to_string(plan.pp - 1) + "-r (one per direction)"
                           : "rank r: " + std::to_string(schedule.chunks_per_rank(shape)) + " chunks of stage r";
-  r.memory = mapping::train_memory_per_chip(s.model, plan);
+  r.memory = mapping::train_memory_per_chip(s.model, plan, mapping::memory_params(*s.calibration));
   r.hbm_capacity = chip.hbm_capacity.value;
   r.fits = r.memory.total() <= r.hbm_capacity;
   // Activity of the busiest stage: per micro-batch × micro-batches + per-step extras.

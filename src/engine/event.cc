@@ -16,6 +16,7 @@
 
 #include "common.h"
 #include "pipeline.h"
+#include "xpusim/core/sim_time.h"
 #include "xpusim/mapping/step_plan.h"
 #include "xpusim/net/topology.h"
 
@@ -23,13 +24,13 @@ namespace xpusim::engine {
 
 namespace {
 
-using Ps = long long;
+using Ps = core::SimTime;
 using mapping::Pass;
 using mapping::StepTask;
 using mapping::TaskKind;
 
-Ps to_ps(core::Seconds s) { return static_cast<Ps>(std::llround(core::to_seconds(s) * 1e12)); }
-core::Seconds from_ps(Ps p) { return core::seconds(static_cast<double>(p) * 1e-12); }
+using core::from_sim_time;
+using core::to_sim_time;
 
 /// Durations of the plan's tasks: compute (and the all-to-all part a pair can hide), sends,
 /// gradient buckets.
@@ -46,7 +47,7 @@ TaskTimes task_times(const mapping::StepPlan& plan, const detail::PipelineCosts&
   t.a2a.resize(plan.tasks.size(), 0);
   t.dp_contention = c.dp_contention;
   t.dp_overlap = dp_overlap;
-  const Ps p2p = to_ps(c.p2p);
+  const Ps p2p = to_sim_time(c.p2p);
   for (size_t i = 0; i < plan.tasks.size(); ++i) {
     const StepTask& task = plan.tasks[i];
     const detail::RankCost& rc = p.ranks[static_cast<size_t>(task.rank)];
@@ -55,16 +56,16 @@ TaskTimes task_times(const mapping::StepPlan& plan, const detail::PipelineCosts&
       t.duration[i] = p2p;
     } else if (task.kind == TaskKind::DpReduce) {
       const double share = rc.grad_share[static_cast<size_t>(task.chunk)] / task.buckets;
-      t.duration[i] = to_ps(c.dp_grad_reduce * share);
+      t.duration[i] = to_sim_time(c.dp_grad_reduce * share);
     } else if (task.pass == Pass::Forward) {
-      t.duration[i] = to_ps(ct.forward);
-      t.a2a[i] = to_ps(ct.forward_a2a);
+      t.duration[i] = to_sim_time(ct.forward);
+      t.a2a[i] = to_sim_time(ct.forward_a2a);
     } else if (task.pass == Pass::BackwardWeight) {
-      t.duration[i] = to_ps(ct.weight_grad);
+      t.duration[i] = to_sim_time(ct.weight_grad);
     } else {
       const bool input_only = task.pass == Pass::BackwardInput;
-      t.duration[i] = to_ps(input_only ? ct.backward - ct.weight_grad : ct.backward);
-      t.a2a[i] = to_ps(ct.backward_a2a);
+      t.duration[i] = to_sim_time(input_only ? ct.backward - ct.weight_grad : ct.backward);
+      t.a2a[i] = to_sim_time(ct.backward_a2a);
     }
   }
   return t;
@@ -219,24 +220,24 @@ void fill_result(const TrainScenario& s, const detail::StepCosts& c, const detai
                  const Simulation& sim, TrainResult& r) {
   Ps end = 0, compute_end = 0;
   for (int st = 0; st < p.shape.pp; ++st) {
-    const Ps gather = to_ps(detail::exposed_param_gather(c, p, st));
+    const Ps gather = to_sim_time(detail::exposed_param_gather(c, p, st));
     end = std::max(end, std::max(sim.compute_end(st), sim.comm_end(st)) + gather);
     compute_end = std::max(compute_end, sim.compute_end(st));
   }
-  const Ps opt = to_ps(c.optimizer);
+  const Ps opt = to_sim_time(c.optimizer);
   if (!r.trace.empty())
     for (int st = 0; st < p.shape.pp; ++st) r.trace.push_back(TraceEvent{"optimizer", "optimizer", st, 0, end, opt});
-  r.step_time = from_ps(end + opt) + s.framework.step_overhead;
+  r.step_time = from_sim_time(end + opt) + s.framework.step_overhead;
   const detail::RankCost& busiest = p.ranks[static_cast<size_t>(p.busiest)];
   r.breakdown = busiest.per_step;
-  if (p.schedule->pairs_chunks()) r.breakdown.ep_comm = from_ps(sim.exposed_a2a(p.busiest));
-  r.breakdown.dp_comm = from_ps(end - compute_end) + busiest.fsdp;
+  if (p.schedule->pairs_chunks()) r.breakdown.ep_comm = from_sim_time(sim.exposed_a2a(p.busiest));
+  r.breakdown.dp_comm = from_sim_time(end - compute_end) + busiest.fsdp;
   r.breakdown.pp_comm = c.p2p * (2.0 * (p.shape.pp - 1));
   r.breakdown.optimizer = c.optimizer;
   r.breakdown.other = s.framework.step_overhead;
   Ps most_busy = 0;
   for (int st = 0; st < p.shape.pp; ++st) most_busy = std::max(most_busy, sim.busy(st));
-  r.breakdown.bubble = core::max(core::Seconds{}, from_ps(compute_end - most_busy) - r.breakdown.pp_comm);
+  r.breakdown.bubble = core::max(core::Seconds{}, from_sim_time(compute_end - most_busy) - r.breakdown.pp_comm);
 }
 
 }  // namespace

@@ -71,11 +71,11 @@ bool make_candidate(const TrainScenario& base, const Layout& l, int vpp, long lo
 
 /// True when the plan's memory cannot fit even with full recompute (the least activation
 /// memory), or its pipeline schedule refuses it: no need to time it.
-bool prune(const TrainScenario& s) {
+bool prune(const TrainScenario& s, const mapping::MemoryParams& memory) {
   if (mapping::schedule_of(s.plan).refusal(mapping::pipeline_shape(s.plan))) return true;
   mapping::TrainPlan least = s.plan;
   least.recompute = mapping::Recompute::Full;
-  return mapping::train_memory_per_chip(s.model, least).total() > s.system->chip.hbm_capacity.value;
+  return mapping::train_memory_per_chip(s.model, least, memory).total() > s.system->chip.hbm_capacity.value;
 }
 
 /// True when one micro-batch per data-parallel rank already exceeds the batch target: such a
@@ -116,6 +116,7 @@ void time_choices(TrainScenario s, const SearchSpace& space, SearchResult& best)
 
 SearchResult search_plan(const TrainScenario& base, long long chips, const SearchSpace& space) {
   SearchResult best;
+  const mapping::MemoryParams memory = mapping::memory_params(*base.calibration);
   const std::vector<int> vpps = space.vpp.empty() ? std::vector<int>{base.plan.vpp} : space.vpp;
   const std::vector<long long> micro_batches =
       space.micro_batch.empty() ? std::vector<long long>{base.plan.micro_batch} : space.micro_batch;
@@ -125,7 +126,7 @@ SearchResult search_plan(const TrainScenario& base, long long chips, const Searc
       for (long long mb : micro_batches) {
         TrainScenario s;
         if (!make_candidate(base, l, vpp, mb, space, s)) continue;
-        if (prune(s)) {
+        if (prune(s, memory)) {
           ++best.pruned;
           continue;
         }

@@ -30,7 +30,8 @@ mapping::Recompute least_recompute_that_fits(const TrainScenario& s,
   mapping::TrainPlan plan = s.plan;
   for (const auto rc : candidates) {
     plan.recompute = rc;
-    if (mapping::train_memory_per_chip(s.model, plan).total() <= s.system->chip.hbm_capacity.value) return rc;
+    const auto memory = mapping::train_memory_per_chip(s.model, plan, mapping::memory_params(*s.calibration));
+    if (memory.total() <= s.system->chip.hbm_capacity.value) return rc;
   }
   return candidates.back();
 }
@@ -66,7 +67,8 @@ TrainFit fewest_chips_to_train(const hw::SystemSpec& sys, const workload::ModelS
 }
 
 ServeFit fewest_chips_to_serve(const hw::SystemSpec& sys, const workload::ModelSpec& model,
-                               core::Dtype weights, long long context) {
+                               core::Dtype weights, long long context, const calib::Params& params) {
+  const mapping::MemoryParams memory = mapping::memory_params(params);
   ServeFit fit;
   const core::Bytes cap = sys.chip.hbm_capacity.value;
   for (int pp = 1; pp <= 64; pp *= 2) {
@@ -77,7 +79,7 @@ ServeFit fewest_chips_to_serve(const hw::SystemSpec& sys, const workload::ModelS
       plan.pp = pp;
       plan.weight_dtype = weights;
       plan.kv_dtype = core::Dtype::Bf16;
-      const auto m = mapping::serve_memory_per_chip(model, plan, 1, context);
+      const auto m = mapping::serve_memory_per_chip(model, plan, 1, context, memory);
       if (m.total() <= cap) {
         const long long chips = static_cast<long long>(tp) * pp;
         if (!fit.found || chips < fit.chips) {

@@ -169,7 +169,8 @@ core::Bytes activation_bytes_per_layer(const ModelSpec& model, const TrainPlan& 
   return core::Bytes{};
 }
 
-TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan, int stage) {
+TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan, int stage,
+                                  const MemoryParams& params) {
   XS_CHECK(plan.tp >= 1 && plan.pp >= 1 && plan.dp >= 1 && plan.cp >= 1 && plan.ep >= 1,
            "plan degrees must be positive (check_train_plan first)");
   const int r = stage;
@@ -239,15 +240,16 @@ TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan,
 
   // Workspace: the documented base, plus ZeRO-3/FSDP's gathered weights of two layers (the one
   // computing and the one being prefetched).
-  mem.workspace = kTrainWorkspaceBase;
+  mem.workspace = params.workspace;
   if (shard_weights) mem.workspace += core::bytes(2.0 * kWeightBytes * largest_layer);
   return mem;
 }
 
-TrainMemory train_memory_per_chip(const ModelSpec& model, const TrainPlan& plan) {
-  TrainMemory best = train_memory_of_stage(model, plan, 0);
+TrainMemory train_memory_per_chip(const ModelSpec& model, const TrainPlan& plan,
+                                  const MemoryParams& params) {
+  TrainMemory best = train_memory_of_stage(model, plan, 0, params);
   for (int r = 1; r < plan.pp; ++r) {
-    TrainMemory m = train_memory_of_stage(model, plan, r);
+    TrainMemory m = train_memory_of_stage(model, plan, r, params);
     if (m.total() > best.total()) best = m;
   }
   return best;
@@ -265,7 +267,7 @@ double kv_elems_layer_chip(const ModelSpec& m, const ServePlan& p) {
 }
 
 ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long sequences,
-                        long long context, long long step_tokens, int r) {
+                        long long context, long long step_tokens, int r, const MemoryParams& params) {
   const std::vector<int> layers = stage_layers(model.layers, plan.pp, 1, r);
   const bool first = r == 0, last = r == plan.pp - 1;
   const auto pc = workload::count_params(model);
@@ -300,26 +302,31 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
   double act = d(step_tokens) * ab * (2.0 * d(model.hidden) + inner_width / plan.tp);
   if (last) act += d(sequences) * 4.0 * d(model.vocab) / plan.tp;
   mem.activations = core::bytes(act);
-  mem.workspace = kServeWorkspaceBase;
+  mem.workspace = params.workspace;
   return mem;
 }
 
 }  // namespace
 
 ServeMemory serve_memory_per_chip(const ModelSpec& model, const ServePlan& plan,
-                                  long long sequences, long long context, long long step_tokens) {
+                                  long long sequences, long long context, long long step_tokens,
+                                  const MemoryParams& params) {
   XS_CHECK(plan.tp >= 1 && plan.pp >= 1 && plan.ep >= 1, "serve plan degrees must be positive");
-  ServeMemory best = serve_stage(model, plan, sequences, context, step_tokens, 0);
+  ServeMemory best = serve_stage(model, plan, sequences, context, step_tokens, 0, params);
   for (int r = 1; r < plan.pp; ++r) {
-    ServeMemory m = serve_stage(model, plan, sequences, context, step_tokens, r);
+    ServeMemory m = serve_stage(model, plan, sequences, context, step_tokens, r, params);
     if (m.total() > best.total()) best = m;
   }
   return best;
 }
 
 ServeMemory serve_memory_per_chip(const ModelSpec& model, const ServePlan& plan,
-                                  long long sequences, long long context) {
-  return serve_memory_per_chip(model, plan, sequences, context, sequences);
+                                  long long sequences, long long context, const MemoryParams& params) {
+  return serve_memory_per_chip(model, plan, sequences, context, sequences, params);
+}
+
+MemoryParams memory_params(const calib::Params& params) {
+  return MemoryParams{params.bytes("memory.workspace_per_chip")};
 }
 
 core::Bytes kv_bytes_per_token_per_chip(const ModelSpec& model, const ServePlan& plan) {

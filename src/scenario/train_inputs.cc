@@ -315,7 +315,7 @@ TrainRun run_train(const TrainInputs& in, const hw::Catalog& cat, const std::str
   if (!run.result.feasible)
     core::fail("plan", "not a valid parallel plan: " + run.result.reason, plan_text(s.plan),
                "degrees that divide the model and the chips (see --help)");
-  run.energy = cost::energy_cost(*s.system, run.result.activity, run.result.step_time);
+  run.energy = cost::energy_cost(*s.system, params, run.result.activity, run.result.step_time);
   if (in.train_tokens) run.budget = budget_for(*in.train_tokens, run.result, run.energy, s.plan.chips());
   return run;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "xpusim/core/diagnostics.h"
@@ -11,6 +12,7 @@
 #include "xpusim/net/collective.h"
 #include "xpusim/net/topology.h"
 #include "xpusim/cost/energy.h"
+#include "xpusim/mapping/memory.h"
 #include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
 
@@ -48,7 +50,7 @@ Dtype precision_dtype(const std::string& name, const std::string& path) {
 }
 
 int default_tp(const hw::SystemSpec& sys, const workload::ModelSpec& m, Dtype weights,
-               long long chips, bool attention_dp) {
+               long long chips, bool attention_dp, double max_weight_share) {
   if (attention_dp) return 1;
   const double w = workload::weight_bytes(m, weights).base();
   const double hbm = sys.chip.hbm_capacity.value.base();
@@ -58,55 +60,70 @@ int default_tp(const hw::SystemSpec& sys, const workload::ModelSpec& m, Dtype we
     if (m.heads % t != 0) break;
     if (chips > 0 && chips % t != 0) break;
     best = t;
-    // Weights at most 60% of HBM leave room for a useful KV cache.
-    if (w / t <= 0.6 * hbm) return t;
+    // Weights at most max_weight_share of HBM leave room for a useful KV cache.
+    if (w / t <= max_weight_share * hbm) return t;
   }
   return best;
 }
 
-core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& env) {
-  XS_CHECK(env.catalog != nullptr, "run_scenario: no catalog");
-  ServeReport rep;
-  ServeScenario sc = in;
-  const hw::SystemSpec& sys = env.catalog->system(sc.system, "system");
-  const workload::ModelSpec model = workload::load_model(sc.model, env.models_dir);
-  core::Diagnostics diags;
+namespace {
 
-  const Dtype math = precision_dtype(sc.precision, "precision");
-  const Dtype wdt = sc.weight_precision.empty() ? math : precision_dtype(sc.weight_precision, "weight_precision");
-  Dtype kvdt = Dtype::Bf16;
-  if (!sc.kv_precision.empty()) kvdt = precision_dtype(sc.kv_precision, "kv_precision");
-  else if (is_low(math)) kvdt = Dtype::Fp8;
-  if (sc.kv_precision.empty()) sc.kv_precision = core::dtype_name(kvdt);
+struct Precisions {
+  Dtype math = Dtype::Bf16, weights = Dtype::Bf16, kv = Dtype::Bf16;
+};
 
+// Math, weight and KV dtypes; an unset KV precision is fp8 for low-precision math, else bf16.
+Precisions resolve_precisions(ServeScenario& sc) {
+  Precisions p;
+  p.math = precision_dtype(sc.precision, "precision");
+  p.weights = sc.weight_precision.empty() ? p.math : precision_dtype(sc.weight_precision, "weight_precision");
+  if (!sc.kv_precision.empty()) p.kv = precision_dtype(sc.kv_precision, "kv_precision");
+  else if (is_low(p.math)) p.kv = Dtype::Fp8;
+  if (sc.kv_precision.empty()) sc.kv_precision = core::dtype_name(p.kv);
+  return p;
+}
+
+// The framework (default for the chip) and its profile with the version and overlap applied.
+FrameworkProfile resolve_framework(ServeScenario& sc, const hw::SystemSpec& sys, const calib::Params& params,
+                                   ServeReport& rep) {
   const Framework fw = sc.framework.value_or(default_framework(sys.chip));
   if (!sc.framework) rep.assumptions.push_back("framework: " + framework_name(fw) + " (default for " + sys.chip.id + ")");
   sc.framework = fw;
-  XS_CHECK(env.calibration != nullptr, "ServeEnv::calibration not set");
-  FrameworkProfile prof = framework_profile(fw, sys.chip, *env.calibration);
-  const net::TopologyOptions topo_opts{net::network_params(*env.calibration), std::nullopt};
+  FrameworkProfile prof = framework_profile(fw, sys.chip, params);
   apply_framework_version(prof, sc.framework_version);
   if (!prof.gqa_kv_sharing)
     rep.assumptions.push_back(framework_name(fw) + " " + sc.framework_version +
                               ": decode attention reads the KV cache once per query head (pre-XQA)");
   if (sc.overlap_ep_comm) prof.overlap_ep_comm = true;
+  return prof;
+}
 
+// Degrees that must hold before tp can be chosen.
+void check_degrees(const ServeScenario& sc) {
+  core::Diagnostics diags;
   if (sc.attention_dp && sc.tp > 1) diags.error("tp", "DP attention needs tp = 1", std::to_string(sc.tp));
   if (sc.pp < 1) diags.error("pp", "must be at least 1", std::to_string(sc.pp));
   if (sc.ep < 1) diags.error("ep", "must be at least 1", std::to_string(sc.ep));
   diags.throw_if_any();
+}
+
+// tp (when unset) and chips (when unset: one engine, or ep chips with DP attention).
+void fill_layout(ServeScenario& sc, const hw::SystemSpec& sys, const workload::ModelSpec& model,
+                 Dtype weights, const calib::Params& params, ServeReport& rep) {
   if (sc.tp <= 0) {
+    const double share = params.number("serving.defaults.max_weight_share_of_hbm");
     const long long per_engine_chips = sc.chips > 0 ? sc.chips / std::max(1, sc.pp) : 0;
-    sc.tp = default_tp(sys, model, wdt, per_engine_chips, sc.attention_dp);
-    rep.assumptions.push_back("tp = " + std::to_string(sc.tp) +
-                              " (smallest power of two with weights <= 60% of HBM per chip)");
+    sc.tp = default_tp(sys, model, weights, per_engine_chips, sc.attention_dp, share);
+    rep.assumptions.push_back("tp = " + std::to_string(sc.tp) + " (smallest power of two with weights <= " +
+                              fmt(share * 100, 0) + "% of HBM per chip)");
   }
   const long long engine_chips = sc.attention_dp ? 1 : static_cast<long long>(sc.tp) * sc.pp;
   if (sc.chips <= 0) sc.chips = sc.attention_dp ? sc.ep : engine_chips;
-  // Layout checks: every one reported at once.
-  const bool pads_heads = fw == Framework::NeuronTnx || fw == Framework::NeuronNxdi;
-  if (model.heads % sc.tp != 0 && pads_heads)
-    rep.assumptions.push_back("heads padded to a multiple of tp (" + std::to_string(sc.tp) + "), as Neuron does");
+}
+
+// The model's split over the layout: heads, KV heads, layers, experts.
+void check_model_split(const ServeScenario& sc, const workload::ModelSpec& model, bool pads_heads,
+                       core::Diagnostics& diags) {
   if (model.heads % sc.tp != 0 && !pads_heads)
     diags.error("tp", "tp must divide the attention heads (" + std::to_string(model.heads) + ")",
                 std::to_string(sc.tp));
@@ -118,6 +135,11 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
     diags.error("ep", model.is_moe() ? "ep must divide the experts (" + std::to_string(model.moe.num_experts) + ")"
                                      : "ep > 1 needs a mixture-of-experts model",
                 std::to_string(sc.ep));
+}
+
+// Chips against the engines, the pools and the system.
+void check_chips(const ServeScenario& sc, const hw::SystemSpec& sys, long long engine_chips,
+                 core::Diagnostics& diags) {
   const long long pool_chips = sc.prefill_chips > 0 ? sc.prefill_chips : sc.chips;
   if (sc.prefill_chips > 0 && sc.prefill_chips >= sc.chips)
     diags.error("prefill_chips", "the prefill pool must leave chips for the decode pool",
@@ -130,17 +152,35 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   if (sys.max_chips.value > 0 && sc.chips > sys.max_chips.value)
     diags.error("chips", "more chips than the system's largest cluster (" + std::to_string(sys.max_chips.value) + ")",
                 std::to_string(sc.chips));
+}
+
+// The load and speculative decoding.
+void check_load(const ServeScenario& sc, core::Diagnostics& diags) {
   if (sc.load.requests < 1 && sc.load.arrival != ArrivalKind::Trace)
     diags.error("requests", "must be at least 1", std::to_string(sc.load.requests));
   if (sc.load.arrival == ArrivalKind::Poisson && !(sc.load.rate_per_s > 0))
     diags.error("rate", "must be positive", fmt(sc.load.rate_per_s, 3));
   if (sc.draft_len < 0) diags.error("draft_len", "must be >= 0", std::to_string(sc.draft_len));
   if (sc.acceptance < 0 || sc.acceptance >= 1) diags.error("acceptance", "must be in [0, 1)", fmt(sc.acceptance, 3));
-  diags.throw_if_any();
+}
 
-  // Scheduler: the framework's defaults, then the user's overrides.
-  SimSpec spec;
-  auto& s = spec.scheduler;
+// Every layout rule at once (InputError); heads padding is stated as an assumption.
+void check_layout(const ServeScenario& sc, const hw::SystemSpec& sys, const workload::ModelSpec& model,
+                  ServeReport& rep) {
+  const bool pads_heads = sc.framework == Framework::NeuronTnx || sc.framework == Framework::NeuronNxdi;
+  if (model.heads % sc.tp != 0 && pads_heads)
+    rep.assumptions.push_back("heads padded to a multiple of tp (" + std::to_string(sc.tp) + "), as Neuron does");
+  core::Diagnostics diags;
+  const long long engine_chips = sc.attention_dp ? 1 : static_cast<long long>(sc.tp) * sc.pp;
+  check_model_split(sc, model, pads_heads, diags);
+  check_chips(sc, sys, engine_chips, diags);
+  check_load(sc, diags);
+  diags.throw_if_any();
+}
+
+// The framework's scheduler defaults, then the user's overrides.
+SchedulerSpec scheduler_of(const ServeScenario& sc, const FrameworkProfile& prof) {
+  SchedulerSpec s;
   s.kind = sc.scheduler.value_or(prof.scheduler);
   s.kv_policy = sc.kv_policy.value_or(prof.kv_policy);
   s.chunked_prefill = sc.chunked_prefill.value_or(prof.chunked_prefill);
@@ -148,95 +188,99 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   s.max_batched_tokens = sc.max_batched_tokens > 0 ? sc.max_batched_tokens : prof.max_batched_tokens;
   s.static_batch = sc.static_batch;
   s.block_size = sc.block_size > 0 ? sc.block_size : prof.block_size;
+  return s;
+}
 
+ReplicaPlan replica_plan(const ServeScenario& sc, const Precisions& p) {
   ReplicaPlan plan;
   plan.plan.tp = sc.tp;
   plan.plan.pp = sc.pp;
   plan.plan.ep = sc.ep;
-  plan.plan.weight_dtype = wdt;
-  plan.plan.math_dtype = math;
-  plan.plan.kv_dtype = kvdt;
+  plan.plan.weight_dtype = p.weights;
+  plan.plan.math_dtype = p.math;
+  plan.plan.kv_dtype = p.kv;
   plan.attention_dp = sc.attention_dp;
-  std::unique_ptr<net::Topology> topo;
-  if (plan.group_chips() > 1)
-    topo = std::make_unique<net::Topology>(net::Topology::build(sys, topo_chips(sys, plan.group_chips()), topo_opts));
-  StepCostModel cost(sys, model, plan, prof, topo.get());
-  const auto& mem = cost.memory();
-  rep.memory = mem;
-  auto breakdown = [&]() {
-    return "per chip: weights " + fmt(core::to_gib(mem.weights)) + " GiB + workspace " +
-           fmt(core::to_gib(mem.workspace)) + " GiB vs HBM " + fmt(core::to_gib(mem.hbm)) +
-           " GiB (tp=" + std::to_string(sc.tp) + ", pp=" + std::to_string(sc.pp) + ", ep=" +
-           std::to_string(sc.ep) + ", weights " + core::dtype_name(wdt) + ")";
-  };
-  if (mem.kv_tokens <= 0)
-    return core::make_error("model does not fit: " + breakdown() + "; no room for a KV cache");
-  // The longest request must fit in one engine's KV cache.
+  return plan;
+}
+
+// Expected infeasibility: no room for a KV cache, or the longest request (by the requested
+// lengths; drawn lengths spread around them) does not fit one engine's cache.
+std::optional<std::string> memory_refusal(const ServeScenario& sc, const ReplicaMemory& mem, Dtype weights) {
+  const std::string breakdown =
+      "per chip: weights " + fmt(core::to_gib(mem.weights)) + " GiB + workspace " + fmt(core::to_gib(mem.workspace)) +
+      " GiB vs HBM " + fmt(core::to_gib(mem.hbm)) + " GiB (tp=" + std::to_string(sc.tp) + ", pp=" +
+      std::to_string(sc.pp) + ", ep=" + std::to_string(sc.ep) + ", weights " + core::dtype_name(weights) + ")";
+  if (mem.kv_tokens <= 0) return "model does not fit: " + breakdown + "; no room for a KV cache";
   long long longest = sc.load.in_len + sc.load.out_len;
   for (const auto& r : sc.load.trace) longest = std::max(longest, r.in_len + r.out_len);
-  if (sc.load.lengths == LengthDist::OpenOrcaLike) longest = std::min<long long>(longest, 2048);
   if (mem.kv_tokens < longest)
-    return core::make_error("model does not fit: KV cache holds " + std::to_string(mem.kv_tokens) +
-                            " tokens per engine, a request needs " + std::to_string(longest) + "; " + breakdown());
+    return "model does not fit: KV cache holds " + std::to_string(mem.kv_tokens) + " tokens per engine, a request needs " +
+           std::to_string(longest) + "; " + breakdown;
+  return std::nullopt;
+}
 
-  // Speculative decoding: draft engine on the same chips.
+/// What a run builds and the simulation points to: topologies and step-cost models.
+struct Build {
+  std::unique_ptr<net::Topology> topo, whole;
+  std::unique_ptr<StepCostModel> cost, draft;
   std::unique_ptr<workload::ModelSpec> draft_model;
-  std::unique_ptr<StepCostModel> draft;
-  spec.spec.draft_len = sc.draft_len;
-  spec.spec.acceptance = sc.acceptance;
-  if (sc.draft_len > 0 && !sc.draft_model.empty()) {
-    draft_model = std::make_unique<workload::ModelSpec>(workload::load_model(sc.draft_model, env.models_dir));
-    ReplicaPlan dp = plan;
-    dp.plan.tp = std::min(sc.tp, draft_model->heads);
-    while (dp.plan.tp > 1 && draft_model->heads % dp.plan.tp != 0) dp.plan.tp /= 2;
-    draft = std::make_unique<StepCostModel>(sys, *draft_model, dp, prof, topo.get());
-    spec.spec.draft = draft.get();
-  }
+  SimSpec spec;
+};
 
-  // Pools.
-  const long long engines = sc.attention_dp ? pool_chips : pool_chips / engine_chips;
-  spec.pool = PoolSpec{&cost, static_cast<int>(engines)};
-  std::unique_ptr<net::Topology> whole;
-  if (sc.prefill_chips > 0) {
-    spec.disaggregated = true;
-    const long long dec = (sc.chips - sc.prefill_chips) / engine_chips;
-    spec.decode_pool = PoolSpec{&cost, static_cast<int>(dec)};
-    rep.decode_engines = static_cast<int>(dec);
-    // KV transfer: each prefill chip sends its shard of the cache to its decode counterpart.
-    const long long n = topo_chips(sys, sc.chips);
-    whole = std::make_unique<net::Topology>(net::Topology::build(sys, n, topo_opts));
-    const double tokens = 1024;
-    auto c = net::collective_cost(*whole, net::CollectiveKind::SendRecv, mem.kv_per_token * tokens,
-                                  net::Group{2, sc.prefill_chips});
-    spec.kv_transfer_latency = c.latency;
-    spec.kv_transfer_per_token = (c.time - c.latency) / tokens;
-  }
-  spec.load = sc.load;
-  spec.timeout = sc.timeout;
-  if (sc.load.arrival == ArrivalKind::Trace) spec.load.requests = static_cast<long long>(sc.load.trace.size());
+// Speculative decoding: a draft model on the same chips (tp at most its heads).
+void add_draft(const ServeScenario& sc, const ServeEnv& env, const hw::SystemSpec& sys, const ReplicaPlan& plan,
+               const FrameworkProfile& prof, Build& b) {
+  b.spec.spec.draft_len = sc.draft_len;
+  b.spec.spec.acceptance = sc.acceptance;
+  if (sc.draft_len <= 0 || sc.draft_model.empty()) return;
+  b.draft_model = std::make_unique<workload::ModelSpec>(workload::load_model(sc.draft_model, env.models_dir));
+  ReplicaPlan dp = plan;
+  dp.plan.tp = std::min(sc.tp, b.draft_model->heads);
+  while (dp.plan.tp > 1 && b.draft_model->heads % dp.plan.tp != 0) dp.plan.tp /= 2;
+  b.draft = std::make_unique<StepCostModel>(sys, *b.draft_model, dp, prof, mapping::memory_params(*env.calibration),
+                                            b.topo.get());
+  b.spec.spec.draft = b.draft.get();
+}
 
-  rep.sim = simulate(spec);
-  rep.scenario = sc;
-  rep.framework = framework_name(fw);
-  rep.engines = static_cast<int>(engines);
-  rep.chips_used = sc.chips;
-  const double dur = rep.sim.duration.base();
-  if (dur > 0) {
-    rep.output_tokens_per_s_per_chip = rep.sim.output_tokens_per_s / static_cast<double>(sc.chips);
-    rep.goodput_requests_per_s = goodput(rep.sim, sc.ttft_slo, sc.tpot_slo);
-    const double chip_busy = rep.sim.busy_time.base() * static_cast<double>(engine_chips);
-    const double busy_frac = chip_busy / (dur * static_cast<double>(sc.chips));
-    const auto e = cost::busy_energy_cost(sys, rep.sim.duration, busy_frac);
-    const double chips = static_cast<double>(sc.chips);
-    rep.power_per_chip_w = core::to_watts(e.average_power);
-    if (rep.sim.output_tokens > 0) {
-      const double tokens = static_cast<double>(rep.sim.output_tokens);
-      rep.joules_per_output_token = core::to_joules(e.total_energy) * chips / tokens;
-      rep.dollars_per_million_output_tokens = core::to_dollars(e.dollars) * chips * 1e6 / tokens;
-    }
-    rep.energy_estimated = true;
-    rep.price_estimated = e.price_estimated;
+// Disaggregated serving: a decode pool, and the KV hand-off timed on the whole system.
+void add_decode_pool(const ServeScenario& sc, const hw::SystemSpec& sys, const net::TopologyOptions& opts,
+                     long long engine_chips, Build& b) {
+  b.spec.disaggregated = true;
+  const long long dec = (sc.chips - sc.prefill_chips) / engine_chips;
+  b.spec.decode_pool = PoolSpec{b.cost.get(), static_cast<int>(dec)};
+  // KV transfer: each prefill chip sends its shard of the cache to its decode counterpart.
+  b.whole = std::make_unique<net::Topology>(net::Topology::build(sys, topo_chips(sys, sc.chips), opts));
+  const double tokens = 1024;
+  const auto c = net::collective_cost(*b.whole, net::CollectiveKind::SendRecv, b.cost->memory().kv_per_token * tokens,
+                                      net::Group{2, sc.prefill_chips});
+  b.spec.kv_transfer_latency = c.latency;
+  b.spec.kv_transfer_per_token = (c.time - c.latency) / tokens;
+  b.spec.kv_transfer_scale_up_per_token = c.scale_up_bytes / tokens;
+  b.spec.kv_transfer_scale_out_per_token = c.scale_out_bytes / tokens;
+}
+
+// Throughput per chip, goodput, and cost/'s energy of the run's activity (per chip: the
+// activity of one chip per engine, times the engine's chips, over all chips).
+void fill_rates_and_energy(const ServeScenario& sc, const hw::SystemSpec& sys, const calib::Params& params,
+                           long long engine_chips, ServeReport& rep) {
+  if (rep.sim.duration.base() <= 0) return;
+  const double chips = static_cast<double>(sc.chips);
+  rep.output_tokens_per_s_per_chip = rep.sim.output_tokens_per_s / chips;
+  rep.goodput_requests_per_s = goodput(rep.sim, sc.ttft_slo, sc.tpot_slo);
+  const cost::Activity per_chip = rep.sim.activity.scaled(static_cast<double>(engine_chips) / chips);
+  const auto e = cost::energy_cost(sys, params, per_chip, rep.sim.duration);
+  rep.power_per_chip_w = core::to_watts(e.average_power);
+  if (rep.sim.output_tokens > 0) {
+    const double tokens = static_cast<double>(rep.sim.output_tokens);
+    rep.joules_per_output_token = core::to_joules(e.total_energy) * chips / tokens;
+    rep.dollars_per_million_output_tokens = core::to_dollars(e.dollars) * chips * 1e6 / tokens;
   }
+  rep.energy_estimated = true;
+  rep.price_estimated = e.price_estimated;
+}
+
+// One decode step at the run's mean batch and one whole prompt alone, for the breakdown.
+void fill_sample_steps(const ServeScenario& sc, const StepCostModel& cost, ServeReport& rep) {
   StepWork w;
   w.decode_seqs = std::max<long long>(1, std::llround(rep.sim.mean_batch));
   w.decode_context = static_cast<double>(w.decode_seqs) * static_cast<double>(sc.load.in_len + sc.load.out_len / 2);
@@ -246,6 +290,64 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   pw.prefill_pairs = static_cast<double>(sc.load.in_len) * static_cast<double>(sc.load.in_len) / 2.0;
   pw.prefill_seqs = pw.sampled_prefills = 1;
   rep.sample_prefill_step = cost.cost(pw);
+}
+
+// Lengths drawn from the calibration's spreads within the model's context.
+void prepare_load(ServeScenario& sc, const workload::ModelSpec& model, const calib::Params& params) {
+  sc.load.spread.input_sigma = params.number("serving.lengths.openorca_input_sigma");
+  sc.load.spread.output_sigma = params.number("serving.lengths.openorca_output_sigma");
+  sc.load.max_context = model.max_position;
+}
+
+}  // namespace
+
+core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& env) {
+  XS_CHECK(env.catalog != nullptr, "run_scenario: no catalog");
+  XS_CHECK(env.calibration != nullptr, "ServeEnv::calibration not set");
+  const calib::Params& params = *env.calibration;
+  ServeReport rep;
+  ServeScenario sc = in;
+  const hw::SystemSpec& sys = env.catalog->system(sc.system, "system");
+  const workload::ModelSpec model = workload::load_model(sc.model, env.models_dir);
+  const Precisions precisions = resolve_precisions(sc);
+  const FrameworkProfile prof = resolve_framework(sc, sys, params, rep);
+  check_degrees(sc);
+  fill_layout(sc, sys, model, precisions.weights, params, rep);
+  check_layout(sc, sys, model, rep);
+  prepare_load(sc, model, params);
+
+  Build b;
+  const ReplicaPlan plan = replica_plan(sc, precisions);
+  const net::TopologyOptions topo_opts{net::network_params(params), std::nullopt};
+  if (plan.group_chips() > 1)
+    b.topo = std::make_unique<net::Topology>(net::Topology::build(sys, topo_chips(sys, plan.group_chips()), topo_opts));
+  b.cost = std::make_unique<StepCostModel>(sys, model, plan, prof, mapping::memory_params(params), b.topo.get());
+  rep.memory = b.cost->memory();
+  if (auto refusal = memory_refusal(sc, rep.memory, precisions.weights)) return core::make_error(*refusal);
+  add_draft(sc, env, sys, plan, prof, b);
+
+  const long long engine_chips = plan.engine_chips();
+  const long long pool_chips = sc.prefill_chips > 0 ? sc.prefill_chips : sc.chips;
+  const long long engines = sc.attention_dp ? pool_chips : pool_chips / engine_chips;
+  b.spec.scheduler = scheduler_of(sc, prof);
+  b.spec.pool = PoolSpec{b.cost.get(), static_cast<int>(engines)};
+  if (sc.prefill_chips > 0) add_decode_pool(sc, sys, topo_opts, engine_chips, b);
+  if (b.spec.disaggregated) rep.decode_engines = b.spec.decode_pool.engines;
+  b.spec.load = sc.load;
+  b.spec.timeout = sc.timeout;
+  b.spec.trace.enabled = sc.trace;
+  if (sc.load.arrival == ArrivalKind::Trace) b.spec.load.requests = static_cast<long long>(sc.load.trace.size());
+
+  rep.sim = simulate(b.spec);
+  if (rep.sim.clipped_requests > 0)
+    rep.assumptions.push_back(std::to_string(rep.sim.clipped_requests) + " drawn request lengths exceeded the model's context (" +
+                              std::to_string(model.max_position) + " tokens) and were clipped to it");
+  rep.scenario = sc;
+  rep.framework = framework_name(*sc.framework);
+  rep.engines = static_cast<int>(engines);
+  rep.chips_used = sc.chips;
+  fill_rates_and_energy(sc, sys, params, engine_chips, rep);
+  fill_sample_steps(sc, *b.cost, rep);
   return rep;
 }
 

@@ -45,8 +45,10 @@ PlanCandidate evaluate(const SearchSpec& spec, const ServeEnv& env, int tp, int 
   c.output_tokens_per_s_per_chip = rep->output_tokens_per_s_per_chip;
   c.dollars_per_million_output_tokens = rep->dollars_per_million_output_tokens;
   c.joules_per_output_token = rep->joules_per_output_token;
+  // Sustained: the measured rate is at least serving.search.min_sustained_share of the offered one.
+  const double sustained = env.calibration->number("serving.search.min_sustained_share") * sc.load.rate_per_s;
   c.meets_slo = c.ttft_p90_ms <= core::to_ms(spec.ttft_p90_slo) && c.tpot_p90_ms <= core::to_ms(spec.tpot_p90_slo) &&
-                rep->sim.requests_per_s >= 0.95 * sc.load.rate_per_s;
+                rep->sim.requests_per_s >= sustained;
   return c;
 }
 

@@ -47,6 +47,7 @@ namespace {
 
 struct ReqState {
   SimTime arrival = 0, first = -1, finish = -1;
+  SimTime prefill_start = -1;  ///< first admission to a prefill (the timeline's queue end)
   long long in_len = 1, out_len = 1;
   long long max_out = 1;     ///< output limit the reserving scheduler sets aside
   long long prompt = 1;      ///< tokens to prefill (prompt + regenerated tokens after preemption)
@@ -112,23 +113,47 @@ class Sim {
   SimResult run();
 
  private:
+  // Set-up.
+  void load_requests(const std::vector<Request>& reqs);
+  void add_pool(const PoolSpec& p, int pool);
+  void start_arrivals(const std::vector<Request>& reqs, size_t& next);
+  void event_loop(size_t next);
+  void handle(const Event& ev);
+  // Requests and engines.
   void arrive(int req, SimTime t);
   int route(int pool) const;
   void try_start(int e, SimTime t);
   bool form_continuous(Engine& en);
   bool form_static(Engine& en);
+  StepWork static_step_work(const Engine& en) const;
+  StepWork continuous_step_work(const Engine& en) const;
+  double step_seconds(const Engine& en, const StepWork& w);
+  void record_step(int e, const StepWork& w, SimTime t, SimTime dt);
   void step_done(int e, SimTime t);
+  void static_step_done(Engine& en, SimTime t);
+  void count_emitted(const Engine& en, SimTime t);
+  void finish_decodes(Engine& en, SimTime t);
+  void finish_prefills(Engine& en, SimTime t);
   void finish(int req, SimTime t);
   void join_decode(Engine& en, int req);
   bool kv_admits(const Engine& en, const ReqState& r) const;
   void preempt_for_growth(Engine& en);
   void push(SimTime t, EvKind k, int id) { ev_.push(Event{t, seq_++, k, id}); }
   void advance_clock(SimTime t);
+  // Results.
+  void add_activity(const StepCost& c, core::Dtype math, double times);
+  void summarise();
+  void record_requests();
   double running(const Engine& en) const {
     return static_cast<double>(en.n_dec + static_cast<long long>(en.prefilling.size()) +
                                static_cast<long long>(en.static_batch.size()));
   }
   double kv_used(const Engine& en) const;
+  bool is_static() const { return s_.scheduler.kind == SchedulerKind::StaticBatch && !s_.disaggregated; }
+  long long decode_q() const { return s_.spec.draft_len > 0 ? s_.spec.draft_len + 1 : 1; }
+  ReqState& req(int r) { return req_[static_cast<size_t>(r)]; }
+  const ReqState& req(int r) const { return req_[static_cast<size_t>(r)]; }
+  Engine& engine(int e) { return eng_[static_cast<size_t>(e)]; }
 
   const SimSpec& s_;
   double a_;
@@ -170,7 +195,7 @@ double Sim::kv_used(const Engine& en) const {
 
 void Sim::advance_clock(SimTime t) {
   if (t > now_) {
-    area_in_system_ += static_cast<double>(in_system_) * static_cast<double>(t - now_) * 1e-12;
+    area_in_system_ += static_cast<double>(in_system_) * static_cast<double>(t - now_) * core::kSecondsPerPicosecond;
     now_ = t;
   }
 }
@@ -329,74 +354,106 @@ bool Sim::form_continuous(Engine& en) {
   return en.step_decodes || !en.chunks.empty();
 }
 
-void Sim::try_start(int e, SimTime t) {
-  auto& en = eng_[static_cast<size_t>(e)];
-  if (en.busy) return;
-  const bool is_static = s_.scheduler.kind == SchedulerKind::StaticBatch && !s_.disaggregated;
-  if (!(is_static ? form_static(en) : form_continuous(en))) return;
+StepWork Sim::static_step_work(const Engine& en) const {
   StepWork w;
-  if (is_static) {
-    const double b = static_cast<double>(en.static_batch.size());
-    if (en.static_step < 0) {
-      for (int r : en.static_batch) {
-        const double in = static_cast<double>(req_[static_cast<size_t>(r)].in_len);
-        w.prefill_tokens += req_[static_cast<size_t>(r)].in_len;
-        w.prefill_pairs += in * in / 2.0;
-      }
-      w.prefill_seqs = w.sampled_prefills = static_cast<long long>(b);
-    } else {
-      double ctx = 0;
-      for (int r : en.static_batch)
-        ctx += static_cast<double>(req_[static_cast<size_t>(r)].in_len + 1 + en.static_step);
-      w.decode_seqs = static_cast<long long>(b);
-      w.decode_context = ctx;
+  const double b = static_cast<double>(en.static_batch.size());
+  if (en.static_step < 0) {
+    for (int r : en.static_batch) {
+      const double in = static_cast<double>(req(r).in_len);
+      w.prefill_tokens += req(r).in_len;
+      w.prefill_pairs += in * in / 2.0;
     }
-  } else {
-    for (const auto& c : en.chunks) {
-      long long done = 0;
-      for (const auto& p : en.prefilling) if (p.req == c.req) done = p.done;
-      const double qd = static_cast<double>(c.tokens);
-      w.prefill_tokens += c.tokens;
-      w.prefill_pairs += qd * (static_cast<double>(done) + qd / 2.0);
-      ++w.prefill_seqs;
-      if (done + c.tokens >= req_[static_cast<size_t>(c.req)].prompt) ++w.sampled_prefills;
-    }
-    if (en.step_decodes) {
-      w.decode_seqs = en.n_dec;
-      w.decode_context = en.ctx_sum;
-      w.decode_q = s_.spec.draft_len > 0 ? s_.spec.draft_len + 1 : 1;
-    }
+    w.prefill_seqs = w.sampled_prefills = static_cast<long long>(b);
+    return w;
   }
-  double secs = en.cost->time(w).base();
+  double ctx = 0;
+  for (int r : en.static_batch) ctx += static_cast<double>(req(r).in_len + 1 + en.static_step);
+  w.decode_seqs = static_cast<long long>(b);
+  w.decode_context = ctx;
+  return w;
+}
+
+StepWork Sim::continuous_step_work(const Engine& en) const {
+  StepWork w;
+  for (const auto& c : en.chunks) {
+    long long done = 0;
+    for (const auto& p : en.prefilling) if (p.req == c.req) done = p.done;
+    const double qd = static_cast<double>(c.tokens);
+    w.prefill_tokens += c.tokens;
+    w.prefill_pairs += qd * (static_cast<double>(done) + qd / 2.0);
+    ++w.prefill_seqs;
+    if (done + c.tokens >= req(c.req).prompt) ++w.sampled_prefills;
+  }
+  if (en.step_decodes) {
+    w.decode_seqs = en.n_dec;
+    w.decode_context = en.ctx_sum;
+    w.decode_q = decode_q();
+  }
+  return w;
+}
+
+void Sim::add_activity(const StepCost& c, core::Dtype math, double times) {
+  res_.activity.add_flops(math, c.flops * times);
+  res_.activity.hbm_bytes += c.hbm_bytes * times;
+  res_.activity.scale_up_bytes += c.scale_up_bytes * times;
+  res_.activity.scale_out_bytes += c.scale_out_bytes * times;
+}
+
+// The step's time, with its activity (per chip of the engine) added to the run's.
+double Sim::step_seconds(const Engine& en, const StepWork& w) {
+  const StepCost c = en.cost->cost(w);
+  add_activity(c, en.cost->plan().plan.math_dtype, 1.0);
+  double secs = c.total.base();
   if (w.decode_seqs > 0 && s_.spec.draft_len > 0 && s_.spec.draft) {
     // Draft model: draft_len sequential single-token steps at the same batch and context.
     StepWork d;
     d.decode_seqs = w.decode_seqs;
     d.decode_context = w.decode_context;
-    secs += s_.spec.draft_len * s_.spec.draft->time(d).base();
+    const StepCost dc = s_.spec.draft->cost(d);
+    add_activity(dc, s_.spec.draft->plan().plan.math_dtype, s_.spec.draft_len);
+    secs += s_.spec.draft_len * dc.total.base();
   }
+  return secs;
+}
+
+// Time-weighted batch and KV use, the sampled timeline of engine 0, and the trace.
+void Sim::record_step(int e, const StepWork& w, SimTime t, SimTime dt) {
+  const Engine& en = engine(e);
+  const double cap = static_cast<double>(std::max<long long>(1, en.kv_cap));
+  area_batch_ += running(en) * static_cast<double>(dt) * core::kSecondsPerPicosecond;
+  area_kv_ += std::min(1.0, kv_used(en) / cap) * static_cast<double>(dt) * core::kSecondsPerPicosecond;
+  res_.busy_time += from_sim_time(dt);
+  ++res_.steps;
+  if (s_.trace.enabled && static_cast<long long>(res_.trace.steps.size()) < s_.trace.max_steps)
+    res_.trace.steps.push_back(StepRecord{e, en.pool, t, t + dt, w.decode_seqs, w.prefill_tokens, w.prefill_seqs});
+  if (e != 0) return;
+  if (sample_count_ % stride_ == 0) {
+    res_.timeline.push_back(TimelinePoint{core::sim_seconds(t), std::min(1.0, kv_used(en) / cap), running(en)});
+    if (static_cast<int>(res_.timeline.size()) >= 2 * std::max(1, s_.timeline_samples)) {
+      std::vector<TimelinePoint> half;
+      for (size_t i = 0; i < res_.timeline.size(); i += 2) half.push_back(res_.timeline[i]);
+      res_.timeline.swap(half);
+      stride_ *= 2;
+    }
+  }
+  ++sample_count_;
+}
+
+void Sim::try_start(int e, SimTime t) {
+  auto& en = engine(e);
+  if (en.busy) return;
+  if (!(is_static() ? form_static(en) : form_continuous(en))) return;
+  const StepWork w = is_static() ? static_step_work(en) : continuous_step_work(en);
+  for (const auto& c : en.chunks)
+    if (req(c.req).prefill_start < 0) req(c.req).prefill_start = t;
+  if (is_static() && en.static_step < 0)
+    for (int r : en.static_batch)
+      if (req(r).prefill_start < 0) req(r).prefill_start = t;
+  const double secs = step_seconds(en, w);
   en.busy = true;
   en.step_start = t;
   const SimTime dt = std::max<SimTime>(1, to_sim_time(core::seconds(secs)));
-  // Time-weighted batch and KV use.
-  const double cap = static_cast<double>(std::max<long long>(1, en.kv_cap));
-  area_batch_ += running(en) * static_cast<double>(dt) * 1e-12;
-  area_kv_ += std::min(1.0, kv_used(en) / cap) * static_cast<double>(dt) * 1e-12;
-  res_.busy_time += from_sim_time(dt);
-  ++res_.steps;
-  if (e == 0) {
-    if (sample_count_ % stride_ == 0) {
-      res_.timeline.push_back(TimelinePoint{static_cast<double>(t) * 1e-12, std::min(1.0, kv_used(en) / cap),
-                                            running(en)});
-      if (static_cast<int>(res_.timeline.size()) >= 2 * std::max(1, s_.timeline_samples)) {
-        std::vector<TimelinePoint> half;
-        for (size_t i = 0; i < res_.timeline.size(); i += 2) half.push_back(res_.timeline[i]);
-        res_.timeline.swap(half);
-        stride_ *= 2;
-      }
-    }
-    ++sample_count_;
-  }
+  record_step(e, w, t, dt);
   push(t + dt, EvKind::StepDone, e);
 }
 
@@ -408,9 +465,9 @@ void Sim::finish(int r, SimTime t) {
   ++res_.requests;
   res_.output_tokens += q.out_len;
   res_.input_tokens += q.in_len;
-  const double ttft = static_cast<double>(q.first - q.arrival) * 1e-12;
-  const double e2e = static_cast<double>(t - q.arrival) * 1e-12;
-  const double tpot = q.out_len > 1 ? static_cast<double>(t - q.first) * 1e-12 / static_cast<double>(q.out_len - 1) : 0.0;
+  const double ttft = core::sim_seconds(q.first - q.arrival);
+  const double e2e = core::sim_seconds(t - q.arrival);
+  const double tpot = q.out_len > 1 ? core::sim_seconds(t - q.first) / static_cast<double>(q.out_len - 1) : 0.0;
   if (t >= win_lo_ && t <= win_hi_) {
     ++win_req_;
     win_in_ += q.in_len;
@@ -428,68 +485,72 @@ void Sim::finish(int r, SimTime t) {
   }
 }
 
-void Sim::step_done(int e, SimTime t) {
-  auto& en = eng_[static_cast<size_t>(e)];
-  en.busy = false;
-  const bool is_static = s_.scheduler.kind == SchedulerKind::StaticBatch && !s_.disaggregated;
-  if (is_static) {
-    long long live = 0;
-    for (int r : en.static_batch) live += req_[static_cast<size_t>(r)].finish < 0 ? 1 : 0;
-    emitted_ += static_cast<double>(live);
-    mark(t);
-    if (en.static_step < 0) {
-      for (int r : en.static_batch) {
-        auto& q = req_[static_cast<size_t>(r)];
-        q.first = t;
-        q.generated = 1;
-        if (q.out_len <= 1) { finish(r, t); --en.outstanding; }
-      }
-      en.static_step = 0;
-    } else {
-      ++en.static_step;
-      for (int r : en.static_batch) {
-        auto& q = req_[static_cast<size_t>(r)];
-        if (q.finish < 0 && q.out_len - 1 == en.static_step) { finish(r, t); --en.outstanding; }
-      }
+void Sim::static_step_done(Engine& en, SimTime t) {
+  long long live = 0;
+  for (int r : en.static_batch) live += req(r).finish < 0 ? 1 : 0;
+  emitted_ += static_cast<double>(live);
+  mark(t);
+  if (en.static_step < 0) {
+    for (int r : en.static_batch) {
+      auto& q = req(r);
+      q.first = t;
+      q.generated = 1;
+      if (q.out_len <= 1) { finish(r, t); --en.outstanding; }
     }
-    if (en.static_step >= en.static_len - 1) {
-      en.static_batch.clear();
-      en.reserved = 0;
+    en.static_step = 0;
+  } else {
+    ++en.static_step;
+    for (int r : en.static_batch) {
+      auto& q = req(r);
+      if (q.finish < 0 && q.out_len - 1 == en.static_step) { finish(r, t); --en.outstanding; }
     }
-    try_start(e, t);
-    return;
   }
+  if (en.static_step >= en.static_len - 1) {
+    en.static_batch.clear();
+    en.reserved = 0;
+  }
+}
+
+// Output tokens of the step that ended at `t` (decode tokens and the first token of every
+// prompt it completes), for the steady-state throughput window.
+void Sim::count_emitted(const Engine& en, SimTime t) {
   if (en.step_decodes) emitted_ += a_ * static_cast<double>(en.n_dec);
   for (const auto& c : en.chunks) {
-    const auto& q = req_[static_cast<size_t>(c.req)];
+    const auto& q = req(c.req);
     long long done = 0;
     for (const auto& p : en.prefilling) if (p.req == c.req) done = p.done;
     if (done + c.tokens >= q.prompt && q.first < 0) emitted_ += 1.0;
   }
   mark(t);
-  if (en.step_decodes) {
-    ++en.dec_steps;
-    en.ctx_sum += a_ * static_cast<double>(en.n_dec);
-    while (!en.heap.empty() && en.heap.top().finish_step <= en.dec_steps) {
-      const HeapItem h = en.heap.top();
-      en.heap.pop();
-      auto& q = req_[static_cast<size_t>(h.req)];
-      if (q.stamp != h.stamp || q.finish >= 0) continue;
-      en.ctx_sum -= q.ctx_at_start + a_ * static_cast<double>(en.dec_steps - q.dec_start);
-      --en.n_dec;
-      en.reserved -= q.reserved;
-      q.generated = q.out_len;
-      --en.outstanding;
-      finish(h.req, t);
-    }
-    if (en.n_dec == 0) en.ctx_sum = 0;  // drop rounding residue
+}
+
+// A decode step ended: every sequence whose last token it produced finishes.
+void Sim::finish_decodes(Engine& en, SimTime t) {
+  ++en.dec_steps;
+  en.ctx_sum += a_ * static_cast<double>(en.n_dec);
+  while (!en.heap.empty() && en.heap.top().finish_step <= en.dec_steps) {
+    const HeapItem h = en.heap.top();
+    en.heap.pop();
+    auto& q = req(h.req);
+    if (q.stamp != h.stamp || q.finish >= 0) continue;
+    en.ctx_sum -= q.ctx_at_start + a_ * static_cast<double>(en.dec_steps - q.dec_start);
+    --en.n_dec;
+    en.reserved -= q.reserved;
+    q.generated = q.out_len;
+    --en.outstanding;
+    finish(h.req, t);
   }
+  if (en.n_dec == 0) en.ctx_sum = 0;  // drop rounding residue
+}
+
+// Prefill chunks ended: completed prompts finish, go to a decode engine, or start decoding.
+void Sim::finish_prefills(Engine& en, SimTime t) {
   for (const auto& c : en.chunks) {
     auto it = std::find_if(en.prefilling.begin(), en.prefilling.end(),
                            [&](const PrefillJob& p) { return p.req == c.req; });
     XS_CHECK(it != en.prefilling.end(), "chunk without a prefill job");
     it->done += c.tokens;
-    auto& q = req_[static_cast<size_t>(c.req)];
+    auto& q = req(c.req);
     if (it->done < q.prompt) continue;
     en.prefilling.erase(it);
     if (q.first < 0) q.first = t;
@@ -504,19 +565,32 @@ void Sim::step_done(int e, SimTime t) {
       --en.outstanding;
       q.reserved = 0;
       q.prefilled = true;
-      const double secs = s_.kv_transfer_latency.base() +
-                          s_.kv_transfer_per_token.base() * static_cast<double>(q.prompt);
+      const double prompt = static_cast<double>(q.prompt);
+      const double secs = s_.kv_transfer_latency.base() + s_.kv_transfer_per_token.base() * prompt;
+      res_.activity.scale_up_bytes += s_.kv_transfer_scale_up_per_token * prompt;
+      res_.activity.scale_out_bytes += s_.kv_transfer_scale_out_per_token * prompt;
       push(t + to_sim_time(core::seconds(secs)), EvKind::KvArrive, c.req);
     } else {
       join_decode(en, c.req);
     }
   }
   en.chunks.clear();
+}
+
+void Sim::step_done(int e, SimTime t) {
+  auto& en = engine(e);
+  en.busy = false;
+  if (is_static()) {
+    static_step_done(en, t);
+  } else {
+    count_emitted(en, t);
+    if (en.step_decodes) finish_decodes(en, t);
+    finish_prefills(en, t);
+  }
   try_start(e, t);
 }
 
-SimResult Sim::run() {
-  std::vector<Request> reqs = generate_requests(s_.load);
+void Sim::load_requests(const std::vector<Request>& reqs) {
   total_ = static_cast<long long>(reqs.size());
   req_.resize(reqs.size());
   for (size_t i = 0; i < reqs.size(); ++i) {
@@ -526,89 +600,103 @@ SimResult Sim::run() {
     q.out_len = reqs[i].out_len;
     q.max_out = std::max(q.out_len, reqs[i].max_out);
     q.prompt = q.in_len;
+    if (reqs[i].clipped) ++res_.clipped_requests;
   }
-  auto add_pool = [&](const PoolSpec& p, int pool) {
-    XS_CHECK(p.cost != nullptr, "pool without a cost model");
-    for (int i = 0; i < p.engines; ++i) {
-      Engine en;
-      en.pool = pool;
-      en.cost = p.cost;
-      en.kv_cap = s_.scheduler.kv_tokens_override > 0 ? s_.scheduler.kv_tokens_override
-                                                       : p.cost->memory().kv_tokens;
-      eng_.push_back(std::move(en));
-    }
-  };
   if (s_.load.arrival == ArrivalKind::Poisson && reqs.size() >= 100) {
     win_lo_ = reqs[reqs.size() / 10].arrival;
     win_hi_ = reqs.back().arrival;
   }
-  add_pool(s_.pool, 0);
-  if (s_.disaggregated) add_pool(s_.decode_pool, 1);
-  // Open-loop arrivals are consumed in order; closed loop starts `concurrency` clients at 0.
-  size_t next = 0;
+}
+
+void Sim::add_pool(const PoolSpec& p, int pool) {
+  XS_CHECK(p.cost != nullptr, "pool without a cost model");
+  for (int i = 0; i < p.engines; ++i) {
+    Engine en;
+    en.pool = pool;
+    en.cost = p.cost;
+    en.kv_cap = s_.scheduler.kv_tokens_override > 0 ? s_.scheduler.kv_tokens_override : p.cost->memory().kv_tokens;
+    eng_.push_back(std::move(en));
+  }
+}
+
+// Closed loop starts `concurrency` clients at 0; offline queues every request at 0, before any
+// engine starts; open-loop arrivals are consumed in order from `next` by the event loop.
+void Sim::start_arrivals(const std::vector<Request>& reqs, size_t& next) {
+  next = 0;
   if (s_.load.arrival == ArrivalKind::ClosedLoop) {
     const long long c = std::min<long long>(std::max<long long>(1, s_.load.concurrency), total_);
     for (long long i = 0; i < c; ++i) push(0, EvKind::Arrival, static_cast<int>(issued_++));
     next = reqs.size();
   }
   arrivals_done_ = s_.load.arrival == ArrivalKind::Offline;
-  if (s_.load.arrival == ArrivalKind::Offline) {
-    // All requests queued at time 0, before any engine starts.
-    for (size_t i = 0; i < reqs.size(); ++i) {
-      if (first_arrival_ < 0) first_arrival_ = 0;
-      ++in_system_;
-      const int e = route(0);
-      req_[i].engine = e;
-      eng_[static_cast<size_t>(e)].waiting.push_back(static_cast<int>(i));
-      ++eng_[static_cast<size_t>(e)].outstanding;
-    }
-    next = reqs.size();
-    for (size_t e = 0; e < eng_.size(); ++e) try_start(static_cast<int>(e), 0);
+  if (s_.load.arrival != ArrivalKind::Offline) return;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    if (first_arrival_ < 0) first_arrival_ = 0;
+    ++in_system_;
+    const int e = route(0);
+    req_[i].engine = e;
+    engine(e).waiting.push_back(static_cast<int>(i));
+    ++engine(e).outstanding;
   }
+  next = reqs.size();
+  for (size_t e = 0; e < eng_.size(); ++e) try_start(static_cast<int>(e), 0);
+}
+
+void Sim::handle(const Event& ev) {
+  switch (ev.kind) {
+    case EvKind::StepDone: step_done(ev.id, ev.t); break;
+    case EvKind::Arrival:
+      arrive(ev.id, ev.t);
+      if (issued_ >= total_) arrivals_done_ = true;
+      break;
+    case EvKind::KvArrive: {
+      const int e = route(1);
+      auto& en = engine(e);
+      en.waiting.push_back(ev.id);
+      ++en.outstanding;
+      try_start(e, ev.t);
+      break;
+    }
+  }
+  if (arrivals_done_ && s_.scheduler.kind == SchedulerKind::StaticBatch)
+    for (size_t e = 0; e < eng_.size(); ++e) try_start(static_cast<int>(e), ev.t);
+}
+
+// Open-loop arrivals (in order from `next`) interleaved with the event queue, arrivals first
+// at equal times.
+void Sim::event_loop(size_t next) {
+  const size_t arrivals = static_cast<size_t>(total_);
   while (true) {
     const bool have_ev = !ev_.empty();
-    const bool have_arr = next < reqs.size();
+    const bool have_arr = next < arrivals;
     if (!have_ev && !have_arr) break;
     if (have_arr && (!have_ev || req_[next].arrival <= ev_.top().t)) {
       const SimTime t = req_[next].arrival;
       advance_clock(t);
       arrive(static_cast<int>(next), t);
       ++next;
-      if (next == reqs.size() && s_.load.arrival != ArrivalKind::ClosedLoop) arrivals_done_ = true;
+      if (next == arrivals && s_.load.arrival != ArrivalKind::ClosedLoop) arrivals_done_ = true;
       continue;
     }
     const Event ev = ev_.top();
     ev_.pop();
     advance_clock(ev.t);
-    switch (ev.kind) {
-      case EvKind::StepDone: step_done(ev.id, ev.t); break;
-      case EvKind::Arrival:
-        arrive(ev.id, ev.t);
-        if (issued_ >= total_) arrivals_done_ = true;
-        break;
-      case EvKind::KvArrive: {
-        const int e = route(1);
-        auto& en = eng_[static_cast<size_t>(e)];
-        en.waiting.push_back(ev.id);
-        ++en.outstanding;
-        try_start(e, ev.t);
-        break;
-      }
-    }
-    if (arrivals_done_ && s_.scheduler.kind == SchedulerKind::StaticBatch)
-      for (size_t e = 0; e < eng_.size(); ++e) try_start(static_cast<int>(e), ev.t);
+    handle(ev);
   }
-  const double dur = first_arrival_ < 0 ? 0.0 : static_cast<double>(last_finish_ - first_arrival_) * 1e-12;
+}
+
+void Sim::summarise() {
+  const double dur = first_arrival_ < 0 ? 0.0 : core::sim_seconds(last_finish_ - first_arrival_);
   res_.duration = core::seconds(dur);
   if (dur > 0) {
     res_.requests_per_s = static_cast<double>(res_.requests) / dur;
     res_.output_tokens_per_s = static_cast<double>(res_.output_tokens) / dur;
     res_.input_tokens_per_s = static_cast<double>(res_.input_tokens) / dur;
     if (win_hi_ > win_lo_ && win_req_ > 0 && mark_hi_ > mark_lo_ && mark_lo_ >= 0) {
-      const double w = static_cast<double>(win_hi_ - win_lo_) * 1e-12;
+      const double w = core::sim_seconds(win_hi_ - win_lo_);
       res_.requests_per_s = static_cast<double>(win_req_) / w;
       res_.input_tokens_per_s = static_cast<double>(win_in_) / w;
-      res_.output_tokens_per_s = (emitted_hi_ - emitted_lo_) / (static_cast<double>(mark_hi_ - mark_lo_) * 1e-12);
+      res_.output_tokens_per_s = (emitted_hi_ - emitted_lo_) / core::sim_seconds(mark_hi_ - mark_lo_);
     }
     const double ne = static_cast<double>(eng_.size());
     res_.mean_batch = area_batch_ / (dur * ne);
@@ -624,10 +712,41 @@ SimResult Sim::run() {
   res_.tpot_ms = percentiles(tpot_ms_);
   res_.itl_ms = res_.tpot_ms;
   res_.e2e_s = percentiles(res_.e2e_each_s);
+}
+
+// The first max_requests requests' phases (every request has finished when the run ends).
+void Sim::record_requests() {
+  res_.trace.steps_total = res_.steps;
+  res_.trace.requests_total = total_;
+  const long long n = std::min(total_, s_.trace.max_requests);
+  for (long long i = 0; i < n; ++i) {
+    const ReqState& q = req_[static_cast<size_t>(i)];
+    if (q.finish < 0) continue;
+    const SimTime start = q.prefill_start >= 0 ? q.prefill_start : q.arrival;
+    res_.trace.requests.push_back(RequestRecord{static_cast<int>(i), q.engine, q.arrival, start,
+                                                q.first >= 0 ? q.first : q.finish, q.finish, q.in_len, q.out_len});
+  }
+}
+
+SimResult Sim::run() {
+  const std::vector<Request> reqs = generate_requests(s_.load);
+  load_requests(reqs);
+  add_pool(s_.pool, 0);
+  if (s_.disaggregated) add_pool(s_.decode_pool, 1);
+  size_t next = 0;
+  start_arrivals(reqs, next);
+  event_loop(next);
+  summarise();
+  if (s_.trace.enabled) record_requests();
   return std::move(res_);
 }
 
 }  // namespace
+
+std::string StepRecord::kind() const {
+  if (prefill_tokens > 0 && decode_seqs > 0) return "mixed";
+  return prefill_tokens > 0 ? "prefill" : "decode";
+}
 
 SimResult simulate(const SimSpec& spec) {
   XS_CHECK(spec.pool.cost != nullptr, "simulate: no cost model");

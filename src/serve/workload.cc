@@ -34,14 +34,56 @@ class Rng {
   std::mt19937_64 g_;
 };
 
-// OpenOrca-like lengths (MLPerf Llama-2-70B): a log-normal spread with a cap of 1024 tokens.
-constexpr double kInSigma = 0.9, kOutSigma = 0.7;
-constexpr long long kOrcaCap = 1024;
+/// Clips a drawn (prompt, output) pair to the model's context: the prompt leaves room for one
+/// output token, the output fills at most the rest. Returns whether anything was cut.
+bool clip_to_context(long long max_context, long long& in_len, long long& out_len) {
+  if (max_context < 2 || in_len + out_len <= max_context) return false;
+  in_len = std::min(in_len, max_context - 1);
+  out_len = std::min(out_len, max_context - in_len);
+  return true;
+}
+
+/// A drawn length: rounded, at least 1 token, at most `limit` when the load states one.
+long long bounded_length(double x, long long limit) {
+  const long long n = std::max<long long>(1, std::llround(x));
+  return limit > 0 ? std::min(n, limit) : n;
+}
+
+/// The scale that makes the mean of the bounded draws `target`: a few fixed-point steps,
+/// since rounding, the floor of 1 and a data set's limit move the mean.
+double fit_mean(const std::vector<double>& draws, double target, long long limit) {
+  constexpr int kSteps = 30;
+  double scale = 1;
+  for (int step = 0; step < kSteps && !draws.empty(); ++step) {
+    double mean = 0;
+    for (double x : draws) mean += static_cast<double>(bounded_length(x * scale, limit));
+    mean /= static_cast<double>(draws.size());
+    scale *= target / mean;
+  }
+  return scale;
+}
+
+/// The requests' (prompt, output) lengths: fixed, or OpenOrca-like log-normal draws whose
+/// means are the requested ones, within the data set's limits if the load states them.
+std::vector<std::pair<long long, long long>> draw_lengths(const LoadSpec& load, size_t n) {
+  std::vector<std::pair<long long, long long>> out(n, {std::max<long long>(1, load.in_len),
+                                                       std::max<long long>(1, load.out_len)});
+  if (load.lengths != LengthDist::OpenOrcaLike) return out;
+  Rng rng(load.seed ^ 0x9e3779b97f4a7c15ULL);
+  std::vector<double> in(n), outs(n);
+  for (size_t i = 0; i < n; ++i) {  // interleaved, as the draws always were
+    in[i] = rng.lognormal(static_cast<double>(load.in_len), load.spread.input_sigma);
+    outs[i] = rng.lognormal(static_cast<double>(load.out_len), load.spread.output_sigma);
+  }
+  const double in_scale = fit_mean(in, static_cast<double>(load.in_len), load.max_drawn_in_len);
+  const double out_scale = fit_mean(outs, static_cast<double>(load.out_len), load.max_drawn_out_len);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = {bounded_length(in[i] * in_scale, load.max_drawn_in_len),
+              bounded_length(outs[i] * out_scale, load.max_drawn_out_len)};
+  return out;
+}
 
 }  // namespace
-
-SimTime to_sim_time(core::Seconds s) { return static_cast<SimTime>(std::llround(s.base() * 1e12)); }
-core::Seconds from_sim_time(SimTime t) { return core::seconds(static_cast<double>(t) * 1e-12); }
 
 std::string arrival_name(ArrivalKind k) {
   switch (k) {
@@ -55,42 +97,19 @@ std::string arrival_name(ArrivalKind k) {
 
 std::vector<Request> generate_requests(const LoadSpec& load) {
   if (load.arrival == ArrivalKind::Trace) return load.trace;
-  std::vector<Request> out;
   const size_t n = static_cast<size_t>(std::max<long long>(0, load.requests));
+  const auto lengths = draw_lengths(load, n);
+  std::vector<Request> out;
   out.reserve(n);
   Rng rng(load.seed);
-  // OpenOrca-like: log-normal draws, scaled so that the mean after the 1024 cap is the target.
-  std::vector<double> raw_in, raw_out;
-  double s_in = 1, s_out = 1;
-  if (load.lengths == LengthDist::OpenOrcaLike) {
-    Rng lr(load.seed ^ 0x9e3779b97f4a7c15ULL);
-    for (size_t i = 0; i < n; ++i) {
-      raw_in.push_back(lr.lognormal(static_cast<double>(load.in_len), kInSigma));
-      raw_out.push_back(lr.lognormal(static_cast<double>(load.out_len), kOutSigma));
-    }
-    auto fit = [&](const std::vector<double>& v, double target) {
-      double sc = 1;
-      for (int it = 0; it < 30 && !v.empty(); ++it) {
-        double m = 0;
-        for (double x : v) m += std::clamp(std::round(x * sc), 1.0, static_cast<double>(kOrcaCap));
-        m /= static_cast<double>(v.size());
-        sc *= target / m;
-      }
-      return sc;
-    };
-    s_in = fit(raw_in, static_cast<double>(load.in_len));
-    s_out = fit(raw_out, static_cast<double>(load.out_len));
-  }
   double t = 0;
   for (size_t i = 0; i < n; ++i) {
     Request r;
-    if (load.lengths == LengthDist::OpenOrcaLike) {
-      r.in_len = std::clamp<long long>(std::llround(raw_in[i] * s_in), 1, kOrcaCap);
-      r.out_len = std::clamp<long long>(std::llround(raw_out[i] * s_out), 1, kOrcaCap);
-    } else {
-      r.in_len = std::max<long long>(1, load.in_len);
-      r.out_len = std::max<long long>(1, load.out_len);
-    }
+    r.in_len = lengths[i].first;
+    r.out_len = lengths[i].second;
+    // Drawn lengths stay within the model's context (fixed lengths are the user's own).
+    if (load.lengths == LengthDist::OpenOrcaLike)
+      r.clipped = clip_to_context(load.max_context, r.in_len, r.out_len);
     r.max_out = std::max(r.out_len, load.max_out_len);
     if (load.arrival == ArrivalKind::Poisson) {
       t += rng.exponential(1.0 / load.rate_per_s);

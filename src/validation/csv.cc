@@ -129,7 +129,8 @@ Columns read_header(const Records& recs, const std::string& path) {
 }
 
 // One record's cells by column name; counts judged like flags and scenario keys
-// (config/values.h): an empty cell is unset, a count must be a positive integer.
+// (config/values.h): an empty cell is unset, a count must be a positive integer, a mean length a
+// positive number.
 class RowCells {
  public:
   RowCells(const Columns& col, const std::vector<std::string>& fields, core::Diagnostics& d)
@@ -153,6 +154,21 @@ class RowCells {
     if (d_.items().size() != before) return std::nullopt;
     return x;
   }
+  /// A positive number (a mean length such as 684.7); empty = unset.
+  std::optional<double> number(const std::string& where, const char* name) const {
+    const std::string v = text(name);
+    if (v.empty()) return std::nullopt;
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    if (*end != '\0') {
+      d_.error(where + "." + name, "not a number", v, "a positive number such as 684.7");
+      return std::nullopt;
+    }
+    const std::size_t before = d_.items().size();
+    config::check_positive_number(d_, where + "." + name, x);
+    if (d_.items().size() != before) return std::nullopt;
+    return x;
+  }
 
  private:
   const Columns& col_;
@@ -171,8 +187,8 @@ void read_counts(const RowCells& cells, const std::string& where, Row& row) {
   row.cp = cells.count(where, "cp");
   row.ep = cells.count(where, "ep");
   row.vpp = cells.count(where, "vpp");
-  row.in_len = cells.count(where, "in_len");
-  row.out_len = cells.count(where, "out_len");
+  row.in_len = cells.number(where, "in_len");
+  row.out_len = cells.number(where, "out_len");
   row.batch_or_concurrency = cells.count(where, "batch_or_concurrency");
 }
 

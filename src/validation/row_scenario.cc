@@ -22,10 +22,12 @@ std::string lower(std::string s) {
 }
 bool has(const std::string& hay, const char* needle) { return hay.find(needle) != std::string::npos; }
 
-// MLPerf Inference Llama-2-70B (OpenOrca): 24,576 samples, inputs ≤ 1024 tokens.
+// MLPerf Inference Llama-2-70B (OpenOrca): 24,576 samples, inputs of at most 1,024 tokens
+// (a property of the data set; the drawn lengths honour its mean, docs/serving.md).
 constexpr long long kOrcaSamples = 24576;
-constexpr long long kOrcaInputMean = 280;   // mean input tokens (after the 1024 cap)
+constexpr long long kOrcaInputMean = 280;   // mean input tokens of the subset
 constexpr long long kOrcaOutputMean = 285;  // when the row leaves out_len empty
+constexpr long long kOrcaMaxTokens = 1024;  // the subset's prompts and outputs (max_new_tokens)
 constexpr int kDefaultSpecLen = 7;          // NxDI fused speculation default in the tutorials
 constexpr double kDefaultAcceptance = 0.70; // Llama-3.2-1B drafting for Llama-3 targets
 
@@ -106,15 +108,15 @@ core::Result<bool> apply_lengths(const Row& row, const RowNotes& notes, RowScena
   auto& load = rs.scenario.load;
   auto& as = rs.assumptions;
   if (row.in_len) {
-    load.in_len = *row.in_len;
+    load.in_len = std::llround(*row.in_len);  // a dataset mean such as 684.7: nearest token
   } else if (notes.mlperf) {
     load.in_len = kOrcaInputMean;
-    as.push_back("OpenOrca-like inputs: log-normal, <= 1024 tokens, mean ~280");
+    as.push_back("OpenOrca-like inputs: log-normal, mean ~280 tokens");
   } else {
     return core::make_error("input length not given and no benchmark default applies");
   }
   if (row.out_len) {
-    load.out_len = *row.out_len;
+    load.out_len = std::llround(*row.out_len);
   } else if (notes.prefill_only) {
     load.out_len = 1;
     as.push_back("prefill-only measurement: out_len = 1");
@@ -126,7 +128,11 @@ core::Result<bool> apply_lengths(const Row& row, const RowNotes& notes, RowScena
     return core::make_error("output length not given and no benchmark default applies");
   }
   if (notes.mlperf) load.lengths = LengthDist::OpenOrcaLike;
-  if (notes.mlperf && row.out_len) as.push_back("OpenOrca-like outputs: log-normal with the row's mean, <= 1024");
+  if (notes.mlperf && has(notes.text, "openorca")) {
+    load.max_drawn_in_len = load.max_drawn_out_len = kOrcaMaxTokens;
+    as.push_back("OpenOrca subset: drawn prompts and outputs within 1024 tokens (the data set's limit)");
+  }
+  if (notes.mlperf && row.out_len) as.push_back("OpenOrca-like outputs: log-normal with the row's mean");
   return true;
 }
 

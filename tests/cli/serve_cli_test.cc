@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -70,17 +71,45 @@ TEST(ServeCli, FlatConfigStillRunsWithADeprecationMessage) {
   EXPECT_EQ(a["throughput_tokens_per_s"], b["throughput_tokens_per_s"]);
 }
 
-TEST(ServeCli, ArrivalsFileIsReplayedAndOldTraceSpellingIsDeprecated) {
+TEST(ServeCli, ArrivalsFileIsReplayed) {
   const std::string file = ::testing::TempDir() + "xs_arrivals.csv";
   std::ofstream(file) << "arrival_s,in_len,out_len\n0,128,16\n0.5,256,32\n1.0,64,8\n";
   const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --json ";
   auto arrivals = run_cli(base + "--arrivals " + file);
-  auto old = run_cli(base + "--trace " + file);
   ASSERT_EQ(arrivals.exit_code, 0) << arrivals.err;
-  ASSERT_EQ(old.exit_code, 0) << old.err;
   EXPECT_EQ(nlohmann::json::parse(arrivals.out)["requests"], 3);
   EXPECT_TRUE(arrivals.err.empty()) << arrivals.err;
-  EXPECT_NE(old.err.find("use --arrivals FILE"), std::string::npos) << old.err;
+}
+
+// --trace writes the serving timeline: Chrome trace JSON with one event per engine step and
+// the three phases of every request (a small run records all of them).
+TEST(ServeCli, TraceWritesATimelineWithEveryStepAndRequestPhase) {
+  const std::string file = ::testing::TempDir() + "xs_serve_trace.json";
+  std::remove(file.c_str());
+  auto r = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --requests 20 --in-len 256 "
+                   "--out-len 16 --json --trace " + file);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(file);
+  ASSERT_TRUE(in.good()) << file;
+  const auto trace = nlohmann::json::parse(in);
+  long long steps = 0, queued = 0, prefill = 0, decode = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    if (e["cat"] == "step") {
+      ++steps;
+      EXPECT_TRUE(e["args"].contains("decode_seqs") && e["args"].contains("prefill_tokens")) << e.dump();
+    }
+    if (e["cat"] == "request") {
+      queued += e["name"] == "queued";
+      prefill += e["name"] == "prefill";
+      decode += e["name"] == "decode";
+    }
+  }
+  EXPECT_EQ(steps, trace["otherData"]["steps_total"].get<long long>());
+  EXPECT_GT(steps, 0);
+  EXPECT_EQ(queued, 20);
+  EXPECT_EQ(prefill, 20);
+  EXPECT_EQ(decode, 20);
 }
 
 TEST(ServeCli, CompareListsTheThreeSystems) {

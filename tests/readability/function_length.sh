@@ -9,14 +9,11 @@ if ! command -v ctags >/dev/null 2>&1 || ! ctags --version 2>/dev/null | grep -q
   exit 77
 fi
 readonly limit_lines=100 allowed=2
-# TEMPORARY: split concurrently on other branches (the merger removes these three exclusions).
-readonly excluded='^(src/serve/scenario\.cc|src/serve/simulator\.cc|src/validation/train\.cc)$'
 long=$(ctags -R --fields=+ne --c++-kinds=f -f - src apps |
   awk -F'\t' '{l="";e="";for(i=4;i<=NF;i++){if($i~/^line:/)l=substr($i,6);if($i~/^end:/)e=substr($i,5)} if(e!="")print e-l+1,$2,$1}' |
   sort -rn | awk -v limit="$limit_lines" '$1 > limit')
-counted=$(printf '%s\n' "$long" | awk -v ex="$excluded" 'NF && $2 !~ ex')
-n=$(printf '%s\n' "$counted" | awk 'NF' | wc -l)
+n=$(printf '%s\n' "$long" | awk 'NF' | wc -l)
 echo "functions over $limit_lines lines (lines file function):"
 printf '%s\n' "$long" | awk 'NF{print "  " $0}'
-echo "counted (outside the temporary exclusions): $n, allowed: $allowed"
+echo "counted: $n, allowed: $allowed"
 [ "$n" -le "$allowed" ]

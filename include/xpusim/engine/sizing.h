@@ -37,7 +37,7 @@ struct ServeFit {
 /// The fewest chips of one serving replica (tp inside the domain, then pp) whose memory holds
 /// the weights in `weights` and the KV cache of one `context`-token sequence.
 ServeFit fewest_chips_to_serve(const hw::SystemSpec& sys, const workload::ModelSpec& model,
-                               core::Dtype weights, long long context);
+                               core::Dtype weights, long long context, const calib::Params& params);
 
 struct TrainTime {
   bool found = false;

@@ -12,11 +12,6 @@
 
 namespace xpusim::hw {
 
-/// Share of its power limit an accelerator draws when idle with a model loaded (hardware notes
-/// D6: 0.2-0.3; H100/H200 idle ≈ 100-150 W of 700 W). Used by the power-cap clock derating
-/// (compute/) and the energy model (cost/).
-inline constexpr double kIdlePowerFraction = 0.2;
-
 enum class Confidence { Published, Derived, Estimated, Projected };
 std::string confidence_name(Confidence c);
 

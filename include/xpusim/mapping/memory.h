@@ -11,17 +11,23 @@
 
 #include <vector>
 
+#include "xpusim/calib/params.h"
 #include "xpusim/core/units.h"
 #include "xpusim/mapping/plan.h"
 #include "xpusim/workload/model.h"
 
 namespace xpusim::mapping {
 
-/// Framework workspace per chip (runtime context, collective-communication buffers, allocator
-/// fragmentation). Documented constants, see docs/models.md; ZeRO-3/FSDP add their gather
-/// buffers on top.
-inline constexpr core::Bytes kTrainWorkspaceBase = core::gib(2.0);
-inline constexpr core::Bytes kServeWorkspaceBase = core::gib(1.0);
+/// Assumed parameters of the memory model, the same for training and serving.
+struct MemoryParams {
+  /// Framework workspace per chip (runtime context, collective-communication buffers,
+  /// allocator fragmentation); ZeRO-3/FSDP add their gather buffers on top, and the
+  /// activations of a step are counted separately.
+  core::Bytes workspace;
+};
+
+/// The memory parameters of a calibration (data/calibration/memory.yaml, docs/models.md).
+MemoryParams memory_params(const calib::Params& params);
 
 struct TrainMemory {
   core::Bytes weights;
@@ -36,10 +42,11 @@ struct TrainMemory {
 /// Memory of the most loaded chip: every pipeline stage is sized (the first holds the embedding
 /// and the most micro-batches in flight, the last the LM head and logits) and the largest total
 /// is returned.
-TrainMemory train_memory_per_chip(const workload::ModelSpec& model, const TrainPlan& plan);
+TrainMemory train_memory_per_chip(const workload::ModelSpec& model, const TrainPlan& plan,
+                                  const MemoryParams& params);
 /// (added) Memory of a chip of pipeline stage `stage` (0-based).
 TrainMemory train_memory_of_stage(const workload::ModelSpec& model, const TrainPlan& plan,
-                                  int stage);
+                                  int stage, const MemoryParams& params);
 
 /// (added) Activation bytes that one micro-batch leaves stored in layer `layer` on one chip
 /// until its backward pass, per Korthikanti et al. 2022 generalised (see docs/models.md):
@@ -64,12 +71,14 @@ struct ServeMemory {
 };
 
 /// Memory per chip of a replica holding `sequences` sequences of `context` tokens each.
+/// The transient activations are sized for one decode token per sequence.
 ServeMemory serve_memory_per_chip(const workload::ModelSpec& model, const ServePlan& plan,
-                                  long long sequences, long long context);
+                                  long long sequences, long long context, const MemoryParams& params);
 /// (added) The same with the transient activations sized for a step of `step_tokens` tokens
-/// (e.g. a prefill chunk); the 4-argument form uses one decode token per sequence.
+/// (e.g. a prefill chunk, or an engine's token budget).
 ServeMemory serve_memory_per_chip(const workload::ModelSpec& model, const ServePlan& plan,
-                                  long long sequences, long long context, long long step_tokens);
+                                  long long sequences, long long context, long long step_tokens,
+                                  const MemoryParams& params);
 
 /// KV-cache bytes per token per chip for a serving plan (kv heads sharded over tp; MLA caches
 /// the compressed latent, replicated over tp).

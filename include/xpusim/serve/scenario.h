@@ -45,6 +45,7 @@ struct ServeScenario {
   core::Seconds timeout = core::seconds(60);
   core::Seconds ttft_slo = core::seconds(2);
   core::Seconds tpot_slo = core::milliseconds(200);
+  bool trace = false;            ///< record the serving timeline (SimResult::trace, bounded)
 };
 
 struct ServeEnv {
@@ -80,9 +81,11 @@ struct Infeasible {
 /// match); a model that does not fit returns an error holding the memory breakdown.
 core::Result<ServeReport> run_scenario(const ServeScenario& sc, const ServeEnv& env);
 
-/// Fills tp (and checks the layout) the way run_scenario does; exposed for search.
+/// The default tp: the smallest power of two (dividing the heads and `chips`, at most the
+/// chips) whose weights take at most `max_weight_share` of a chip's HBM
+/// (serving.defaults.max_weight_share_of_hbm), as run_scenario fills it.
 int default_tp(const hw::SystemSpec& sys, const workload::ModelSpec& m, core::Dtype weights,
-               long long chips, bool attention_dp);
+               long long chips, bool attention_dp, double max_weight_share);
 
 /// Dtype from a precision name; InputError naming `path` with the valid names.
 core::Dtype precision_dtype(const std::string& name, const std::string& path);

@@ -11,16 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "xpusim/core/sim_time.h"
 #include "xpusim/core/units.h"
+#include "xpusim/cost/activity.h"
 #include "xpusim/serve/framework.h"
 #include "xpusim/serve/step_cost.h"
 
 namespace xpusim::serve {
 
-/// Integer simulation time: picoseconds.
-using SimTime = std::int64_t;
-SimTime to_sim_time(core::Seconds s);  ///< rounds to the nearest picosecond
-core::Seconds from_sim_time(SimTime t);
+/// Integer simulation time: picoseconds, the clock of the event-driven training executor too
+/// (core/sim_time.h).
+using core::SimTime;
+using core::from_sim_time;
+using core::to_sim_time;
 
 struct Request {
   SimTime arrival = 0;
@@ -29,6 +32,8 @@ struct Request {
   /// The request's output limit (max_new_tokens): what a reserving scheduler must set aside,
   /// since the real length is unknown until the end. 0 = out_len.
   long long max_out = 0;
+  /// Generated requests: the drawn length exceeded the model's context and was clipped to it.
+  bool clipped = false;
 };
 
 enum class ArrivalKind { Offline, Poisson, ClosedLoop, Trace };
@@ -37,8 +42,16 @@ std::string arrival_name(ArrivalKind k);
 /// Length distribution of generated requests.
 enum class LengthDist {
   Fixed,          ///< every request in_len / out_len
-  OpenOrcaLike    ///< MLPerf Llama-2-70B task: inputs lognormal, mean ≈ in_len, capped at 1024;
-                  ///< outputs lognormal with mean out_len, capped at 1024 (docs/serving.md)
+  OpenOrcaLike    ///< MLPerf-like: inputs and outputs log-normal with means in_len and
+                  ///< out_len (spreads: LengthSpread); no cap unless the load states the data
+                  ///< set's limits (docs/serving.md)
+};
+
+/// Log-space standard deviations of the OpenOrca-like length distributions
+/// (data/calibration/serving.yaml, serving.lengths.*).
+struct LengthSpread {
+  double input_sigma = 0;
+  double output_sigma = 0;
 };
 
 struct LoadSpec {
@@ -49,6 +62,13 @@ struct LoadSpec {
   long long in_len = 1024, out_len = 128;
   LengthDist lengths = LengthDist::Fixed;
   long long max_out_len = 0;   ///< max_new_tokens of every request (0 = its out_len)
+  LengthSpread spread;         ///< OpenOrcaLike: the log-normal spreads (from calibration)
+  /// OpenOrcaLike: the data set's own length limits (0 = none), e.g. MLPerf's OpenOrca subset
+  /// keeps prompts and outputs within 1,024 tokens; the drawn means still match in_len/out_len.
+  long long max_drawn_in_len = 0, max_drawn_out_len = 0;
+  /// The model's context (max positions; 0 = no limit): an OpenOrcaLike request is clipped so
+  /// that prompt + output fit in it, and marked `clipped`.
+  long long max_context = 0;
   std::uint64_t seed = 1;
   std::vector<Request> trace;  ///< ArrivalKind::Trace: the requests (arrival order)
 };
@@ -82,6 +102,43 @@ struct SpecDecodeSpec {
   double tokens_per_step() const;
 };
 
+/// What the serving timeline (SimResult::trace) records; off by default. Bounded so that a
+/// long run does not produce gigabytes: the first `max_steps` engine steps and the first
+/// `max_requests` requests (by request index).
+struct TraceSpec {
+  bool enabled = false;
+  long long max_steps = 200000;
+  long long max_requests = 1000;
+};
+
+/// One engine step in the timeline.
+struct StepRecord {
+  int engine = 0;
+  int pool = 0;                 ///< 0 colocated / prefill pool, 1 decode pool
+  SimTime start = 0, end = 0;
+  long long decode_seqs = 0;    ///< sequences decoding in the step
+  long long prefill_tokens = 0; ///< prompt tokens in the step (all chunks)
+  long long prefill_chunks = 0; ///< prompts (or chunks of them) in the step
+  std::string kind() const;     ///< "prefill", "decode" or "mixed"
+};
+
+/// One request's phases in the timeline: queued [arrival, prefill_start), prefill
+/// [prefill_start, first_token), decode [first_token, finish). Preempted requests keep their
+/// first admission as prefill_start.
+struct RequestRecord {
+  int id = 0;
+  int engine = 0;               ///< the engine that prefilled it
+  SimTime arrival = 0, prefill_start = 0, first_token = 0, finish = 0;
+  long long in_len = 0, out_len = 0;
+};
+
+struct ServeTrace {
+  std::vector<StepRecord> steps;
+  std::vector<RequestRecord> requests;
+  long long steps_total = 0;     ///< steps in the run (steps.size() may be fewer)
+  long long requests_total = 0;  ///< requests in the run
+};
+
 /// One pool of identical engines.
 struct PoolSpec {
   const StepCostModel* cost = nullptr;
@@ -94,11 +151,14 @@ struct SimSpec {
   PoolSpec decode_pool;        ///< disaggregated: the decode engines
   core::Seconds kv_transfer_per_token;  ///< disaggregated: KV send time per prompt token
   core::Seconds kv_transfer_latency;    ///< disaggregated: fixed start-up per transfer
+  core::Bytes kv_transfer_scale_up_per_token;   ///< disaggregated: bytes per prompt token per chip
+  core::Bytes kv_transfer_scale_out_per_token;  ///< (scale-up and scale-out links)
   SchedulerSpec scheduler;
   SpecDecodeSpec spec;
   LoadSpec load;
   core::Seconds timeout = core::seconds(0);  ///< endpoint timeout (0 = none) for the count
   int timeline_samples = 200;  ///< samples of KV use and batch size over time
+  TraceSpec trace;             ///< the serving timeline (off by default)
 };
 
 struct Percentiles {
@@ -118,6 +178,11 @@ struct SimResult {
   long long input_tokens = 0, output_tokens = 0;
   core::Seconds duration;           ///< first arrival to last completion
   core::Seconds busy_time;          ///< Σ over engines of time spent in steps
+  /// Σ over engines of the activity of one chip of the engine in each of its steps (the
+  /// engine's chips do the same work): FLOPs in the math dtype, HBM bytes, link bytes
+  /// (including disaggregated KV transfers). cost/ turns it into energy.
+  cost::Activity activity;
+  long long clipped_requests = 0;   ///< requests clipped to the model's context
   /// Throughput. Open-loop Poisson runs (≥ 100 requests): completions between the arrival of
   /// the 10th-percentile request and the last arrival over that window (steady state, no
   /// ramp-up or drain); otherwise completions over `duration`.
@@ -130,10 +195,16 @@ struct SimResult {
   std::vector<TimelinePoint> timeline;
   // Per-request figures in completion order (seconds), for goodput and tests.
   std::vector<double> ttft_each_s, tpot_each_s, e2e_each_s;
+  ServeTrace trace;                 ///< SimSpec::trace.enabled: the timeline
 };
 
 /// Runs the simulation. The caller guarantees the StepCostModels outlive the call.
 SimResult simulate(const SimSpec& spec);
+
+/// Chrome trace-event JSON of a result's timeline (opens in Perfetto): one track per engine
+/// with an event per step (args: step kind, decode sequences, prefill tokens and chunks), and
+/// one track per recorded request with its queue, prefill and decode phases.
+std::string chrome_trace_json(const SimResult& r);
 
 /// Requests per second that met both SLOs (ttft ≤ ttft_slo and tpot ≤ tpot_slo).
 double goodput(const SimResult& r, core::Seconds ttft_slo, core::Seconds tpot_slo);

@@ -15,11 +15,16 @@
 #include "xpusim/core/result.h"
 #include "xpusim/core/units.h"
 #include "xpusim/hw/spec.h"
+#include "xpusim/mapping/memory.h"
 #include "xpusim/mapping/plan.h"
 #include "xpusim/serve/framework.h"
 #include "xpusim/workload/model.h"
+#include "xpusim/workload/ops.h"
 
-namespace xpusim::net { class Topology; }
+namespace xpusim::net {
+class Topology;
+struct CollectiveCost;
+}  // namespace xpusim::net
 
 namespace xpusim::serve {
 
@@ -55,14 +60,17 @@ struct StepCost {
   core::Seconds comm;       ///< TP all-reduce, EP all-to-all, PP send/recv
   core::Seconds overhead;   ///< framework per-step + per-layer overheads
   core::Bytes hbm_bytes;    ///< bytes streamed from HBM per chip (weights + KV)
-  core::Flops flops;        ///< FLOPs per chip
+  core::Flops flops;        ///< FLOPs per chip (in the plan's math dtype)
+  core::Bytes scale_up_bytes;   ///< bytes sent per chip over scale-up links (TP, EP, PP)
+  core::Bytes scale_out_bytes;  ///< bytes sent per chip over the scale-out fabric
 };
 
-/// Memory per chip of one engine.
+/// Memory per chip of one engine: weights and workspace from mapping's memory model
+/// (mapping::serve_memory_per_chip), the KV cache from what is left.
 struct ReplicaMemory {
   core::Bytes hbm;              ///< HBM capacity per chip
   core::Bytes weights;          ///< weights per chip
-  core::Bytes workspace;        ///< activations, CUDA graphs / NEFFs, communication buffers
+  core::Bytes workspace;        ///< runtime context, communication buffers, fragmentation
   core::Bytes kv_capacity;      ///< KV cache per chip (fraction of what is left)
   core::Bytes kv_per_token;     ///< KV bytes per token per chip (all layers on the chip)
   long long kv_tokens = 0;      ///< tokens the KV cache holds per engine
@@ -71,8 +79,10 @@ struct ReplicaMemory {
 class StepCostModel {
  public:
   /// `topo` may be null for a single-chip engine; otherwise it must outlive the model.
+  /// `memory`: the memory model's parameters (the workspace), shared with training.
   StepCostModel(const hw::SystemSpec& sys, const workload::ModelSpec& model, ReplicaPlan plan,
-                FrameworkProfile profile, const net::Topology* topo);
+                FrameworkProfile profile, const mapping::MemoryParams& memory,
+                const net::Topology* topo);
   ~StepCostModel();
   StepCostModel(StepCostModel&&) noexcept;
 
@@ -90,11 +100,36 @@ class StepCostModel {
   core::ByteRate hbm_rate() const;
 
  private:
-  struct Linear { double time_s, flops, bytes, comm_s; };
+  /// Linear layers and collectives of a step of a given token count (memoised per count).
+  struct Linear {
+    bool known = false;  ///< false: a memo-table slot not computed yet
+    double time_s = 0, flops = 0, bytes = 0, comm_s = 0;
+    double scale_up_bytes = 0, scale_out_bytes = 0;
+  };
+  /// Collectives of a step: time and bytes sent per chip by link class.
+  struct Comm {
+    double seconds = 0, scale_up_bytes = 0, scale_out_bytes = 0;
+    void add(const net::CollectiveCost& c, double times);
+  };
+  /// Attention of a step: time, FLOPs and KV bytes read per chip (accumulated in this order).
+  struct Attention {
+    double seconds = 0, flops = 0, kv_bytes = 0;
+  };
+  void add_prefill_attention(const StepWork& w, Attention& attn) const;
+  void add_decode_attention(const StepWork& w, Attention& attn) const;
+  void build_chip_models();
+  void count_layer_kinds();
+  void set_attention_shape();
+  void size_memory(const mapping::MemoryParams& memory);
+  void cost_lm_head();
+  /// TP degree of attention and dense layers (1 with DP attention).
+  int attention_tp() const;
+  /// The shard of one layer for a step of `tokens` tokens.
+  workload::LayerShard shard(long long tokens) const;
   /// Linear layers of a step of `tokens` tokens; `prompt_rate`: at the prefill math rate.
   Linear linear(long long tokens, bool prompt_rate) const;
   Linear linear_uncached(long long tokens, const compute::ChipModel& chip) const;
-  double comm_seconds(long long tokens) const;
+  Comm communication(long long tokens) const;
 
   const hw::SystemSpec& sys_;
   workload::ModelSpec model_;

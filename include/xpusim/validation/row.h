@@ -18,7 +18,9 @@ struct Row {
   std::string trust, source_url, notes;
   long long chips = 0;
   std::optional<long long> seq_len, global_batch_seqs, micro_batch, tp, pp, dp, cp, ep, vpp;
-  std::optional<long long> in_len, out_len, batch_or_concurrency;
+  /// Mean input and output tokens per request (dataset means may be non-integers, e.g. 684.7).
+  std::optional<double> in_len, out_len;
+  std::optional<long long> batch_or_concurrency;
   double value = 0.0;  ///< measured
   int line = 0;        ///< line in the CSV file
 };

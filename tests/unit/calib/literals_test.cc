@@ -45,20 +45,13 @@ const std::vector<Allowed> kAllowlist = {
     {"engine/stage_costs.cc", {"30.0"}, "mixed-precision Adam bytes moved per parameter: 4·4 + 3·4 + 2"},
     {"engine/search.cc", {"64"}, "plan-search bound: expert parallelism up to 64 (enumeration, not a prediction)"},
     {"engine/sizing.cc", {"16.0", "400", "64", "4", "8", "16", "32"}, "capacity sizing: 16 bytes/param of mixed-precision Adam as a first guess, search bounds and TP/PP candidates"},
-    {"serve/scenario.cc", {"64", "3", "2048", "1024"}, "TP candidates up to 64, 3 significant digits in messages, OpenOrca prompt cap, a 1,024-token KV transfer sampled to time disaggregated KV hand-off"},
+    {"serve/scenario.cc", {"64", "3", "1024", "100"}, "TP candidates up to 64, 3 significant digits in messages, percent in a message, a 1,024-token KV transfer sampled to time disaggregated KV hand-off"},
     {"serve/search.cc", {"64", "1000000"}, "plan-search bounds (enumeration, not a prediction)"},
     {"serve/simulator.cc", {"0.999999", "0.90", "0.99", "100", "10"}, "acceptance clamp below 1, p50/p90/p99 definitions, Poisson warm-up: drop the first 10% of >= 100 requests"},
     {"serve/step_cost.cc", {"16", "1025"}, "memo table sizes (2^16 tokens, 1024 + 1 initial entries): performance only"},
     {"serve/workload.cc", {"11", "9007199254740992.0", "6.283185307179586", "30"}, "uniform double from 53 random bits, 2π (Box-Muller), rejection-loop bound"},
     {"engine/common.cc", {"4"}, "significant digits of a message"},
     {"serve/framework.cc", {"0.7"}, "TensorRT-LLM 0.7 introduced the XQA (GQA-aware) decode kernel"},
-    // Assumed values still in code: to move into data/calibration/ (serving.yaml, cost.yaml) in a
-    // follow-up; listed here so that no new one can appear unnoticed.
-    {"serve/scenario.cc", {"0.6"}, "NOT YET MOVED (assumed): default TP keeps weights <= 60% of HBM"},
-    {"serve/step_cost.cc", {"3.0"}, "NOT YET MOVED (assumed): 3 GiB framework workspace per chip"},
-    {"serve/search.cc", {"0.95"}, "NOT YET MOVED (assumed): a plan sustains the load at >= 95% of the offered rate"},
-    {"serve/workload.cc", {"0.9", "0.7", "1024"}, "NOT YET MOVED (assumed): OpenOrca-like log-normal sigmas and the 1,024-token cap"},
-    {"cost/energy.cc", {"0.60", "0.20", "0.30", "5e-12", "15e-12", "8"}, "NOT YET MOVED (assumed): energy per action from TDP shares and pJ/bit per link class (docs/energy.md)"},
 };
 
 std::string strip_code(const std::string& line, bool& in_block) {

@@ -121,7 +121,7 @@ TEST(ChipModel, PowerCapDeratesTheMathRate) {
   ASSERT_TRUE(capped.power_cap.has_value());
   const auto cal = compute::calibration_for(capped, shipped());
   const double tdp = core::to_watts(capped.tdp.value), cap = core::to_watts(capped.power_cap->value);
-  const double idle = hw::kIdlePowerFraction;
+  const double idle = shipped().number("cost.idle_power_fraction");
   EXPECT_NEAR(cal.power_cap_factor, std::cbrt((cap - idle * tdp) / ((1.0 - idle) * tdp)), 1e-12);
   EXPECT_LT(cal.power_cap_factor, 1.0);
 }

@@ -28,6 +28,10 @@ using workload::ModelSpec;
 
 namespace {
 
+// The memory model's assumed parameters, stated here (the shipped value lives in
+// data/calibration/memory.yaml; these tests derive every figure from this one).
+const mapping::MemoryParams kMem{core::gib(2.5)};
+
 const std::string kModels = std::string(XS_TESTDATA_DIR) + "/models";
 
 const ModelSpec& gpt22b() {
@@ -60,7 +64,7 @@ TEST_P(ZeroShardingTest, SixteenBytesPerParamShardedByStage) {
   p.global_batch = c.dp;
   const double n = workload::count_params(m).total / c.tp;  // pp = 1: the chip holds all layers
   const double D = double(c.dp) * c.cp;
-  const auto mem = mapping::train_memory_per_chip(m, p);
+  const auto mem = mapping::train_memory_per_chip(m, p, kMem);
   EXPECT_NEAR(rel(B(mem.weights), 2 * n / (c.w ? D : 1)), 0, 1e-12);
   EXPECT_NEAR(rel(B(mem.gradients), 2 * n / (c.g ? D : 1)), 0, 1e-12);
   EXPECT_NEAR(rel(B(mem.optimizer), 12 * n / (c.o ? D : 1)), 0, 1e-12);
@@ -84,10 +88,10 @@ TEST(TrainMemory, Zero3AddsGatherBuffersOfTwoLayers) {
   TrainPlan p;
   p.dp = 8, p.global_batch = 8, p.zero = Zero::Zero3;
   const double layer = workload::layer_params(m, 0).total();
-  EXPECT_DOUBLE_EQ(B(mapping::train_memory_per_chip(m, p).workspace),
-                   B(mapping::kTrainWorkspaceBase) + 2 * 2 * layer);
+  EXPECT_DOUBLE_EQ(B(mapping::train_memory_per_chip(m, p, kMem).workspace),
+                   B(kMem.workspace) + 2 * 2 * layer);
   p.zero = Zero::Zero1;
-  EXPECT_DOUBLE_EQ(B(mapping::train_memory_per_chip(m, p).workspace), B(mapping::kTrainWorkspaceBase));
+  EXPECT_DOUBLE_EQ(B(mapping::train_memory_per_chip(m, p, kMem).workspace), B(kMem.workspace));
 }
 
 // Experts are sharded ep-ways (and over expert-TP = tp); their grads and optimizer states are
@@ -100,7 +104,7 @@ TEST(TrainMemory, ExpertsShardedOverEpAndOptimizerOverDpCpOverEp) {
   const double dense = (pc.total - pc.routed_total) / p.tp;
   const double experts = pc.routed_total / (p.ep * p.tp);
   const double ddp = 8.0 * 2, edp = 8.0 * 2 / 4;
-  const auto mem = mapping::train_memory_per_chip(m, p);
+  const auto mem = mapping::train_memory_per_chip(m, p, kMem);
   EXPECT_NEAR(rel(B(mem.weights), 2 * (dense + experts)), 0, 1e-12);
   EXPECT_NEAR(rel(B(mem.gradients), 2 * (dense + experts)), 0, 1e-12);
   EXPECT_NEAR(rel(B(mem.optimizer), 12 * (dense / ddp + experts / edp)), 0, 1e-12);
@@ -165,7 +169,7 @@ TEST(TrainMemory, ActivationsOfOneStageIncludeEmbeddingAndLogits) {
   const double sbh = 2048.0 * m.hidden, t = 8, a = m.heads, h = m.hidden, v = m.vocab;
   const double layer = sbh * (34 / t + 5 * a * 2048 / (h * t));
   const double expect = m.layers * layer + sbh / t + 4 * sbh / t * (1 + v / h);
-  EXPECT_NEAR(rel(B(mapping::train_memory_per_chip(m, p).activations), expect), 0, 1e-12);
+  EXPECT_NEAR(rel(B(mapping::train_memory_per_chip(m, p, kMem).activations), expect), 0, 1e-12);
 }
 
 // 1F1B: stage r holds min(m, pp − r) micro-batches of its L/pp layers, so stage 0 holds L
@@ -188,7 +192,7 @@ TEST_P(PipelineActivationTest, FirstStageHoldsMicroBatchesInFlight) {
   const double sbh = 2048.0 * m.hidden, t = 8;
   const double in_flight_mb = std::min<double>(c.micro_batches, c.pp);
   const double expect = c.layer_microbatches * sbh * 34 / t + in_flight_mb * sbh / t;
-  const auto mem = mapping::train_memory_of_stage(m, p, 0);
+  const auto mem = mapping::train_memory_of_stage(m, p, 0, kMem);
   EXPECT_NEAR(rel(B(mem.activations), expect), 0, 1e-12);
 }
 
@@ -209,7 +213,7 @@ TEST(TrainMemory, FullRecomputeKeepsLayerInputsPlusOneLayerBeingRecomputed) {
   p.recompute = Recompute::Full, p.flash_attention = true;
   const double sbh = 2048.0 * 2 * m.hidden, t = 4, v = m.vocab, h = m.hidden;
   const double expect = m.layers * 2 * sbh / t + sbh * 34 / t + sbh / t + 4 * sbh / t * (1 + v / h);
-  EXPECT_NEAR(rel(B(mapping::train_memory_per_chip(m, p).activations), expect), 0, 1e-12);
+  EXPECT_NEAR(rel(B(mapping::train_memory_per_chip(m, p, kMem).activations), expect), 0, 1e-12);
 }
 
 // MoE layers: the MLP's inner tensors scale by top-k × expert_ffn (plus k permuted inputs).
@@ -231,11 +235,11 @@ TEST(TrainMemory, MostLoadedStageIsReported) {
   TrainPlan p;
   p.tp = 8, p.pp = 12, p.dp = 1, p.global_batch = 64, p.seq_len = 4096;
   p.recompute = Recompute::Selective;
-  const auto best = mapping::train_memory_per_chip(m, p);
+  const auto best = mapping::train_memory_per_chip(m, p, kMem);
   for (int r = 0; r < p.pp; ++r) {
-    EXPECT_LE(B(mapping::train_memory_of_stage(m, p, r).total()), B(best.total())) << r;
+    EXPECT_LE(B(mapping::train_memory_of_stage(m, p, r, kMem).total()), B(best.total())) << r;
   }
-  EXPECT_DOUBLE_EQ(B(mapping::train_memory_of_stage(m, p, best.stage).total()), B(best.total()));
+  EXPECT_DOUBLE_EQ(B(mapping::train_memory_of_stage(m, p, best.stage, kMem).total()), B(best.total()));
 }
 
 TEST(StageLayers, ContiguousAndInterleaved) {
@@ -270,10 +274,10 @@ TEST(ServeMemory, WeightsAndKvOfDenseReplica) {
   ServePlan p;
   p.tp = 8, p.weight_dtype = core::Dtype::Fp8;
   const long long seqs = 32, ctx = 8192;
-  const auto mem = mapping::serve_memory_per_chip(m, p, seqs, ctx);
+  const auto mem = mapping::serve_memory_per_chip(m, p, seqs, ctx, kMem);
   EXPECT_NEAR(rel(B(mem.weights), workload::count_params(m).total / 8), 0, 1e-12);
   EXPECT_DOUBLE_EQ(B(mem.kv_cache), seqs * ctx * B(mapping::kv_bytes_per_token_per_chip(m, p)));
-  EXPECT_DOUBLE_EQ(B(mem.workspace), B(mapping::kServeWorkspaceBase));
+  EXPECT_DOUBLE_EQ(B(mem.workspace), B(kMem.workspace));
 }
 
 TEST(ServeMemory, SlidingLayersCapTheCache) {
@@ -282,7 +286,7 @@ TEST(ServeMemory, SlidingLayersCapTheCache) {
   p.tp = 1;
   const long long ctx = 32768;
   const double per_layer_token = 2.0 * 8 * 64 * 2;
-  const auto mem = mapping::serve_memory_per_chip(m, p, 1, ctx);
+  const auto mem = mapping::serve_memory_per_chip(m, p, 1, ctx, kMem);
   EXPECT_DOUBLE_EQ(B(mem.kv_cache), (18.0 * 128 + 18.0 * ctx) * per_layer_token);
 }
 

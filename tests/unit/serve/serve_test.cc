@@ -22,6 +22,7 @@ const xpusim::calib::Params& shipped() {
   static const xpusim::calib::Params p = xpusim::calib::load_shipped(XS_TESTDATA_DIR);
   return p;
 }
+xpusim::mapping::MemoryParams memory() { return xpusim::mapping::memory_params(shipped()); }
 xs::ServeEnv env() { return xs::ServeEnv{&catalog(), std::string(XS_TESTDATA_DIR) + "/models", &shipped()}; }
 
 xs::ServeScenario base() {
@@ -41,7 +42,7 @@ TEST(StepCost, BandwidthBoundDecodeEqualsBytesOverBandwidthPlusOverheads) {
   auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
   auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped());
   xs::ReplicaPlan plan;
-  xs::StepCostModel cost(sys, model, plan, prof, nullptr);
+  xs::StepCostModel cost(sys, model, plan, prof, memory(), nullptr);
   xs::StepWork w;
   w.decode_seqs = 4;
   w.decode_context = 4 * 2048.0;
@@ -63,9 +64,9 @@ TEST(StepCost, MoreHbmBandwidthNeverSlowsADecodeStep) {
   xs::StepWork w;
   w.decode_seqs = 64;
   w.decode_context = 64 * 1024.0;
-  xs::StepCostModel a(sys, model, xs::ReplicaPlan{}, prof, nullptr);
+  xs::StepCostModel a(sys, model, xs::ReplicaPlan{}, prof, memory(), nullptr);
   sys.chip.hbm_bandwidth.value = sys.chip.hbm_bandwidth.value * 2.0;
-  xs::StepCostModel b(sys, model, xs::ReplicaPlan{}, prof, nullptr);
+  xs::StepCostModel b(sys, model, xs::ReplicaPlan{}, prof, memory(), nullptr);
   EXPECT_LT(b.time(w).base(), a.time(w).base());
 }
 
@@ -86,7 +87,7 @@ TEST(Simulator, KvCapacityLimitsTheAdmittedBatch) {
   const auto& sys = catalog().system(sc.system);
   auto model = xpusim::workload::load_model(sc.model, std::string(XS_TESTDATA_DIR) + "/models");
   auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped());
-  xs::StepCostModel cost(sys, model, xs::ReplicaPlan{}, prof, nullptr);
+  xs::StepCostModel cost(sys, model, xs::ReplicaPlan{}, prof, memory(), nullptr);
   xs::SimSpec spec;
   spec.pool = {&cost, 1};
   spec.scheduler.kv_policy = xs::KvPolicy::Reserve;
@@ -104,7 +105,7 @@ TEST(Simulator, KvCapacityLimitsTheAdmittedBatch) {
 TEST(Simulator, OnDemandKvPreemptsWhenTheCacheRunsOut) {
   const auto& sys = catalog().system("h100-sxm-dgx");
   auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
-  xs::StepCostModel cost(sys, model, xs::ReplicaPlan{}, xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped()), nullptr);
+  xs::StepCostModel cost(sys, model, xs::ReplicaPlan{}, xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped()), memory(), nullptr);
   xs::SimSpec spec;
   spec.pool = {&cost, 1};
   spec.scheduler.kv_policy = xs::KvPolicy::OnDemand;
@@ -287,8 +288,8 @@ TEST(StepCost, PrefillEfficiencyScalesTheMathRateNotWeightStreaming) {
   auto full = slow;
   full.prefill_efficiency = 1.0;
   full.prefill_step_overhead = xpusim::core::seconds(0);
-  xs::StepCostModel a(sys, model, xs::ReplicaPlan{}, slow, nullptr);
-  xs::StepCostModel b(sys, model, xs::ReplicaPlan{}, full, nullptr);
+  xs::StepCostModel a(sys, model, xs::ReplicaPlan{}, slow, memory(), nullptr);
+  xs::StepCostModel b(sys, model, xs::ReplicaPlan{}, full, memory(), nullptr);
   auto prompt = [](long long n) {
     xs::StepWork w;
     w.prefill_tokens = n;

@@ -1,0 +1,230 @@
+// Serving on the one simulation core: mapping's memory model, the shared clock, cost/'s
+// energy of the simulated activity; request lengths without a cap; the serving timeline.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
+
+#include "xpusim/cost/energy.h"
+#include "xpusim/hw/catalog.h"
+#include "xpusim/mapping/memory.h"
+#include "xpusim/serve/scenario.h"
+#include "xpusim/workload/hf_config.h"
+
+namespace xs = xpusim::serve;
+namespace core = xpusim::core;
+namespace mapping = xpusim::mapping;
+
+namespace {
+
+const xpusim::hw::Catalog& catalog() {
+  static auto c = xpusim::hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+  return c;
+}
+const xpusim::calib::Params& shipped() {
+  static const xpusim::calib::Params p = xpusim::calib::load_shipped(XS_TESTDATA_DIR);
+  return p;
+}
+xs::ServeEnv env() { return xs::ServeEnv{&catalog(), std::string(XS_TESTDATA_DIR) + "/models", &shipped()}; }
+xpusim::workload::ModelSpec model(const std::string& id) {
+  return xpusim::workload::load_model(id, std::string(XS_TESTDATA_DIR) + "/models");
+}
+
+// Training and serving read one memory model: for the same chips, model and precision
+// (bf16 weights, tp-way split, one pipeline stage, no optimizer sharding needed for the
+// weights) the weights and the workspace per chip are the same figures.
+TEST(OneCore, TrainAndServeGiveTheSameWeightsAndWorkspacePerChip) {
+  struct Case { const char* model; int tp; };
+  const Case cases[] = {{"llama3.1-8b", 1}, {"llama3.1-8b", 2}, {"llama3.1-70b", 4}, {"llama3.1-70b", 8},
+                        {"mixtral-8x7b", 2}};
+  const auto& sys = catalog().system("h100-sxm-dgx");
+  const mapping::MemoryParams memory = mapping::memory_params(shipped());
+  const auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped());
+  for (const auto& c : cases) {
+    const auto m = model(c.model);
+    mapping::TrainPlan train;
+    train.tp = c.tp;
+    train.precision = core::Dtype::Bf16;
+    const auto t = mapping::train_memory_per_chip(m, train, memory);
+    xs::ReplicaPlan serve;
+    serve.plan.tp = c.tp;
+    const xs::StepCostModel cost(sys, m, serve, prof, memory, nullptr);
+    EXPECT_DOUBLE_EQ(cost.memory().weights.base(), t.weights.base()) << c.model << " tp" << c.tp;
+    EXPECT_DOUBLE_EQ(cost.memory().workspace.base(), t.workspace.base()) << c.model << " tp" << c.tp;
+    EXPECT_DOUBLE_EQ(cost.memory().workspace.base(), shipped().bytes("memory.workspace_per_chip").base());
+  }
+}
+
+// The serving simulator and the event-driven training executor share one clock.
+TEST(OneCore, ServingUsesTheSharedPicosecondClock) {
+  static_assert(std::is_same_v<xs::SimTime, core::SimTime>);
+  const double cases[] = {0.0, 1e-12, 2.5e-9, 1.0, 3600.0};
+  for (double s : cases) {
+    EXPECT_EQ(core::to_sim_time(core::seconds(s)), static_cast<core::SimTime>(std::llround(s * 1e12))) << s;
+    EXPECT_NEAR(core::from_sim_time(core::to_sim_time(core::seconds(s))).base(), s, 0.5e-12) << s;
+  }
+}
+
+// Serving energy is cost/'s energy of the simulated activity, derived here from the shares of
+// data/calibration/cost.yaml: per chip, E = min(TDP·T, idle·TDP·T + e_flop·F + e_hbm·B +
+// e_link·bytes) + overhead·T with e_flop = math_share·TDP / bf16 peak and
+// e_hbm = hbm_share·TDP / (load·HBM bandwidth); J per output token = E · chips / tokens.
+TEST(OneCore, ServingEnergyIsCostEnergyOfItsActivity) {
+  struct Case { const char* model; int tp; const char* precision; };
+  const Case cases[] = {{"llama3.1-8b", 1, "bf16"}, {"llama3.1-70b", 4, "bf16"}};
+  const auto& sys = catalog().system("h100-sxm-dgx");
+  const auto& p = shipped();
+  for (const auto& c : cases) {
+    xs::ServeScenario sc;
+    sc.system = "h100-sxm-dgx";
+    sc.model = c.model;
+    sc.tp = c.tp;
+    sc.chips = 2 * c.tp;
+    sc.precision = c.precision;
+    sc.framework = xs::Framework::Vllm;
+    sc.load.in_len = 512;
+    sc.load.out_len = 64;
+    sc.load.requests = 200;
+    const auto rep = xs::run_scenario(sc, env());
+    ASSERT_TRUE(rep) << rep.error();
+    const auto& a = rep->sim.activity;
+    const double share = static_cast<double>(c.tp) / static_cast<double>(sc.chips);  // engine chips / chips
+    const double tdp = core::to_watts(sys.chip.tdp.value), t = rep->sim.duration.base();
+    const double bf16 = sys.chip.peak_for(core::Dtype::Bf16).base();
+    const double e_flop = p.number("cost.math_share_of_tdp") * tdp / bf16;
+    const double e_hbm = p.number("cost.hbm_share_of_tdp") * tdp /
+                         (p.number("cost.hbm_load_at_tdp") * sys.chip.hbm_bandwidth.value.base());
+    const double dynamic = share * (e_flop * a.total_flops().base() + e_hbm * a.hbm_bytes.base() +
+                                    p.joules_per_byte("cost.scale_up_link_energy").base() * a.scale_up_bytes.base() +
+                                    p.joules_per_byte("cost.scale_out_link_energy").base() * a.scale_out_bytes.base());
+    const double chip = std::min(tdp * t, p.number("cost.idle_power_fraction") * tdp * t + dynamic);
+    const double total = chip + core::to_watts(sys.overhead_power_per_chip.value) * t;
+    const double expected = total * static_cast<double>(sc.chips) / static_cast<double>(rep->sim.output_tokens);
+    EXPECT_NEAR(rep->joules_per_output_token, expected, 1e-9 * expected) << c.model;
+    EXPECT_NEAR(rep->power_per_chip_w, total / t, 1e-9 * total / t) << c.model;
+    // Every step streams the weights of its chip at least once.
+    EXPECT_GE(a.hbm_bytes.base(), static_cast<double>(rep->sim.steps) * rep->memory.weights.base()) << c.model;
+    if (c.tp > 1) {
+      EXPECT_GT(a.scale_up_bytes.base(), 0.0) << c.model;  // the TP all-reduces
+    }
+  }
+}
+
+xs::LoadSpec orca(long long in_len, long long out_len) {
+  xs::LoadSpec load;
+  load.lengths = xs::LengthDist::OpenOrcaLike;
+  load.in_len = in_len;
+  load.out_len = out_len;
+  load.requests = 4000;
+  load.spread = {shipped().number("serving.lengths.openorca_input_sigma"),
+                 shipped().number("serving.lengths.openorca_output_sigma")};
+  return load;
+}
+
+double mean_of(const std::vector<xs::Request>& rs, long long xs::Request::*field) {
+  double s = 0;
+  for (const auto& r : rs) s += static_cast<double>(r.*field);
+  return s / static_cast<double>(rs.size());
+}
+
+// Drawn lengths honour the requested means with no cap (MLPerf means such as 9,429 input or
+// 3,657 output tokens), and at least one token each.
+TEST(Workload, OpenOrcaLikeMeansAreHonouredWithoutACap) {
+  const std::pair<long long, long long> cases[] = {{9429, 630}, {804, 3657}, {280, 290}};
+  for (const auto& [in, out] : cases) {
+    const auto rs = xs::generate_requests(orca(in, out));
+    EXPECT_NEAR(mean_of(rs, &xs::Request::in_len), static_cast<double>(in), 0.005 * static_cast<double>(in)) << in;
+    EXPECT_NEAR(mean_of(rs, &xs::Request::out_len), static_cast<double>(out), 0.005 * static_cast<double>(out)) << out;
+    long long longest_in = 0, shortest = 1 << 30;
+    for (const auto& r : rs) {
+      longest_in = std::max(longest_in, r.in_len);
+      shortest = std::min({shortest, r.in_len, r.out_len});
+    }
+    EXPECT_GT(longest_in, 1024) << in;  // the old cap is gone
+    EXPECT_GE(shortest, 1) << in;
+  }
+}
+
+// A data set's own limits bound the draws (the means still match); the model's context clips
+// a request, which is marked.
+TEST(Workload, DrawnLengthsStayWithinTheDataSetLimitsAndTheContext) {
+  auto limited = orca(280, 290);
+  limited.max_drawn_in_len = limited.max_drawn_out_len = 1024;
+  const auto rs = xs::generate_requests(limited);
+  for (const auto& r : rs) EXPECT_TRUE(r.in_len <= 1024 && r.out_len <= 1024);
+  EXPECT_NEAR(mean_of(rs, &xs::Request::in_len), 280.0, 0.005 * 280.0);
+  EXPECT_NEAR(mean_of(rs, &xs::Request::out_len), 290.0, 0.005 * 290.0);
+
+  auto clipped = orca(3000, 2000);
+  clipped.max_context = 4096;
+  long long marked = 0;
+  for (const auto& r : xs::generate_requests(clipped)) {
+    EXPECT_LE(r.in_len + r.out_len, 4096);
+    EXPECT_GE(r.out_len, 1);
+    marked += r.clipped ? 1 : 0;
+  }
+  EXPECT_GT(marked, 0);
+}
+
+// A run whose drawn requests exceed the model's context says so in its assumptions.
+TEST(Scenario, ClippedRequestsAreStated) {
+  xs::ServeScenario sc;
+  sc.system = "h100-sxm-dgx";
+  sc.model = "llama2-7b";  // 4,096 positions
+  sc.precision = "fp8";
+  sc.framework = xs::Framework::Vllm;
+  sc.load.lengths = xs::LengthDist::OpenOrcaLike;
+  sc.load.in_len = 2000;
+  sc.load.out_len = 500;
+  sc.load.requests = 300;
+  const auto rep = xs::run_scenario(sc, env());
+  ASSERT_TRUE(rep) << rep.error();
+  EXPECT_GT(rep->sim.clipped_requests, 0);
+  const bool stated = std::any_of(rep->assumptions.begin(), rep->assumptions.end(),
+                                  [](const std::string& a) { return a.find("clipped") != std::string::npos; });
+  EXPECT_TRUE(stated);
+}
+
+// The timeline is bounded: the first max_steps steps and max_requests requests, with the totals.
+TEST(Timeline, RecordsBoundedStepsAndRequestPhases) {
+  xs::ServeScenario sc;
+  sc.system = "h100-sxm-dgx";
+  sc.model = "llama3.1-8b";
+  sc.precision = "fp8";
+  sc.framework = xs::Framework::Vllm;
+  sc.load.in_len = 256;
+  sc.load.out_len = 32;
+  sc.load.requests = 50;
+  sc.trace = true;
+  const auto rep = xs::run_scenario(sc, env());
+  ASSERT_TRUE(rep) << rep.error();
+  const auto& tr = rep->sim.trace;
+  EXPECT_EQ(static_cast<long long>(tr.steps.size()), rep->sim.steps);
+  EXPECT_EQ(tr.requests.size(), 50u);
+  for (const auto& r : tr.requests) {
+    EXPECT_LE(r.arrival, r.prefill_start);
+    EXPECT_LT(r.prefill_start, r.first_token);
+    EXPECT_LE(r.first_token, r.finish);
+  }
+  const auto doc = nlohmann::json::parse(xs::chrome_trace_json(rep->sim));
+  EXPECT_EQ(doc["otherData"]["steps_total"], rep->sim.steps);
+
+  xs::SimSpec spec;
+  auto cost = xs::StepCostModel(catalog().system("h100-sxm-dgx"), model("llama3.1-8b"), xs::ReplicaPlan{},
+                                xs::framework_profile(xs::Framework::Vllm, catalog().system("h100-sxm-dgx").chip,
+                                                      shipped()),
+                                mapping::memory_params(shipped()), nullptr);
+  spec.pool = xs::PoolSpec{&cost, 1};
+  spec.load = sc.load;
+  spec.trace = {true, 10, 5};
+  const auto small = xs::simulate(spec);
+  EXPECT_EQ(small.trace.steps.size(), 10u);
+  EXPECT_EQ(small.trace.requests.size(), 5u);
+  EXPECT_EQ(small.trace.steps_total, small.steps);
+  EXPECT_EQ(small.trace.requests_total, 50);
+}
+
+}  // namespace
