@@ -75,7 +75,7 @@ TEST(PlanSearch, RanksByThroughputAmongPlansThatMeetTheBatchTarget) {
   EXPECT_LE(static_cast<long long>(r.best.plan.dp) * r.best.plan.micro_batch * 8192, space.batch_tokens);
   EXPECT_GT(r.pruned + r.evaluated, r.evaluated);  // the memory bound prunes tp 1-4 without timing them
   const long long target_seqs = space.batch_tokens / 8192;
-  for (const auto [tp, pp] : {std::pair{64, 4}, {64, 8}, {32, 8}, {32, 16}, {16, 16}}) {
+  for (const auto& [tp, pp] : {std::pair{64, 4}, {64, 8}, {32, 8}, {32, 16}, {16, 16}}) {
     auto t = s;
     t.plan.tp = tp;
     t.plan.pp = pp;
@@ -85,7 +85,9 @@ TEST(PlanSearch, RanksByThroughputAmongPlansThatMeetTheBatchTarget) {
     for (auto rc : {mapping::Recompute::None, mapping::Recompute::Selective, mapping::Recompute::Full}) {
       t.plan.recompute = rc;
       const auto rt = engine::simulate_analytical(t);
-      if (rt.feasible && rt.fits) EXPECT_GE(r.result.tokens_per_s * (1 + 1e-12), rt.tokens_per_s) << tp << "x" << pp;
+      if (rt.feasible && rt.fits) {
+        EXPECT_GE(r.result.tokens_per_s * (1 + 1e-12), rt.tokens_per_s) << tp << "x" << pp;
+      }
     }
   }
 }

@@ -167,7 +167,7 @@ TEST(Property, TorusAllToAllIsBoundByTheCutAcrossItsLongestSubDim) {
   const Topology t = Topology::build(testing::trn2_ultra(), 16, testing::opts());
   const Bytes S = core::gib(1);
   const Seconds bound = S / (core::gigabytes_per_second(256) * testing::shipped_params().neuronlink_efficiency);
-  for (const std::string& algorithm : {"direct", "ring", "halving_doubling"}) {
+  for (const char* algorithm : {"direct", "ring", "halving_doubling"}) {
     CollectiveOptions opt;
     opt.algorithm = algorithm;
     EXPECT_GE(collective_cost(t, CollectiveKind::AllToAll, S, {16, 1}, opt).time, bound * (1 - 1e-12))
