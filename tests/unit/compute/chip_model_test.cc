@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../shipped_data.h"
+
 #include "xpusim/compute/chip_model.h"
 #include "xpusim/hw/catalog.h"
 #include "xpusim/workload/accounting.h"
@@ -13,16 +15,9 @@ using core::Dtype;
 
 namespace {
 
-/// The shipped calibration (data/calibration/).
-const calib::Params& shipped() {
-  static const calib::Params p = calib::load_shipped(XS_TESTDATA_DIR);
-  return p;
-}
+using xpusim::test::shipped;
 
-const hw::Catalog& catalog() {
-  static const hw::Catalog c = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
-  return c;
-}
+using xpusim::test::catalog;
 
 workload::Op gemm(long long m, long long n, long long k) {
   workload::Op o;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../shipped_data.h"
+
 #include "xpusim/calib/params.h"
 #include "xpusim/engine/train.h"
 #include "xpusim/hw/catalog.h"
@@ -13,16 +15,9 @@ using namespace xpusim;
 
 namespace {
 
-/// The shipped calibration (data/calibration/).
-const calib::Params& shipped() {
-  static const calib::Params p = calib::load_shipped(XS_TESTDATA_DIR);
-  return p;
-}
+using xpusim::test::shipped;
 
-const hw::Catalog& catalog() {
-  static const hw::Catalog c = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
-  return c;
-}
+using xpusim::test::catalog;
 
 struct Plan {
   const char* system;

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "../shipped_data.h"
+
 #include "xpusim/engine/train.h"
 #include "xpusim/hw/catalog.h"
 #include "xpusim/workload/hf_config.h"
@@ -8,11 +10,7 @@ using namespace xpusim;
 
 namespace {
 
-/// The shipped calibration (data/calibration/).
-const calib::Params& shipped() {
-  static const calib::Params p = calib::load_shipped(XS_TESTDATA_DIR);
-  return p;
-}
+using xpusim::test::shipped;
 }  // namespace
 
 TEST(PlanSearch, FindsAFittingPlanAndKeepsTpInsideTheDomain) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../shipped_data.h"
+
 #include <cmath>
 
 #include "xpusim/engine/train.h"
@@ -13,16 +15,9 @@ using namespace xpusim;
 
 namespace {
 
-/// The shipped calibration (data/calibration/).
-const calib::Params& shipped() {
-  static const calib::Params p = calib::load_shipped(XS_TESTDATA_DIR);
-  return p;
-}
+using xpusim::test::shipped;
 
-const hw::Catalog& catalog() {
-  static const hw::Catalog c = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
-  return c;
-}
+using xpusim::test::catalog;
 
 engine::TrainScenario scenario(const std::string& system, const std::string& model, int tp, int pp,
                                int dp, long long mb, long long gbs, long long seq,

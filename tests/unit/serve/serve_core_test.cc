@@ -2,6 +2,8 @@
 // energy of the simulated activity; request lengths without a cap; the serving timeline.
 #include <gtest/gtest.h>
 
+#include "../shipped_data.h"
+
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -20,14 +22,8 @@ namespace mapping = xpusim::mapping;
 
 namespace {
 
-const xpusim::hw::Catalog& catalog() {
-  static auto c = xpusim::hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
-  return c;
-}
-const xpusim::calib::Params& shipped() {
-  static const xpusim::calib::Params p = xpusim::calib::load_shipped(XS_TESTDATA_DIR);
-  return p;
-}
+using xpusim::test::catalog;
+using xpusim::test::shipped;
 xs::ServeEnv env() { return xs::ServeEnv{&catalog(), std::string(XS_TESTDATA_DIR) + "/models", &shipped()}; }
 xpusim::workload::ModelSpec model(const std::string& id) {
   return xpusim::workload::load_model(id, std::string(XS_TESTDATA_DIR) + "/models");

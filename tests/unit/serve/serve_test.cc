@@ -1,6 +1,8 @@
 // Mechanisms of the serving layer, with expectations derived in each test.
 #include <gtest/gtest.h>
 
+#include "../shipped_data.h"
+
 #include <cmath>
 
 #include "xpusim/core/diagnostics.h"
@@ -14,14 +16,8 @@ using xpusim::core::seconds;
 
 namespace {
 
-const xpusim::hw::Catalog& catalog() {
-  static auto c = xpusim::hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
-  return c;
-}
-const xpusim::calib::Params& shipped() {
-  static const xpusim::calib::Params p = xpusim::calib::load_shipped(XS_TESTDATA_DIR);
-  return p;
-}
+using xpusim::test::catalog;
+using xpusim::test::shipped;
 xpusim::mapping::MemoryParams memory() { return xpusim::mapping::memory_params(shipped()); }
 xs::ServeEnv env() { return xs::ServeEnv{&catalog(), std::string(XS_TESTDATA_DIR) + "/models", &shipped()}; }
 
