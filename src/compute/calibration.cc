@@ -30,6 +30,15 @@ double power_cap_factor(const hw::ChipSpec& chip, const calib::Params& params) {
 
 }  // namespace
 
+void read_kernel_efficiencies(const calib::Params& params, const std::string& prefix, Calibration& c) {
+  c.gemm_efficiency = params.number(prefix + "gemm_efficiency");
+  c.low_precision_efficiency = params.number(prefix + "low_precision_efficiency");
+  c.fp4_efficiency = params.number(prefix + "fp4_efficiency");
+  c.attention_efficiency = params.number(prefix + "attention_efficiency");
+  c.hbm_efficiency = params.number(prefix + "hbm_efficiency");
+  c.kernel_overhead = params.seconds(prefix + "kernel_overhead");
+}
+
 Calibration calibration_for(const hw::ChipSpec& chip, const calib::Params& params) {
   Calibration c;
   c.family = family_of(chip);
@@ -39,13 +48,8 @@ Calibration calibration_for(const hw::ChipSpec& chip, const calib::Params& param
                "a section of data/calibration/compute.yaml: " + core::join(families));
   }
   const std::string key = "compute." + c.family + ".";
-  c.gemm_efficiency = params.number(key + "gemm_efficiency");
-  c.low_precision_efficiency = params.number(key + "low_precision_efficiency");
-  c.fp4_efficiency = params.number(key + "fp4_efficiency");
-  c.attention_efficiency = params.number(key + "attention_efficiency");
+  read_kernel_efficiencies(params, key, c);
   c.attention_bwd_ratio = params.number(key + "attention_bwd_ratio");
-  c.hbm_efficiency = params.number(key + "hbm_efficiency");
-  c.kernel_overhead = params.seconds(key + "kernel_overhead");
   c.gpu_tile_prologue_k = params.number("compute.gpu_tiles.prologue_k");
   c.reference_gemm_k = params.number("compute.gpu_tiles.reference_gemm_k");
   c.power_cap_factor = power_cap_factor(chip, params);

@@ -71,13 +71,7 @@ namespace {
 /// power-cap factor and the attention backward ratio come from the compute calibration.
 compute::Calibration serving_kernels(const hw::ChipSpec& chip, const calib::Params& params) {
   compute::Calibration c = compute::calibration_for(chip, params);
-  const std::string key = "serving.kernels." + c.family + ".";
-  c.gemm_efficiency = params.number(key + "gemm_efficiency");
-  c.low_precision_efficiency = params.number(key + "low_precision_efficiency");
-  c.fp4_efficiency = params.number(key + "fp4_efficiency");
-  c.attention_efficiency = params.number(key + "attention_efficiency");
-  c.hbm_efficiency = params.number(key + "hbm_efficiency");
-  c.kernel_overhead = params.seconds(key + "kernel_overhead");
+  compute::read_kernel_efficiencies(params, "serving.kernels." + c.family + ".", c);
   return c;
 }
 

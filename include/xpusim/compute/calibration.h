@@ -32,6 +32,11 @@ std::string family_of(const hw::ChipSpec& chip);
 /// The hardware families with a section in compute.yaml.
 std::vector<std::string> calibrated_families(const calib::Params& params);
 /// The calibration of a chip's family from `params` (compute.<family>.*); InputError naming the
+/// Reads the kernel efficiencies every calibration section has (gemm, low-precision, fp4,
+/// attention, HBM, per-kernel overhead) from the keys `<prefix><name>` into `c`: the training
+/// section compute.<family>. and the serving section serving.kernels.<family>. share them.
+void read_kernel_efficiencies(const calib::Params& params, const std::string& prefix, Calibration& c);
+
 /// family when compute.yaml has no section for it.
 Calibration calibration_for(const hw::ChipSpec& chip, const calib::Params& params);
 
