@@ -1,5 +1,7 @@
 #include "cli_util.h"
 
+#include <filesystem>
+
 namespace xpusim::cli {
 
 void add_calibration_option(CLI::App& app, std::string& file) {
@@ -11,6 +13,14 @@ calib::Params load_calibration(const std::string& override_file) {
   calib::Params params = calib::load_shipped(data_dir());
   if (!override_file.empty()) calib::apply_override(params, override_file);
   return params;
+}
+
+validation::TrustData load_trust_data() {
+  const std::string file = validation::default_trust_file(data_dir());
+  if (std::filesystem::exists(file)) return validation::load_trust(file);
+  validation::TrustData none;
+  none.basis = "no uncertainty data: " + file + " is missing (xpusim validate --cv --write-bands)";
+  return none;
 }
 
 report::Provenance provenance(bool uses_catalog, bool uses_calibration, const std::string& calibration_file) {

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "xpusim/calib/params.h"
 #include "xpusim/report/json_convention.h"
+#include "xpusim/validation/trust.h"
 
 namespace xpusim::cli {
 
@@ -18,6 +19,10 @@ int parse(CLI::App& app, const Args& args);
 void add_calibration_option(CLI::App& app, std::string& file);
 /// The shipped calibration with `override_file`'s values applied (none when empty).
 calib::Params load_calibration(const std::string& override_file);
+
+/// The shipped uncertainty bands and coverage (data/validation/uncertainty.json); without the
+/// file, no bands and every input extrapolating, said in the basis.
+validation::TrustData load_trust_data();
 
 /// What a command's JSON names as its data: the catalog (when `uses_catalog`) and the
 /// calibration (when `uses_calibration`: data/calibration plus `calibration_file` if given).

@@ -66,7 +66,7 @@ int run_calibrate(const Args& args) {
   const validation::Context fitted_ctx{&cat, data_dir() + "/models", &run.fit.params};
   run.in_sample = validation::run_all(rows, fitted_ctx);
   t0 = std::chrono::steady_clock::now();
-  if (folds == "loso") run.cv = validation::cross_validate(rows, ctx, sensitivity, opt, &run.folds);
+  if (folds == "loso") run.cv = validation::cross_validate(rows, fitted_ctx, sensitivity, opt, &run.folds);
   const double t_cv = seconds_since(t0);
   std::cerr << core::strformat("calibrate: %zu rows, %zu parameters; sensitivity %.1f s, fit %.1f s, %zu folds %.1f s\n",
                                rows.size(), opt.keys.size(), t_sensitivity, t_fit, run.folds.size(), t_cv);

@@ -11,6 +11,8 @@
 #include "xpusim/config/values.h"
 #include "xpusim/hw/catalog.h"
 #include "xpusim/report/serve_report.h"
+#include "xpusim/report/trust_report.h"
+#include "xpusim/workload/hf_config.h"
 
 namespace xpusim::cli {
 
@@ -135,8 +137,17 @@ int run_serve(const Args& args) {
     return 1;
   }
   if (!f.trace.empty()) write_trace(f.trace, rep->sim);
-  if (f.json) std::cout << report::serve_document(provenance(true, true, f.calibration_file), f.in, *rep).dump(2) << "\n";
-  else std::cout << report::serve_text(*rep);
+  const validation::TrustData trust = load_trust_data();
+  const auto model = workload::load_model(rep->scenario.model, env.models_dir);
+  const auto assessment = validation::assess(trust, report::serve_query(*rep, cat.system(rep->scenario.system), model));
+  const auto metrics = report::serve_metrics(*rep);
+  if (f.json) {
+    report::Json doc = report::serve_document(provenance(true, true, f.calibration_file), f.in, *rep);
+    report::add_trust_json(doc, trust, assessment, metrics);
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    std::cout << report::serve_text(*rep) << report::trust_text(trust, assessment, metrics);
+  }
   return 0;
 }
 

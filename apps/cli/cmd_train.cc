@@ -8,6 +8,7 @@
 #include "cli_util.h"
 #include "flags.h"
 #include "xpusim/report/train_report.h"
+#include "xpusim/report/trust_report.h"
 
 namespace xpusim::cli {
 
@@ -73,8 +74,16 @@ int run_train(const Args& args) {
               << " pruned) in " << took.count() << " s\n";
   }
   if (!trace.empty()) write_trace(trace, run.result);
-  if (json) std::cout << report::train_document(provenance(true, true, calibration_file), in, run).dump(2) << "\n";
-  else std::cout << report::train_run_text(run);
+  const validation::TrustData trust = load_trust_data();
+  const auto assessment = validation::assess(trust, report::train_query(run.built.scenario));
+  const auto metrics = report::train_metrics(run.result);
+  if (json) {
+    report::Json doc = report::train_document(provenance(true, true, calibration_file), in, run);
+    report::add_trust_json(doc, trust, assessment, metrics);
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    std::cout << report::train_run_text(run) << report::trust_text(trust, assessment, metrics);
+  }
   if (run.result.fits) return 0;
   if (!json) std::cerr << "infeasible: " << run.result.reason << "\n";
   return 1;

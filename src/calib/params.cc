@@ -121,6 +121,7 @@ void walk_shipped(const Json& node, const std::string& key, const std::string& f
     p.key = key;
     p.source = file;
     read_fields(node, key, true, p, diags);
+    p.prior = p.value;
     check_range(p, key, diags);
     out.set(std::move(p));
     return;
@@ -254,7 +255,14 @@ Params load_directory(const std::string& dir) {
   return out;
 }
 
-Params load_shipped(const std::string& data_dir) { return load_directory(data_dir + "/calibration"); }
+std::string shipped_fit_file(const std::string& data_dir) { return data_dir + "/calibration/fitted/public.yaml"; }
+
+Params load_shipped(const std::string& data_dir) {
+  Params params = load_directory(data_dir + "/calibration");
+  const std::string fit = shipped_fit_file(data_dir);
+  if (std::filesystem::exists(fit)) apply_override(params, fit);
+  return params;
+}
 
 void apply_override(Params& base, const std::string& path) {
   core::Diagnostics diags;

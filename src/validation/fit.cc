@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "xpusim/core/check.h"
+#include "xpusim/core/parallel.h"
 
 namespace xpusim::validation {
 
@@ -47,7 +48,7 @@ struct Coordinate {
 };
 
 Coordinate coordinate_of(const calib::Parameter& p, double search_factor) {
-  const double v0 = p.value.quantity.value;
+  const double v0 = p.prior.quantity.value;
   Coordinate c;
   c.key = p.key;
   c.prior_center = std::log(v0);
@@ -77,16 +78,17 @@ class Fitter {
     ctx_.calibration = &params_;
     ctx_.analytical_train = true;
     residual_.assign(rows.size(), 0.0);
-    in_fit_.assign(rows.size(), false);
-    for (int i : use) {
+    in_fit_.assign(rows.size(), 0);
+    core::parallel_for(use.size(), opt.threads, [&](size_t j) {
+      const int i = use[j];
       const Prediction p = predict_row(rows_[i], ctx_).prediction;
-      if (!usable(rows_[i], p)) continue;
-      in_fit_[i] = true;
+      if (!usable(rows_[i], p)) return;
+      in_fit_[i] = 1;
       residual_[i] = log_residual(rows_[i], p);
-    }
+    });
   }
 
-  int rows_used() const { return static_cast<int>(std::count(in_fit_.begin(), in_fit_.end(), true)); }
+  int rows_used() const { return static_cast<int>(std::count(in_fit_.begin(), in_fit_.end(), 1)); }
   calib::Params& params() { return params_; }
 
   double weight(int i) const { return rows_[i].trust == "C" ? opt_.trust_c_weight : 1.0; }
@@ -111,11 +113,22 @@ class Fitter {
     params_.set(with_value(params_.get(c.key), std::exp(x)));
     double loss = opt_.prior_weight * prior_loss(c, x);
     out.assign(rows.size(), kUnpredictableResidual);
-    for (size_t j = 0; j < rows.size(); ++j) {
+    core::parallel_for(rows.size(), opt_.threads, [&](size_t j) {
       const Row& row = rows_[rows[j]];
       const Prediction p = predict_row(row, ctx_).prediction;
       if (usable(row, p)) out[j] = log_residual(row, p);
-      loss += weight(rows[j]) * soft_l1(out[j], opt_.soft_l1_scale);
+    });
+    for (size_t j = 0; j < rows.size(); ++j) loss += weight(rows[j]) * soft_l1(out[j], opt_.soft_l1_scale);
+    return loss;
+  }
+
+  /// The loss evaluate() would return at the current value x0, from the stored residuals.
+  double current_loss(const Coordinate& c, double x0, const std::vector<int>& rows, std::vector<double>& out) const {
+    double loss = opt_.prior_weight * prior_loss(c, x0);
+    out.clear();
+    for (int i : rows) {
+      out.push_back(residual_[i]);
+      loss += weight(i) * soft_l1(residual_[i], opt_.soft_l1_scale);
     }
     return loss;
   }
@@ -128,7 +141,7 @@ class Fitter {
     };
     std::vector<double> res;
     const double x0 = std::log(params_.get(c.key).value.quantity.value);
-    Trial best{x0, evaluate(c, x0, rows, res), res};
+    Trial best{x0, current_loss(c, x0, rows, res), res};
     auto consider = [&](double x) {
       const double loss = evaluate(c, x, rows, res);
       if (loss < best.loss) best = Trial{x, loss, res};
@@ -159,7 +172,7 @@ class Fitter {
   calib::Params params_;
   Context ctx_;
   std::vector<double> residual_;
-  std::vector<bool> in_fit_;
+  std::vector<char> in_fit_;  // not vector<bool>: written from several threads
 };
 
 std::vector<std::string> split_key(const std::string& key) {
@@ -199,26 +212,30 @@ calib::Parameter with_value(const calib::Parameter& p, double base_value) {
   return out;
 }
 
-Sensitivity find_sensitive_rows(const std::vector<Row>& rows, const Context& ctx, const std::vector<std::string>& keys) {
+Sensitivity find_sensitive_rows(const std::vector<Row>& rows, const Context& ctx, const std::vector<std::string>& keys,
+                                int threads) {
   calib::Params params = *ctx.calibration;
   Context local = ctx;
   local.calibration = &params;
   local.analytical_train = true;
-  std::vector<Prediction> base;
-  for (const auto& row : rows) base.push_back(predict_row(row, local).prediction);
+  std::vector<Prediction> base(rows.size());
+  core::parallel_for(rows.size(), threads, [&](size_t i) { base[i] = predict_row(rows[i], local).prediction; });
   Sensitivity out;
+  std::vector<char> moved(rows.size());
   for (const auto& key : keys) {
     const calib::Parameter original = params.get(key);
     const double v = original.value.quantity.value;
     const bool room_above = !original.range_high || v * 1.1 <= original.range_high->quantity.value;
     params.set(with_value(original, room_above ? v * 1.1 : v / 1.1));
-    auto& moved = out[key];
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (!usable(rows[i], base[i])) continue;
+    core::parallel_for(rows.size(), threads, [&](size_t i) {
+      moved[i] = 0;
+      if (!usable(rows[i], base[i])) return;
       const Prediction p = predict_row(rows[i], local).prediction;
-      if (!usable(rows[i], p) || std::fabs(std::log(p.predicted / base[i].predicted)) > 1e-9)
-        moved.push_back(static_cast<int>(i));
-    }
+      moved[i] = !usable(rows[i], p) || std::fabs(std::log(p.predicted / base[i].predicted)) > 1e-9;
+    });
+    auto& list = out[key];
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (moved[i]) list.push_back(static_cast<int>(i));
     params.set(original);
   }
   return out;
@@ -265,6 +282,52 @@ FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const C
   return result;
 }
 
+namespace {
+
+/// The keys of `keys` that move at least one row of `held_out`.
+std::vector<std::string> keys_moving(const std::vector<std::string>& keys, const Sensitivity& sensitivity,
+                                     const std::vector<int>& held_out) {
+  std::vector<std::string> out;
+  for (const auto& key : keys) {
+    const auto it = sensitivity.find(key);
+    if (it == sensitivity.end()) continue;
+    const auto& moved = it->second;
+    if (std::any_of(held_out.begin(), held_out.end(),
+                    [&](int i) { return std::binary_search(moved.begin(), moved.end(), i); }))
+      out.push_back(key);
+  }
+  return out;
+}
+
+/// One fold: the keys that move a held-out row go back to their prior and are fitted on the
+/// other rows; every other key keeps its value in *ctx.calibration (it cannot move a held-out
+/// row). Returns the held-out rows predicted with the event-driven executor.
+std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<int>& train,
+                                const std::vector<int>& held_out, const Context& ctx,
+                                const Sensitivity& sensitivity, const FitOptions& opt) {
+  FitOptions fold_opt = opt;
+  fold_opt.keys = keys_moving(opt.keys, sensitivity, held_out);
+  calib::Params start = *ctx.calibration;
+  for (const auto& key : fold_opt.keys) {
+    calib::Parameter p = start.get(key);
+    p.value = p.prior;
+    start.set(p);
+  }
+  Context fold_ctx = ctx;
+  fold_ctx.calibration = &start;
+  FitResult fold;
+  if (!fold_opt.keys.empty()) {
+    fold = fit(rows, train, fold_ctx, sensitivity, fold_opt);
+    fold_ctx.calibration = &fold.params;
+  }
+  fold_ctx.analytical_train = false;
+  std::vector<RowResult> out(held_out.size());
+  core::parallel_for(held_out.size(), opt.threads, [&](size_t j) { out[j] = predict_row(rows[held_out[j]], fold_ctx); });
+  return out;
+}
+
+}  // namespace
+
 std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Context& ctx, const Sensitivity& sensitivity,
                                       const FitOptions& opt, std::vector<std::string>* folds) {
   std::set<std::string> sources;
@@ -275,11 +338,8 @@ std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Contex
     for (size_t i = 0; i < rows.size(); ++i)
       (source_of(rows[i].source_url) == source ? held_out : train).push_back(static_cast<int>(i));
     if (train.empty()) continue;
-    const FitResult fold = fit(rows, train, ctx, sensitivity, opt);
-    Context fold_ctx = ctx;
-    fold_ctx.calibration = &fold.params;
-    fold_ctx.analytical_train = false;
-    for (int i : held_out) out[i] = predict_row(rows[i], fold_ctx);
+    const auto predicted = run_fold(rows, train, held_out, ctx, sensitivity, opt);
+    for (size_t j = 0; j < held_out.size(); ++j) out[held_out[j]] = predicted[j];
     if (folds) folds->push_back(source);
   }
   for (size_t i = 0; i < rows.size(); ++i)

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "xpusim/compute/calibration.h"
+#include "xpusim/core/parallel.h"
 
 namespace xpusim::validation {
 
@@ -32,8 +33,8 @@ RowResult predict_row(const Row& row, const Context& ctx) {
 }
 
 std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx) {
-  std::vector<RowResult> out;
-  for (const auto& row : rows) out.push_back(predict_row(row, ctx));
+  std::vector<RowResult> out(rows.size());
+  core::parallel_for(rows.size(), core::default_threads(), [&](size_t i) { out[i] = predict_row(rows[i], ctx); });
   return out;
 }
 

@@ -32,6 +32,9 @@ struct Value {
 struct Parameter {
   std::string key;      ///< "<file stem>.<section>….<name>", e.g. "compute.nvidia-hopper.gemm_efficiency"
   Value value;
+  /// The documented value of the shipped file, before any fit or override: the centre of the
+  /// fit's prior (docs/calibration.md). Overrides change `value`, never `prior`.
+  Value prior;
   std::string meaning;  ///< what the value stands for
   std::string basis;    ///< paper, measurement, or "fitted on rows …"
   Kind kind = Kind::Assumed;
@@ -71,8 +74,13 @@ class Params {
 /// Unknown fields, malformed values and values outside their range are InputErrors.
 Params load_directory(const std::string& dir);
 
-/// The shipped calibration: load_directory(data_dir + "/calibration").
+/// The shipped calibration: load_directory(data_dir + "/calibration"), then the fitted values
+/// that `xpusim calibrate` produced from the project's copy of the public file
+/// (shipped_fit_file(data_dir)), when that file exists.
 Params load_shipped(const std::string& data_dir);
+
+/// data_dir + "/calibration/fitted/public.yaml".
+std::string shipped_fit_file(const std::string& data_dir);
 
 /// Overrides any subset of `base` from one file whose top-level keys are the shipped files'
 /// stems (compute, training, serving, network, …) and whose nesting is theirs. A parameter is

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "xpusim/calib/params.h"
+#include "xpusim/core/parallel.h"
 #include "xpusim/validation/summary.h"
 
 namespace xpusim::validation {
@@ -35,6 +36,7 @@ struct FitOptions {
   double trust_c_weight = 0.5;     ///< weight of a row with trust C (A and B: 1)
   double search_factor = 10.0;     ///< search within [shipped/f, shipped·f] ∩ range
   double prior_weight = 1.0;       ///< 0 = no prior (tests of the optimiser alone)
+  int threads = core::default_threads();  ///< rows predicted in parallel (results do not depend on it)
 };
 
 /// What one parameter's fit did.
@@ -55,7 +57,8 @@ struct FitResult {
 /// Which rows each parameter moves: every row is predicted once with the start values and once
 /// per key with that key moved by 10 % in log space; key → row indices (into `rows`).
 using Sensitivity = std::map<std::string, std::vector<int>>;
-Sensitivity find_sensitive_rows(const std::vector<Row>& rows, const Context& ctx, const std::vector<std::string>& keys);
+Sensitivity find_sensitive_rows(const std::vector<Row>& rows, const Context& ctx, const std::vector<std::string>& keys,
+                                int threads = core::default_threads());
 
 /// The default parameter set: every key of `sensitivity` that moves at least one row.
 std::vector<std::string> keys_with_rows(const Sensitivity& sensitivity);
@@ -65,9 +68,13 @@ std::vector<std::string> keys_with_rows(const Sensitivity& sensitivity);
 FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const Context& ctx,
               const Sensitivity& sensitivity, const FitOptions& opt);
 
-/// Leave-one-source-out: for each source, fit on the other rows and predict its rows with the
-/// event-driven executor. Returns one RowResult per row (in row order) holding the out-of-fold
-/// prediction. `folds` receives the source of each fold in order.
+/// Leave-one-source-out, taking *ctx.calibration as the fit on every row. For each source, the
+/// keys of `opt.keys` that move one of its rows are reset to their prior and re-fitted on the
+/// other rows; the keys that move none of its rows cannot change its predictions and keep their
+/// values (their fit saw the held-out rows only through the coupling with re-fitted keys:
+/// docs/calibration.md). The held-out rows are then predicted with the event-driven executor.
+/// Returns one RowResult per row (in row order) holding the out-of-fold prediction. `folds`
+/// receives the source of each fold in order.
 std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Context& ctx, const Sensitivity& sensitivity,
                                       const FitOptions& opt, std::vector<std::string>* folds = nullptr);
 

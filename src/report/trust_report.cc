@@ -1,0 +1,79 @@
+// Uncertainty bands and the extrapolating flag of train and serve results (report/trust_report.h).
+
+#include "xpusim/report/trust_report.h"
+
+#include <sstream>
+
+#include "xpusim/compute/calibration.h"
+#include "xpusim/core/format.h"
+
+namespace xpusim::report {
+
+using core::strformat;
+
+validation::TrustQuery train_query(const engine::TrainScenario& s) {
+  return validation::TrustQuery{"train",
+                                compute::family_of(s.system->chip),
+                                validation::model_type_of(s.model),
+                                core::dtype_name(s.plan.precision),
+                                s.framework.name,
+                                s.plan.chips()};
+}
+
+validation::TrustQuery serve_query(const serve::ServeReport& rep, const hw::SystemSpec& system,
+                                   const workload::ModelSpec& model) {
+  return validation::TrustQuery{"infer",          compute::family_of(system.chip), validation::model_type_of(model),
+                                rep.scenario.precision, rep.framework,             rep.chips_used};
+}
+
+std::vector<TrustedMetric> train_metrics(const engine::TrainResult& r) {
+  return {{"step_time_s", "step time", core::to_seconds(r.step_time), "s", true},
+          {"tokens_per_s", "tokens/s", r.tokens_per_s, "", false},
+          {"tokens_per_s_per_chip", "tokens/s/chip", r.tokens_per_s_per_chip, "", false},
+          {"mfu_pct", "MFU", r.mfu * 100.0, "%", false}};
+}
+
+std::vector<TrustedMetric> serve_metrics(const serve::ServeReport& rep) {
+  return {{"ttft_mean_ms", "TTFT mean", rep.sim.ttft_ms.mean, "ms", true},
+          {"tpot_mean_ms", "TPOT mean", rep.sim.tpot_ms.mean, "ms", true},
+          {"output_tokens_per_s", "output tokens/s", rep.sim.output_tokens_per_s, "", false},
+          {"output_tokens_per_s_per_chip", "output tokens/s/chip", rep.output_tokens_per_s_per_chip, "", false}};
+}
+
+void add_trust_json(Json& doc, const validation::TrustData& data, const validation::Assessment& a,
+                    const std::vector<TrustedMetric>& metrics) {
+  for (const auto& m : metrics) {
+    const auto [low, high] = validation::band_of(a, m.value, m.is_time);
+    doc[m.key + "_low"] = low;
+    doc[m.key + "_high"] = high;
+  }
+  Json trust{{"band_basis", data.basis},
+             {"has_band", a.has_band},
+             {"band_rows", a.band.n},
+             {"log_residual_p10", a.band.low},
+             {"log_residual_p90", a.band.high},
+             {"extrapolating", a.extrapolating},
+             {"reasons", a.reasons}};
+  doc["trust"] = trust;
+}
+
+std::string trust_text(const validation::TrustData& data, const validation::Assessment& a,
+                       const std::vector<TrustedMetric>& metrics) {
+  std::ostringstream o;
+  if (a.has_band) {
+    o << strformat("uncertainty (p10..p90 of %d cross-validated rows of its kind and family):\n", a.band.n);
+    for (const auto& m : metrics) {
+      const auto [low, high] = validation::band_of(a, m.value, m.is_time);
+      o << strformat("  %-22s %.4g .. %.4g %s\n", m.label.c_str(), low, high, m.unit.c_str());
+    }
+  } else {
+    o << "uncertainty: no cross-validated rows of this kind and family (" << data.basis << ")\n";
+  }
+  if (a.extrapolating) {
+    o << "extrapolating:\n";
+    for (const auto& r : a.reasons) o << "  - " << r << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace xpusim::report
