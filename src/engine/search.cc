@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "xpusim/engine/defaults.h"
 #include "xpusim/engine/train.h"
 #include "xpusim/mapping/schedule.h"
 
@@ -62,10 +63,10 @@ bool make_candidate(const TrainScenario& base, const Layout& l, int vpp, long lo
   s.plan.micro_batch = micro_batch;
   if (base.model.is_moe()) s.plan.ep = expert_parallel(base.model, l.dp * l.cp);
   const long long unit = l.dp * micro_batch;
-  if (space.batch_tokens > 0) {
-    const long long want = std::max(unit, space.batch_tokens / std::max<long long>(1, s.plan.seq_len));
-    s.plan.global_batch = (want + unit - 1) / unit * unit;
-  }
+  // The one rule (engine/defaults.h): whole micro-batches per data-parallel rank, never fewer
+  // than the pipeline needs; without gradient accumulation one local batch per rank.
+  if (!space.gradient_accumulation) s.plan.global_batch = unit * pipeline_min_micro_batches(s.plan);
+  else if (space.batch_tokens > 0) s.plan.global_batch = global_batch_for_tokens(static_cast<double>(space.batch_tokens), s.plan);
   return s.plan.global_batch % unit == 0;
 }
 
@@ -78,12 +79,13 @@ bool prune(const TrainScenario& s, const mapping::MemoryParams& memory) {
   return mapping::train_memory_per_chip(s.model, least, memory).total() > s.system->chip.hbm_capacity.value;
 }
 
-/// True when one micro-batch per data-parallel rank already exceeds the batch target: such a
-/// plan can only run with a larger batch than asked for.
+/// True when the least batch the plan runs (one micro-batch per data-parallel rank, as many as
+/// its pipeline needs) already exceeds the batch target: such a plan can only run with a larger
+/// batch than asked for.
 bool exceeds_target(const TrainScenario& s, const SearchSpace& space) {
   if (space.batch_tokens <= 0) return false;
-  const long long unit = static_cast<long long>(s.plan.dp) * s.plan.micro_batch;
-  return unit * s.plan.seq_len > space.batch_tokens;
+  const long long least = static_cast<long long>(s.plan.dp) * s.plan.micro_batch * pipeline_min_micro_batches(s.plan);
+  return least * s.plan.seq_len > space.batch_tokens;
 }
 
 /// Ranking: plans that meet the batch target come first; then the higher throughput.

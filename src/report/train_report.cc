@@ -140,6 +140,7 @@ Json train_document(const Provenance& provenance, const scenario::TrainInputs& i
   body["plan_searched"] = run.built.searched;
   body["plans_evaluated"] = run.built.evaluated;
   body["plans_pruned"] = run.built.pruned;
+  body["settings"] = run.built.settings;
   if (run.budget) {
     const auto& b = *run.budget;
     body["train_tokens"] = as_count(b.tokens);
@@ -158,6 +159,8 @@ std::string train_run_text(const scenario::TrainRun& run) {
            fmt_num(core::to_seconds(b.time) / 86400.0, 4) + " days, " + fmt_num(core::to_joules(b.energy) / 3.6e9, 4) +
            " MWh, $" + fmt_num(core::to_dollars(b.dollars) / 1e6, 4) + "M (energy and price estimated)\n";
   }
+  out += "  settings (input, framework recipe, critical-batch rule or plan search):\n";
+  for (const auto& line : run.built.settings) out += "    " + line + "\n";
   if (run.built.searched)
     out += "  (plan chosen by search over " + std::to_string(run.built.evaluated) +
            " candidates; fix any of --tp/--pp/--dp/--recompute to override)\n";

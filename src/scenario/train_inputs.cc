@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "xpusim/compute/chip_model.h"
+#include "xpusim/engine/defaults.h"
 #include "xpusim/config/document.h"
 #include "xpusim/config/values.h"
 #include "xpusim/core/suggest.h"
@@ -15,9 +16,6 @@
 namespace xpusim::scenario {
 
 namespace {
-
-// About 4M tokens per step (the order of Llama 3 pre-training batches) when the batch is unset.
-constexpr long long kDefaultBatchTokens = 4LL * 1024 * 1024;
 
 void read_train_plan(config::FieldReader& r, TrainInputs& in) {
   const config::Json* plan = r.object("plan", false);
@@ -89,7 +87,6 @@ void resolve_precision_and_zero(const TrainInputs& in, mapping::TrainPlan& p, co
                      core::did_you_mean(*in.precision, core::all_dtype_names()));
     else p.precision = *dt;
   }
-  p.zero = mapping::Zero::Zero1;
   if (in.zero) {
     static const std::vector<std::string> names = {"none", "1", "2", "3", "fsdp"};
     const std::string& z = *in.zero;
@@ -118,15 +115,28 @@ void check_precision_supported(const TrainInputs& in, const hw::ChipSpec& chip, 
               " and computes MFU against that peak");
 }
 
-std::vector<mapping::Recompute> recompute_choices(const TrainInputs& in, core::Diagnostics& d) {
-  if (!in.recompute) return {mapping::Recompute::None, mapping::Recompute::Selective, mapping::Recompute::Full};
+std::optional<mapping::Recompute> stated_recompute(const TrainInputs& in, core::Diagnostics& d) {
+  if (!in.recompute) return std::nullopt;
   static const std::vector<std::string> names = {"none", "selective", "full"};
   const std::string& r = *in.recompute;
-  if (r == "none") return {mapping::Recompute::None};
-  if (r == "selective") return {mapping::Recompute::Selective};
-  if (r == "full") return {mapping::Recompute::Full};
+  if (r == "none") return mapping::Recompute::None;
+  if (r == "selective") return mapping::Recompute::Selective;
+  if (r == "full") return mapping::Recompute::Full;
   d.error("--recompute", "unknown recompute mode", r, "one of: none, selective, full", core::did_you_mean(r, names));
-  return {};
+  return std::nullopt;
+}
+
+/// What the flags state, for the one rule of defaults (engine/defaults.h).
+engine::TrainStated stated_settings(const TrainInputs& in, const mapping::TrainPlan& p,
+                                    std::optional<mapping::Recompute> recompute) {
+  engine::TrainStated st;
+  st.global_batch = in.global_batch;
+  st.micro_batch = in.micro_batch;
+  if (in.vpp) st.vpp = static_cast<int>(*in.vpp);
+  st.interleaved = !in.vpp && in.schedule && *in.schedule == "interleaved";
+  st.recompute = recompute;
+  if (in.zero) st.zero = p.zero;
+  return st;
 }
 
 void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const workload::ModelSpec& md,
@@ -152,52 +162,73 @@ void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const worklo
     d.error("--dp", "tp·pp·cp·dp must equal the chips", std::to_string(fixed), std::to_string(chips));
 }
 
-// The part of the plan every path shares: sequence, micro-batch, cp, vpp, ep.
-void fill_plan_defaults(const TrainInputs& in, const workload::ModelSpec& md, mapping::TrainPlan& p) {
-  p.seq_len = in.seq_len ? *in.seq_len : std::min<long long>(md.max_position > 0 ? md.max_position : 4096, 8192);
-  p.micro_batch = in.micro_batch.value_or(1);
+// The part of the plan every path shares: sequence, micro-batch, cp, vpp, ep, sharding.
+void fill_plan_defaults(const TrainInputs& in, const engine::TrainDefaults& d, mapping::TrainPlan& p) {
+  p.micro_batch = d.micro_batch.value;
   p.cp = static_cast<int>(in.cp.value_or(1));
-  p.vpp = static_cast<int>(in.vpp.value_or(1));
+  p.vpp = d.vpp.value;
   p.ep = static_cast<int>(in.ep.value_or(1));
+  p.zero = d.zero.value;
   if (in.schedule) {
     mapping::schedules().get(*in.schedule, "--schedule");  // unknown names list the valid ones
     p.schedule = *in.schedule;
   }
 }
 
-// tp and pp given: dp follows from the chips; the least recompute that fits.
-void fill_fixed_plan(const TrainInputs& in, const std::vector<mapping::Recompute>& recomputes,
-                     engine::TrainScenario& s) {
+// tp and pp given: dp follows from the chips; the one rule of defaults on that layout; the
+// least recompute that fits.
+void fill_fixed_plan(const TrainInputs& in, const engine::DefaultsRule& rule, const engine::TrainStated& stated,
+                     BuiltTrain& out) {
+  engine::TrainScenario& s = out.scenario;
   auto& p = s.plan;
   p.tp = static_cast<int>(*in.tp);
   p.pp = static_cast<int>(*in.pp);
   p.dp = in.dp ? static_cast<int>(*in.dp) : static_cast<int>(*in.chips / (static_cast<long long>(p.tp) * p.pp * p.cp));
+  out.defaults = engine::train_defaults(rule, stated, s.model, p.seq_len, &p);
+  p.micro_batch = out.defaults.micro_batch.value;
   const long long unit = static_cast<long long>(p.dp) * p.micro_batch;
   if (in.global_batch && *in.global_batch % unit != 0)
     core::fail("--global-batch", "the global batch is not a whole number of micro-batches per data-parallel rank",
                std::to_string(*in.global_batch),
                "a multiple of dp·micro_batch = " + std::to_string(p.dp) + "·" + std::to_string(p.micro_batch) +
                    " = " + std::to_string(unit));
-  // Default: about 4M tokens, at least one micro-batch per data-parallel rank.
-  const long long want = std::max(unit, kDefaultBatchTokens / p.seq_len);
-  p.global_batch = in.global_batch ? *in.global_batch : (want + unit - 1) / unit * unit;
-  p.recompute = engine::least_recompute_that_fits(s, recomputes);
+  p.global_batch = out.defaults.global_batch.value;
+  p.recompute = engine::least_recompute_that_fits(s, out.defaults.recompute.value);
 }
 
-// tp or pp left out: the plan search picks the rest.
-void search_rest_of_plan(const TrainInputs& in, const std::vector<mapping::Recompute>& recomputes, BuiltTrain& out) {
+// The settings the search chose (those the flags left out and the search explores), with the
+// values it took.
+void mark_searched(const TrainInputs& in, const mapping::TrainPlan& p, engine::TrainDefaults& d) {
+  const std::string why = "chosen by the plan search";
+  if (!in.global_batch) d.global_batch = {p.global_batch, d.batch_tokens.origin, d.batch_tokens.basis + ", " +
+                                          "in whole micro-batches per data-parallel rank, at least as many as the "
+                                          "pipeline needs"};
+  if (!in.micro_batch) d.micro_batch = {p.micro_batch, engine::Origin::Search, why};
+  if (!in.vpp) d.vpp = {p.vpp, engine::Origin::Search, why};
+  if (!in.zero) d.zero = {p.zero, engine::Origin::Search, why};
+  if (!in.recompute) {
+    d.recompute.origin = engine::Origin::Search;
+    d.recompute.basis = why;
+  }
+}
+
+// tp or pp left out: the plan search picks the rest, each candidate's global batch by the one
+// rule of defaults (the critical batch, or the recipe's local batch without accumulation).
+void search_rest_of_plan(const TrainInputs& in, const engine::DefaultsRule& rule, BuiltTrain& out) {
   engine::TrainScenario& s = out.scenario;
+  const engine::TrainDefaults& d = out.defaults;
   engine::SearchSpace space;
   if (in.tp) space.tp = {static_cast<int>(*in.tp)};
   if (in.pp) space.pp = {static_cast<int>(*in.pp)};
   if (in.cp) space.cp = {static_cast<int>(*in.cp)};
-  // Interleaving and the micro-batch size are searched unless given.
+  // Interleaving, the micro-batch size and ZeRO are searched unless given.
   if (!in.vpp) space.vpp = {1, 2, 4};
   if (!in.micro_batch) space.micro_batch = {1, 2, 4};
-  space.recompute = recomputes;
+  space.recompute = d.recompute.value;
   if (in.zero) space.zero = {s.plan.zero};
   if (in.global_batch) s.plan.global_batch = *in.global_batch;
-  else space.batch_tokens = kDefaultBatchTokens;
+  else if (rule.gradient_accumulation) space.batch_tokens = std::llround(d.batch_tokens.value);
+  else space.gradient_accumulation = false;
   const auto best = engine::search_plan(s, *in.chips, space);
   out.searched = true;
   out.evaluated = best.evaluated;
@@ -209,6 +240,7 @@ void search_rest_of_plan(const TrainInputs& in, const std::vector<mapping::Recom
   s = best.best;
   if (in.dp && best.best.plan.dp != *in.dp)
     core::fail("--dp", "no plan with this data-parallel degree was found", std::to_string(*in.dp));
+  mark_searched(in, s.plan, out.defaults);
 }
 
 }  // namespace
@@ -270,12 +302,18 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
   s.model = against_flag("--model", true, [&] { return workload::load_model(*in.model, models_dir); });
   resolve_precision_and_zero(in, s.plan, d);
   check_precision_supported(in, sys.chip, s.plan.precision, d);
-  const auto recomputes = recompute_choices(in, d);
+  const auto recompute = stated_recompute(in, d);
   check_layout(in, sys, s.model, d);
   d.throw_if_any();
-  fill_plan_defaults(in, s.model, s.plan);
-  if (in.tp && in.pp) fill_fixed_plan(in, recomputes, s);
-  else search_rest_of_plan(in, recomputes, out);
+  const engine::DefaultsRule rule = engine::defaults_rule(s.framework.name, params);
+  const engine::TrainStated stated = stated_settings(in, s.plan, recompute);
+  s.plan.seq_len = in.seq_len ? *in.seq_len
+                              : std::min<long long>(s.model.max_position > 0 ? s.model.max_position : 4096, 8192);
+  out.defaults = engine::train_defaults(rule, stated, s.model, s.plan.seq_len);
+  fill_plan_defaults(in, out.defaults, s.plan);
+  if (in.tp && in.pp) fill_fixed_plan(in, rule, stated, out);
+  else search_rest_of_plan(in, rule, out);
+  out.settings = engine::describe(out.defaults, s.plan.recompute);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/core/format.h"
 
 namespace xpusim::validation {
 
@@ -188,7 +189,37 @@ void apply_offline(const Row& row, const RowNotes& notes, RowScenario& rs) {
   }
 }
 
+/// A number with optional thousands separators ("1,200.5").
+double plain_number(std::string digits) {
+  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+  return std::stod(digits);
+}
+
+/// MLPerf server rate in its fixed phrasing, "Poisson, 75 QPS".
+std::optional<double> mlperf_qps(const std::string& text) {
+  std::smatch m;
+  static const std::regex re("poisson,\\s*([0-9][0-9,]*(?:\\.[0-9]+)?)\\s*qps");
+  if (std::regex_search(text, m, re)) return plain_number(m[1].str());
+  return std::nullopt;
+}
+
+/// MLPerf server scenario (docs/serving.md, "MLPerf server semantics"): Poisson arrivals at the
+/// submitted QPS read from the notes; a row without the phrase is not guessed.
+core::Result<bool> apply_mlperf_server(const RowNotes& notes, RowScenario& rs) {
+  const auto qps = mlperf_qps(notes.text);
+  if (!qps || *qps <= 0)
+    return core::make_error("MLPerf server row: the notes do not state the submitted rate as 'Poisson, <N> QPS'");
+  auto& load = rs.scenario.load;
+  load.arrival = ArrivalKind::Poisson;
+  load.rate_per_s = *qps;
+  load.requests = std::max<long long>(4000, static_cast<long long>(*qps * 120));
+  rs.assumptions.push_back("MLPerf server: Poisson arrivals at the submitted " + core::fmt_num(*qps) +
+                           " QPS (from the notes), " + std::to_string(load.requests) + " requests");
+  return true;
+}
+
 core::Result<bool> apply_server(const RowNotes& notes, long long concurrency, RowScenario& rs) {
+  if (notes.mlperf) return apply_mlperf_server(notes, rs);
   auto& load = rs.scenario.load;
   if (auto qps = number_before(notes.text, "qps")) {
     load.arrival = ArrivalKind::Poisson;
@@ -227,14 +258,37 @@ core::Result<bool> apply_load(const Row& row, const RowNotes& notes, RowScenario
   return core::make_error("unknown inference mode '" + row.mode + "'");
 }
 
+/// The statistic a latency row reports, in its fixed phrasing "TTFT statistic: mean" (mean, p50
+/// or median, p90, p99); nullopt when the notes do not state it.
+std::optional<std::string> latency_statistic(const std::string& text, const std::string& latency) {
+  std::smatch m;
+  const std::regex re(latency + " statistic:\\s*(mean|median|p50|p90|p99)\\b");
+  if (!std::regex_search(text, m, re)) return std::nullopt;
+  return m[1].str() == "median" ? std::string("p50") : m[1].str();
+}
+
+/// TTFT or TPOT at the row's statistic. MLPerf server rows must state it; other rows report the
+/// mean unless they state another.
+core::Result<RowMetric> latency_metric(const RowNotes& notes, const std::string& mode, bool ttft) {
+  const std::string name = ttft ? "ttft" : "tpot";
+  const auto stat = latency_statistic(notes.text, name);
+  if (!stat && notes.mlperf && mode == "server")
+    return core::make_error("MLPerf server row: the notes do not state the statistic as '" +
+                            std::string(ttft ? "TTFT" : "TPOT") + " statistic: mean|p50|p90|p99'");
+  const std::string st = stat.value_or("mean");
+  if (st == "p50") return ttft ? RowMetric::TtftP50 : RowMetric::TpotP50;
+  if (st == "p90") return ttft ? RowMetric::TtftP90 : RowMetric::TpotP90;
+  if (st == "p99") return ttft ? RowMetric::TtftP99 : RowMetric::TpotP99;
+  return ttft ? RowMetric::TtftMean : RowMetric::TpotMean;
+}
+
 core::Result<RowMetric> metric_of(const Row& row, const RowNotes& notes) {
-  const bool p50 = has(notes.text, "statistic: p50");
   const std::string& metric = row.metric;
   if (metric == "throughput_tokens_per_s") return RowMetric::OutputTokensPerS;
   if (metric == "throughput_tokens_per_s_per_chip")
     return notes.prefill_only ? RowMetric::InputTokensPerSPerChip : RowMetric::OutputTokensPerSPerChip;
-  if (metric == "ttft_ms") return p50 ? RowMetric::TtftP50 : RowMetric::TtftMean;
-  if (metric == "tpot_ms") return p50 ? RowMetric::TpotP50 : RowMetric::TpotMean;
+  if (metric == "ttft_ms") return latency_metric(notes, row.mode, true);
+  if (metric == "tpot_ms") return latency_metric(notes, row.mode, false);
   if (metric == "e2e_latency_s") return RowMetric::E2eMean;
   if (metric == "requests_per_s") return RowMetric::RequestsPerS;
   return core::make_error("metric '" + metric + "' is not an inference metric");
@@ -276,6 +330,10 @@ double metric_value(const serve::ServeReport& rep, RowMetric m) {
     case RowMetric::TtftP50: return s.ttft_ms.p50;
     case RowMetric::TpotMean: return s.tpot_ms.mean;
     case RowMetric::TpotP50: return s.tpot_ms.p50;
+    case RowMetric::TtftP90: return s.ttft_ms.p90;
+    case RowMetric::TtftP99: return s.ttft_ms.p99;
+    case RowMetric::TpotP90: return s.tpot_ms.p90;
+    case RowMetric::TpotP99: return s.tpot_ms.p99;
     case RowMetric::E2eMean: return s.e2e_s.mean;
     case RowMetric::RequestsPerS: return s.requests_per_s;
   }

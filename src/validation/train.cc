@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <regex>
 
 #include "xpusim/core/format.h"
+#include "xpusim/engine/defaults.h"
 #include "xpusim/engine/sizing.h"
 #include "xpusim/engine/train.h"
 #include "xpusim/workload/hf_config.h"
@@ -28,9 +30,6 @@ std::string preset_of(const Row& r) {
   return "megatron";  // NeMo, Megatron-Bridge, MLPerf, and Megatron-style stacks
 }
 
-/// PyTorch-native stacks: FSDP by default and no gradient accumulation unless configured.
-bool pytorch_native(const std::string& preset) { return preset == "torchtitan" || preset == "llm-foundry"; }
-
 /// Numbers written with thousands separators in a text, after a given phrase.
 std::vector<double> numbers_after(const std::string& text, const std::string& pattern) {
   std::vector<double> out;
@@ -43,22 +42,27 @@ std::vector<double> numbers_after(const std::string& text, const std::string& pa
   return out;
 }
 
-mapping::Zero zero_of(const std::string& s, const std::string& preset) {
+std::optional<mapping::Zero> zero_of(const std::string& s) {
   if (s == "zero1") return mapping::Zero::Zero1;
   if (s == "zero2") return mapping::Zero::Zero2;
   if (s == "zero3") return mapping::Zero::Zero3;
   if (s == "fsdp") return mapping::Zero::Fsdp;
   if (s == "none") return mapping::Zero::None;
-  // Defaults: FSDP for the PyTorch-native stacks, the distributed optimizer (ZeRO-1) for
-  // Megatron/NeMo and NeuronX Distributed.
-  return pytorch_native(preset) ? mapping::Zero::Fsdp
-                                                                     : mapping::Zero::Zero1;
+  return std::nullopt;
 }
 
-/// Plan fields the row states, and the framework's defaults for those it leaves empty
-/// (stated in the assumptions). False (and p.reason) when the precision is unknown.
-bool plan_from_row(const Row& row, const std::string& fw, const workload::ModelSpec& model, mapping::TrainPlan& plan,
-                   Prediction& p) {
+std::optional<mapping::Recompute> recompute_of(const std::string& s) {
+  if (s == "none") return mapping::Recompute::None;
+  if (s == "selective") return mapping::Recompute::Selective;
+  if (s == "full") return mapping::Recompute::Full;
+  return std::nullopt;
+}
+
+bool has_layout(const Row& r) { return r.tp && r.pp && r.dp; }
+
+/// Plan fields the row states (precision, sequence, layout). False (and p.reason) when the
+/// precision is unknown.
+bool plan_from_row(const Row& row, const workload::ModelSpec& model, mapping::TrainPlan& plan, Prediction& p) {
   const auto prec = core::parse_dtype(row.precision.empty() ? "bf16" : row.precision);
   if (!prec) {
     p.status = Status::Unsupported;
@@ -68,23 +72,10 @@ bool plan_from_row(const Row& row, const std::string& fw, const workload::ModelS
   plan.precision = *prec;
   if (row.precision.empty()) p.assumptions.push_back("precision bf16");
   plan.seq_len = row.seq_len.value_or(std::min<long long>(model.max_position, 4096));
-  // Micro-batch: Megatron/NeMo recipes default to 1; the PyTorch-native stacks (torchtitan,
-  // llm-foundry) accumulate no gradients by default, so a micro-batch is the whole local batch.
-  plan.micro_batch = row.micro_batch.value_or(1);
-  const bool no_accumulation = pytorch_native(fw);
-  if (!row.micro_batch && no_accumulation && row.global_batch_seqs && row.dp && *row.dp > 0 &&
-      *row.global_batch_seqs % (*row.dp * row.cp.value_or(1) > 0 ? *row.dp : 1) == 0)
-    plan.micro_batch = std::max<long long>(1, *row.global_batch_seqs / *row.dp);
-  // torchtitan splits the local batch into as many micro-batches as pipeline stages.
-  if (!row.micro_batch && fw == "torchtitan" && row.pp && *row.pp > 1 && plan.micro_batch % *row.pp == 0)
-    plan.micro_batch /= *row.pp;
-  if (!row.micro_batch) p.assumptions.push_back("micro-batch " + std::to_string(plan.micro_batch));
-  plan.zero = zero_of(row.fsdp_or_zero, fw);
-  if (row.fsdp_or_zero.empty()) p.assumptions.push_back("optimizer sharding " + mapping::zero_name(plan.zero));
   plan.cp = static_cast<int>(row.cp.value_or(1));
   plan.ep = static_cast<int>(row.ep.value_or(1));
   plan.sequence_parallel = true;
-  if (row.tp && row.pp && row.dp) {
+  if (has_layout(row)) {
     plan.tp = static_cast<int>(*row.tp);
     plan.pp = static_cast<int>(*row.pp);
     plan.dp = static_cast<int>(*row.dp);
@@ -92,48 +83,46 @@ bool plan_from_row(const Row& row, const std::string& fw, const workload::ModelS
   return true;
 }
 
-/// The pipeline schedule: the row's vpp, two virtual stages for an "interleaved" note that
-/// states none (torchtitan's default; the smallest Megatron accepts), DualPipe for DeepSeek-V3
-/// (report §3.2.1).
-void schedule_from_row(const Row& row, const std::string& fw, mapping::TrainPlan& plan, Prediction& p) {
-  plan.vpp = static_cast<int>(row.vpp.value_or(1));
-  if (!row.vpp && row.pp && *row.pp > 1 && row.notes.find("interleaved") != std::string::npos) {
-    plan.vpp = 2;
-    p.assumptions.push_back("interleaved schedule with 2 virtual stages per rank");
+/// A global batch the notes state ("GBS 2,904") that divides dp × micro-batch.
+std::optional<long long> global_batch_in_notes(const Row& row, const engine::DefaultsRule& rule) {
+  const long long unit = has_layout(row) ? *row.dp * row.micro_batch.value_or(rule.micro_batch) : 0;
+  for (double g : numbers_after(row.notes, "GBS")) {
+    const long long gi = static_cast<long long>(g);
+    if (gi > 0 && (unit == 0 || gi % unit == 0)) return gi;
   }
+  return std::nullopt;
+}
+
+/// The settings the row states: its cells, a global batch stated in its notes, and an
+/// "interleaved" schedule named in the notes without its virtual stages.
+engine::TrainStated stated_by_row(const Row& row, const engine::DefaultsRule& rule) {
+  engine::TrainStated st;
+  st.global_batch = row.global_batch_seqs ? row.global_batch_seqs : global_batch_in_notes(row, rule);
+  st.micro_batch = row.micro_batch;
+  if (row.vpp) st.vpp = static_cast<int>(*row.vpp);
+  st.interleaved = !row.vpp && row.pp && *row.pp > 1 && row.notes.find("interleaved") != std::string::npos;
+  st.recompute = recompute_of(row.recompute);
+  st.zero = zero_of(row.fsdp_or_zero);
+  return st;
+}
+
+/// The one rule of defaults (engine/defaults.h) for the row: virtual stages and the pipeline
+/// schedule first (DualPipe for DeepSeek-V3, report §3.2.1), then the settings on the layout.
+engine::TrainDefaults defaults_for_row(const Row& row, const std::string& fw, const engine::DefaultsRule& rule,
+                                       engine::TrainScenario& s, Prediction& p) {
+  const engine::TrainStated st = stated_by_row(row, rule);
+  auto& plan = s.plan;
+  plan.vpp = engine::train_defaults(rule, st, s.model, plan.seq_len).vpp.value;
   if (fw == "deepseek" && plan.vpp == 1) {
     plan.schedule = "dualpipe";
     p.assumptions.push_back("DualPipe pipeline schedule");
   }
-}
-
-/// Global batch: the row's, else one stated in the notes that divides dp × micro-batch, else
-/// one micro-batch per data-parallel rank.
-void global_batch_from_row(const Row& row, mapping::TrainPlan& plan, Prediction& p) {
-  if (row.global_batch_seqs) {
-    plan.global_batch = *row.global_batch_seqs;
-    return;
-  }
-  const bool has_layout = row.tp && row.pp && row.dp;
-  plan.global_batch = 0;
-  const long long unit = has_layout ? plan.dp * plan.micro_batch : 0;
-  for (double g : numbers_after(row.notes, "GBS")) {
-    const long long gi = static_cast<long long>(g);
-    if (gi > 0 && (unit == 0 || gi % unit == 0)) {
-      plan.global_batch = gi;
-      break;
-    }
-  }
-  if (plan.global_batch == 0) plan.global_batch = has_layout ? unit : row.chips;
-  p.assumptions.push_back("global batch " + std::to_string(plan.global_batch) + " sequences");
-}
-
-/// Recompute choices: the row's, else every level (the least that fits is taken).
-std::vector<mapping::Recompute> recompute_choices(const std::string& recompute) {
-  if (recompute == "none") return {mapping::Recompute::None};
-  if (recompute == "selective") return {mapping::Recompute::Selective};
-  if (recompute == "full") return {mapping::Recompute::Full};
-  return {mapping::Recompute::None, mapping::Recompute::Selective, mapping::Recompute::Full};
+  engine::TrainDefaults d = engine::train_defaults(rule, st, s.model, plan.seq_len, has_layout(row) ? &plan : nullptr);
+  if (!row.global_batch_seqs && st.global_batch) d.global_batch.basis = "stated in the row's notes";
+  plan.micro_batch = d.micro_batch.value;
+  plan.zero = d.zero.value;
+  if (has_layout(row)) plan.global_batch = d.global_batch.value;
+  return d;
 }
 
 engine::TrainResult simulate(const engine::TrainScenario& s, const Context& ctx) {
@@ -141,19 +130,18 @@ engine::TrainResult simulate(const engine::TrainScenario& s, const Context& ctx)
 }
 
 /// Runs the step: the stated layout with the least recompute that fits, or the best plan the
-/// search finds when the row states no layout. False (and p.reason) when no plan runs.
-bool run_step(const Row& row, const Context& ctx, engine::TrainScenario& s, engine::TrainResult& r, Prediction& p) {
-  const auto rcs = recompute_choices(row.recompute);
-  if (row.tp && row.pp && row.dp) {
-    s.plan.recompute = engine::least_recompute_that_fits(s, rcs);
-    r = simulate(s, ctx);
-    if (row.recompute.empty()) p.assumptions.push_back("recompute " + mapping::recompute_name(s.plan.recompute));
+/// search finds when the row states no layout (each candidate's global batch by the one rule).
+/// False (and p.reason) when no plan runs.
+bool run_step(const Row& row, const Context& ctx, const engine::DefaultsRule& rule, engine::TrainDefaults& d,
+              engine::TrainScenario& s, engine::TrainResult& r, Prediction& p) {
+  if (has_layout(row)) {
+    s.plan.recompute = engine::least_recompute_that_fits(s, d.recompute.value);
   } else {
     engine::SearchSpace space;
-    space.recompute = rcs;
+    space.recompute = d.recompute.value;
     space.zero = {s.plan.zero};
-    // The batch is a target in tokens: each candidate rounds it to whole micro-batches per rank.
-    space.batch_tokens = s.plan.global_batch * s.plan.seq_len;
+    space.batch_tokens = std::llround(d.batch_tokens.value);
+    space.gradient_accumulation = rule.gradient_accumulation || d.global_batch.origin == engine::Origin::Input;
     auto best = engine::search_plan(s, row.chips, space);
     if (!best.found) {
       p.status = Status::Unsupported;
@@ -162,10 +150,18 @@ bool run_step(const Row& row, const Context& ctx, engine::TrainScenario& s, engi
     }
     s = best.best;
     p.assumptions.push_back("layout not given: best plan found tp=" + std::to_string(s.plan.tp) +
-                            " pp=" + std::to_string(s.plan.pp) + " dp=" + std::to_string(s.plan.dp) + " recompute " +
-                            mapping::recompute_name(s.plan.recompute));
-    r = simulate(s, ctx);
+                            " pp=" + std::to_string(s.plan.pp) + " dp=" + std::to_string(s.plan.dp));
+    const bool rounded = d.global_batch.value != s.plan.global_batch;
+    d.global_batch.value = s.plan.global_batch;
+    if (d.global_batch.origin != engine::Origin::Input) {
+      d.global_batch.origin = d.batch_tokens.origin;
+      d.global_batch.basis = d.batch_tokens.basis + ", in whole micro-batches per data-parallel rank";
+    } else if (rounded) {
+      d.global_batch.basis += (d.global_batch.basis.empty() ? "" : ", ") +
+                              std::string("rounded to whole micro-batches per data-parallel rank of the plan found");
+    }
   }
+  r = simulate(s, ctx);
   if (!r.feasible) {
     p.status = Status::Unsupported;
     p.reason = "plan infeasible: " + r.reason;
@@ -211,11 +207,12 @@ Prediction predict_train(const Row& row, const Context& ctx) {
   s.calibration = ctx.calibration;
   s.system = &ctx.catalog->system(row.system, "system");
   s.model = workload::load_model(row.model, ctx.models_dir);
-  if (!plan_from_row(row, fw, s.model, s.plan, p)) return p;
-  schedule_from_row(row, fw, s.plan, p);
-  global_batch_from_row(row, s.plan, p);
+  if (!plan_from_row(row, s.model, s.plan, p)) return p;
+  const engine::DefaultsRule rule = engine::defaults_rule(fw, *ctx.calibration);
+  engine::TrainDefaults d = defaults_for_row(row, fw, rule, s, p);
   engine::TrainResult r;
-  if (!run_step(row, ctx, s, r, p)) return p;
+  if (!run_step(row, ctx, rule, d, s, r, p)) return p;
+  for (auto& line : engine::describe(d, s.plan.recompute)) p.assumptions.push_back("setting: " + line);
   read_metric(row, r, p);
   return p;
 }

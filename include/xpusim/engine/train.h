@@ -114,9 +114,10 @@ std::string chrome_trace_json(const TrainResult& r);
 
 /// Tier-A plan search: the feasible plan that fits with the highest throughput (tokens/s, so
 /// that plans whose global batch rounds differently are compared fairly; for a fixed batch this
-/// is the shortest step) among the plans that meet the batch target (one micro-batch per
-/// data-parallel rank within `batch_tokens`; others only when none does), over TP (inside the scale-up domain), PP, CP, VPP, micro-batch, ZeRO
-/// and recompute choices. Candidates whose static memory (weights, gradients, optimizer state
+/// is the shortest step) among the plans that meet the batch target (the least batch they run,
+/// one micro-batch per data-parallel rank times the micro-batches their pipeline needs, within
+/// `batch_tokens`; others only when none does), over TP (inside the scale-up domain), PP, CP,
+/// VPP, micro-batch, ZeRO and recompute choices. Candidates whose static memory (weights, gradients, optimizer state
 /// with the least activation memory the recompute choices allow) cannot fit are pruned before
 /// they are timed. Deterministic: ties keep the first plan in enumeration order.
 struct SearchSpace {
@@ -131,10 +132,13 @@ struct SearchSpace {
                                                mapping::Recompute::Selective,
                                                mapping::Recompute::Full};
   std::vector<mapping::Zero> zero = {mapping::Zero::Zero1, mapping::Zero::Fsdp};
-  /// When > 0, each candidate's global batch is this many tokens (in sequences, at least one
-  /// micro-batch per data-parallel rank, rounded up to a multiple of dp × micro-batch);
+  /// When > 0, each candidate's global batch is this many tokens (engine::global_batch_for_tokens:
+  /// whole micro-batches per data-parallel rank, at least as many as the pipeline needs);
   /// when 0 the base scenario's global batch is kept.
   long long batch_tokens = 0;
+  /// False (a framework recipe without gradient accumulation): each candidate's global batch is
+  /// one local batch per data-parallel rank (as many micro-batches as its pipeline needs).
+  bool gradient_accumulation = true;
 };
 struct SearchResult {
   bool found = false;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "xpusim/engine/defaults.h"
 #include "xpusim/engine/train.h"
 #include "xpusim/hw/catalog.h"
 
@@ -47,6 +48,9 @@ struct BuiltTrain {
   int evaluated = 0;      ///< plans timed by the search
   int pruned = 0;         ///< candidates the search skipped (memory cannot fit, schedule refuses)
   std::string executor = "event";
+  /// The settings the step ran with and where each came from (engine/defaults.h).
+  engine::TrainDefaults defaults;
+  std::vector<std::string> settings;  ///< one line per setting (engine::describe)
 };
 
 /// Validates the inputs and fills the documented default plan for anything left out.

@@ -18,7 +18,8 @@ namespace xpusim::validation {
 /// What the row measures, read from the scenario's result.
 enum class RowMetric {
   OutputTokensPerS, OutputTokensPerSPerChip, InputTokensPerSPerChip,
-  TtftMean, TtftP50, TpotMean, TpotP50, E2eMean, RequestsPerS
+  TtftMean, TtftP50, TpotMean, TpotP50, E2eMean, RequestsPerS,
+  TtftP90, TtftP99, TpotP90, TpotP99
 };
 
 struct RowScenario {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../shipped_data.h"
 
 #include "xpusim/engine/train.h"
@@ -58,28 +60,33 @@ engine::TrainScenario trn2_405b(const hw::Catalog& cat) {
 }  // namespace
 
 TEST(PlanSearch, RanksByThroughputAmongPlansThatMeetTheBatchTarget) {
-  // Llama-3.1-405B fp8 on 81,920 Trn2 chips with a 4M-token batch target (512 sequences of
-  // 8,192): a plan meets the target when one micro-batch per data-parallel rank fits in it
-  // (dp ≤ 512). The search must return such a plan, and none of the hand-made plans that also
-  // meet it may have a higher throughput.
+  // Llama-3.1-405B fp8 on 81,920 Trn2 chips with the >=100B critical batch of 16M tokens (2,048
+  // sequences of 8,192): a plan meets the target when the least batch it runs (one micro-batch
+  // per data-parallel rank, pp micro-batches per pipeline) fits in it (dp·pp ≤ 2,048). The
+  // search must return such a plan, and none of the hand-made plans that also meet it may have
+  // a higher throughput.
   const hw::Catalog cat = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
   const engine::TrainScenario s = trn2_405b(cat);
   engine::SearchSpace space;
-  space.batch_tokens = 4LL * 1024 * 1024;
+  space.batch_tokens = 16LL * 1024 * 1024;
   space.vpp = {1, 2, 4};
   space.micro_batch = {1, 2};
   const auto r = engine::search_plan(s, 81920, space);
   ASSERT_TRUE(r.found);
-  EXPECT_LE(static_cast<long long>(r.best.plan.dp) * r.best.plan.micro_batch * 8192, space.batch_tokens);
+  EXPECT_LE(static_cast<long long>(r.best.plan.dp) * r.best.plan.micro_batch * r.best.plan.pp * 8192,
+            space.batch_tokens);
+  EXPECT_GE(r.best.plan.micro_batches(), r.best.plan.pp);
   EXPECT_GT(r.pruned + r.evaluated, r.evaluated);  // the memory bound prunes tp 1-4 without timing them
   const long long target_seqs = space.batch_tokens / 8192;
-  for (const auto& [tp, pp] : {std::pair{64, 4}, {64, 8}, {32, 8}, {32, 16}, {16, 16}}) {
+  for (const auto& [tp, pp] : {std::pair{64, 4}, {64, 8}, {64, 16}, {64, 32}}) {
     auto t = s;
     t.plan.tp = tp;
     t.plan.pp = pp;
     t.plan.dp = 81920 / (tp * pp);
     const long long unit = t.plan.dp;
-    t.plan.global_batch = (target_seqs + unit - 1) / unit * unit;
+    if (unit * pp > target_seqs) continue;
+    // Whole micro-batches per rank, at least pp of them (1F1B).
+    t.plan.global_batch = std::max<long long>((target_seqs + unit - 1) / unit, pp) * unit;
     for (auto rc : {mapping::Recompute::None, mapping::Recompute::Selective, mapping::Recompute::Full}) {
       t.plan.recompute = rc;
       const auto rt = engine::simulate_analytical(t);

@@ -1,0 +1,127 @@
+// Validation rows with unstated settings go through the one rule of defaults (engine/defaults.h),
+// and MLPerf server rows are read in their fixed phrasing (docs/serving.md). Expected values are
+// derived here from the stated rules.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "../shipped_data.h"
+#include "xpusim/validation/row.h"
+#include "xpusim/validation/row_scenario.h"
+
+namespace {
+
+using namespace xpusim;
+
+validation::Context context() {
+  validation::Context ctx{&test::catalog(), std::string(XS_TESTDATA_DIR) + "/models", &test::shipped()};
+  ctx.analytical_train = true;
+  return ctx;
+}
+
+/// The value of the "setting: <name> N …" assumption, or -1.
+long long setting(const validation::Prediction& p, const std::string& name) {
+  const std::regex re("setting: " + name + " ([0-9,]+)");
+  for (const auto& a : p.assumptions) {
+    std::smatch m;
+    if (std::regex_search(a, m, re)) {
+      std::string d = m[1].str();
+      d.erase(std::remove(d.begin(), d.end(), ','), d.end());
+      return std::stoll(d);
+    }
+  }
+  return -1;
+}
+
+validation::Row pp35_row() {
+  // A 2,240-GPU Megatron-LM run of the 530B model on pp 35 that states no global batch.
+  validation::Row r;
+  r.id = "test-pp35";
+  r.kind = "train";
+  r.system = "a100-80g-dgx";
+  r.chips = 2240;
+  r.model = "megatron-gpt-530b";
+  r.precision = "bf16";
+  r.seq_len = 2048;
+  r.tp = 8, r.pp = 35, r.dp = 8, r.cp = 1, r.ep = 1;
+  r.recompute = "full";
+  r.metric = "mfu_pct";
+  r.source_url = "https://arxiv.org/abs/2104.04473";
+  return r;
+}
+
+TEST(RowDefaults, APipelinedRowWithoutABatchGetsTheCriticalBatchNotOneMicroBatch) {
+  const auto p = validation::predict_train(pp35_row(), context());
+  ASSERT_EQ(p.status, validation::Status::Ok) << p.reason;
+  // >=100B parameters: 2^24 tokens / 2,048 = 8,192 sequences = 1,024 micro-batches per pipeline.
+  EXPECT_EQ(setting(p, "global batch"), (1LL << 24) / 2048);
+  EXPECT_GE(setting(p, "global batch") / 8, 35);
+  EXPECT_EQ(setting(p, "micro-batch"), 1);
+  // Every setting is stated with its origin.
+  for (const char* name : {"global batch", "micro-batch", "virtual pipeline stages", "recompute",
+                           "optimizer sharding"}) {
+    bool found = false;
+    for (const auto& a : p.assumptions)
+      if (a.rfind(std::string("setting: ") + name, 0) == 0) found = a.find(" (") != std::string::npos;
+    EXPECT_TRUE(found) << name;
+  }
+  EXPECT_GT(p.predicted, 20.0);  // pipelined, not one micro-batch through 35 stages
+}
+
+TEST(RowDefaults, AStatedBatchIsKept) {
+  auto row = pp35_row();
+  row.global_batch_seqs = 8;  // one micro-batch per rank: the row says so
+  const auto p = validation::predict_train(row, context());
+  ASSERT_EQ(p.status, validation::Status::Ok) << p.reason;
+  EXPECT_EQ(setting(p, "global batch"), 8);
+}
+
+validation::Row mlperf_server_row(const std::string& metric, const std::string& notes) {
+  validation::Row r;
+  r.id = "test-mlperf-server";
+  r.kind = "infer";
+  r.system = "h100-sxm-dgx";
+  r.chips = 8;
+  r.model = "llama2-70b";
+  r.precision = "fp8";
+  r.out_len = 290;
+  r.mode = "server";
+  r.metric = metric;
+  r.notes = "MLPerf Inference v4.1 closed, TensorRT-LLM. OpenOrca. " + notes;
+  return r;
+}
+
+TEST(MlperfServer, RateAndStatisticComeFromTheFixedPhrasing) {
+  auto rs = validation::scenario_for_row(
+      mlperf_server_row("ttft_ms", "TTFT statistic: p99; MLPerf server scenario: server (Poisson, 1,200.5 QPS)"),
+      test::catalog());
+  ASSERT_TRUE(rs) << rs.error();
+  EXPECT_EQ(rs->scenario.load.arrival, serve::ArrivalKind::Poisson);
+  EXPECT_DOUBLE_EQ(rs->scenario.load.rate_per_s, 1200.5);
+  EXPECT_EQ(rs->metric, validation::RowMetric::TtftP99);
+  rs = validation::scenario_for_row(
+      mlperf_server_row("tpot_ms", "TPOT statistic: mean; server (Poisson, 75 QPS)"), test::catalog());
+  ASSERT_TRUE(rs) << rs.error();
+  EXPECT_EQ(rs->metric, validation::RowMetric::TpotMean);
+  EXPECT_DOUBLE_EQ(rs->scenario.load.rate_per_s, 75.0);
+}
+
+TEST(MlperfServer, AMissingRateIsUnsupportedAndNamed) {
+  const auto rs = validation::scenario_for_row(mlperf_server_row("ttft_ms", "TTFT statistic: mean; about 75 QPS"),
+                                               test::catalog());
+  ASSERT_FALSE(rs);
+  EXPECT_NE(rs.error().find("'Poisson, <N> QPS'"), std::string::npos) << rs.error();
+}
+
+TEST(MlperfServer, AMissingStatisticIsUnsupportedAndNamed) {
+  const auto rs = validation::scenario_for_row(mlperf_server_row("tpot_ms", "server (Poisson, 75 QPS); TPOT p99 40 ms"),
+                                               test::catalog());
+  ASSERT_FALSE(rs);
+  EXPECT_NE(rs.error().find("'TPOT statistic: mean|p50|p90|p99'"), std::string::npos) << rs.error();
+  // A throughput row needs no statistic.
+  EXPECT_TRUE(validation::scenario_for_row(mlperf_server_row("throughput_tokens_per_s", "server (Poisson, 75 QPS)"),
+                                           test::catalog()));
+}
+
+}  // namespace
