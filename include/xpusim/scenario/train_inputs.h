@@ -13,8 +13,12 @@
 #include <optional>
 #include <string>
 
+#include <memory>
+#include <vector>
+
 #include "xpusim/engine/train.h"
 #include "xpusim/hw/catalog.h"
+#include "xpusim/scenario/overrides.h"
 
 namespace xpusim::scenario {
 
@@ -32,6 +36,7 @@ struct TrainInputs {
   std::optional<double> train_tokens;  ///< also report the time, energy and cost to train on these
   std::optional<std::string> executor;   ///< event (default) or analytical
   std::optional<std::string> framework;  ///< training framework preset (default megatron)
+  EstimateOverrides overrides;           ///< --price, --tdp (flags only)
 };
 
 /// Reads a scenario file (nested plan: and workload:). Errors carry the file and key path.
@@ -47,6 +52,10 @@ struct BuiltTrain {
   int evaluated = 0;      ///< plans timed by the search
   int pruned = 0;         ///< candidates the search skipped (memory cannot fit, schedule refuses)
   std::string executor = "event";
+  /// The system with the user's --price/--tdp applied (scenario.system points here); null when
+  /// none was given (scenario.system points into the catalog).
+  std::shared_ptr<const hw::SystemSpec> overridden_system;
+  std::vector<std::string> overrides;  ///< override_notes(): what was replaced, for reports
 };
 
 /// Validates the inputs and fills the documented default plan for anything left out.
