@@ -143,10 +143,9 @@ TEST(ClaimsCli, TrainAndServeStateTheOverride) {
   EXPECT_NE(cmp.err.find("--price: applies to the one system simulated"), std::string::npos) << cmp.err;
 }
 
-TEST(ClaimsCli, TextHasTheTableAndIsDeterministic) {
-  const auto a = run_cli("claims"), b = run_cli("claims");
+TEST(ClaimsCli, TextHasTheTable) {
+  const auto a = run_cli("claims");
   ASSERT_EQ(a.exit_code, 0) << a.err;
-  EXPECT_EQ(a.out, b.out);
   EXPECT_NE(a.out.find("published"), std::string::npos);
   EXPECT_NE(a.out.find("aws-ultraclusters-10x"), std::string::npos);
   EXPECT_NE(a.out.find("why:"), std::string::npos);
