@@ -62,6 +62,7 @@ void add_workload_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f)
   app.add_option("--timeout", f.timeout, "endpoint timeout, e.g. '60 s' (default 60 s)");
   app.add_option("--ttft-slo", f.ttft_slo, "TTFT SLO for goodput/search, e.g. '2 s' (default 2 s)");
   app.add_option("--tpot-slo", f.tpot_slo, "TPOT SLO for goodput/search, e.g. '200 ms' (default 200 ms)");
+  add_estimate_flags(app, in.overrides);
 }
 
 // Durations and the other flag values judged like a file's values; flags then win over the file.
@@ -85,13 +86,28 @@ void resolve_inputs(ServeFlags& f) {
   }
 }
 
-int run_search(const ServeFlags& f, const serve::ServeEnv& env) {
+// --price/--tdp replace the estimates of the one system simulated (not of --compare's several).
+std::vector<std::string> apply_serve_overrides(hw::Catalog& cat, const ServeFlags& f) {
+  if (!f.in.overrides.any()) return {};
+  if (f.compare) {
+    const char* flag = f.in.overrides.price_usd_per_chip_hour ? "--price" : "--tdp";
+    core::fail(flag, "applies to the one system simulated, not to --compare", flag,
+               "--system ID with --search or a single run");
+  }
+  if (!f.in.system) core::fail("--system", "missing", "", "a system id, e.g. trn3-ultraserver-gen2");
+  return scenario::apply_overrides(cat, *f.in.system, f.in.overrides);
+}
+
+int run_search(const ServeFlags& f, const serve::ServeEnv& env, const std::vector<std::string>& overrides) {
   const serve::SearchSpec spec = scenario::build_search(f.in, f.compare);
   std::vector<serve::SearchResult> results;
   if (f.compare) results = serve::compare_systems(spec, f.systems.empty() ? serve::default_compare_systems() : f.systems, env);
   else results.push_back(serve::search_plan(spec, env));
   if (f.json) std::cout << report::search_document(provenance(true, true, f.calibration_file), f.in, results, f.compare).dump(2) << "\n";
-  else std::cout << report::search_text(results);
+  else {
+    for (const auto& note : overrides) std::cout << "override: " << note << "\n";
+    std::cout << report::search_text(results);
+  }
   for (const auto& r : results)
     if (r.found) return 0;
   return 1;
@@ -124,29 +140,32 @@ int run_serve(const Args& args) {
   if (int rc = parse(app, args); rc >= 0) return rc;
   resolve_inputs(f);
 
-  const auto cat = hw::Catalog::load(data_dir() + "/catalog");
+  auto cat = hw::Catalog::load(data_dir() + "/catalog");
+  const std::vector<std::string> overrides = apply_serve_overrides(cat, f);
   const calib::Params params = load_calibration(f.calibration_file);
   const serve::ServeEnv env{&cat, data_dir() + "/models", &params};
-  if (f.search || f.compare) return run_search(f, env);
+  if (f.search || f.compare) return run_search(f, env, overrides);
   serve::ServeScenario sc = scenario::build_serve(f.in);
   sc.trace = !f.trace.empty();
-  const auto rep = serve::run_scenario(sc, env);
-  if (!rep) {
-    if (f.json) std::cout << report::serve_infeasible_document(provenance(true, true, f.calibration_file), f.in, rep.error()).dump(2) << "\n";
-    std::cerr << "xpusim serve: infeasible: " << rep.error() << "\n";
+  const auto result = serve::run_scenario(sc, env);
+  if (!result) {
+    if (f.json) std::cout << report::serve_infeasible_document(provenance(true, true, f.calibration_file), f.in, result.error()).dump(2) << "\n";
+    std::cerr << "xpusim serve: infeasible: " << result.error() << "\n";
     return 1;
   }
-  if (!f.trace.empty()) write_trace(f.trace, rep->sim);
+  serve::ServeReport rep = *result;
+  rep.assumptions.insert(rep.assumptions.begin(), overrides.begin(), overrides.end());
+  if (!f.trace.empty()) write_trace(f.trace, rep.sim);
   const validation::TrustData trust = load_trust_data();
-  const auto model = workload::load_model(rep->scenario.model, env.models_dir);
-  const auto assessment = validation::assess(trust, report::serve_query(*rep, cat.system(rep->scenario.system), model));
-  const auto metrics = report::serve_metrics(*rep);
+  const auto model = workload::load_model(rep.scenario.model, env.models_dir);
+  const auto assessment = validation::assess(trust, report::serve_query(rep, cat.system(rep.scenario.system), model));
+  const auto metrics = report::serve_metrics(rep);
   if (f.json) {
-    report::Json doc = report::serve_document(provenance(true, true, f.calibration_file), f.in, *rep);
+    report::Json doc = report::serve_document(provenance(true, true, f.calibration_file), f.in, rep);
     report::add_trust_json(doc, trust, assessment, metrics);
     std::cout << doc.dump(2) << "\n";
   } else {
-    std::cout << report::serve_text(*rep) << report::trust_text(trust, assessment, metrics);
+    std::cout << report::serve_text(rep) << report::trust_text(trust, assessment, metrics);
   }
   return 0;
 }

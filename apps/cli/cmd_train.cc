@@ -40,6 +40,7 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
   add_optional(app, "--executor", in.executor, "event (default) or analytical");
   add_optional(app, "--train-tokens", in.train_tokens,
                "also report the time, energy and cost to train on this many tokens (e.g. 1e12)");
+  add_estimate_flags(app, in.overrides);
 }
 
 void write_trace(const std::string& path, const engine::TrainResult& r) {

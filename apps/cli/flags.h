@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "xpusim/scenario/overrides.h"
+
 namespace xpusim::cli {
 
 template <typename T>
@@ -16,6 +18,13 @@ CLI::Option* add_optional(CLI::App& app, const std::string& name, std::optional<
 inline CLI::Option* add_optional_flag(CLI::App& app, const std::string& name, std::optional<bool>& out,
                                       const std::string& help) {
   return app.add_flag_function(name, [&out](std::int64_t) { out = true; }, help);
+}
+
+/// --price and --tdp: the simulated system's estimated price and chip TDP, replaced.
+inline void add_estimate_flags(CLI::App& app, scenario::EstimateOverrides& o) {
+  add_optional(app, "--price", o.price_usd_per_chip_hour,
+               "USD per chip-hour for the simulated system (replaces the catalog's estimate)");
+  add_optional(app, "--tdp", o.tdp_w, "chip TDP in W for the simulated system (replaces the catalog's estimate)");
 }
 
 }  // namespace xpusim::cli

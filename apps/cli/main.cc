@@ -53,6 +53,7 @@ const Command kCommands[] = {
     {"calibrate", "fit the fitted parameters to measurements, with leave-one-source-out CV", run_calibrate},
     {"mx", "OCP MX / NVFP4 block floating point: quantize, stats, gemm", run_mx},
     {"collective", "time, algbw and busbw of one collective over N chips (as nccl-tests)", run_collective},
+    {"claims", "check the public Trainium3 claims (Trn3 vs Trn2) with the simulator", run_claims},
 };
 
 void usage(std::ostream& os) {

@@ -70,7 +70,34 @@ class FactReader {
     const std::string text = (o->contains("value") && (*o)["value"].is_string())
                                  ? (*o)["value"].get<std::string>()
                                  : config::brief(o->value("value", Json()));
-    return finish_fact(fr, key, text, s);
+    const Sourced<std::string> range = read_range(*o, fr, s);
+    auto out = finish_fact(fr, key, text, s);
+    facts_.back().fact.low = range.low;
+    facts_.back().fact.high = range.high;
+    return out;
+  }
+
+  /// The optional "low"/"high" of a quantity fact: both or neither, low <= value <= high.
+  /// Returns their texts as written.
+  template <typename Q>
+  Sourced<std::string> read_range(const Json& o, FieldReader& fr, Sourced<Q>& s) {
+    Sourced<std::string> texts;
+    if (!fr.has("low") && !fr.has("high")) return texts;
+    const size_t before = diags_.items().size();
+    const Q low = fr.quantity<Q>("low", true);
+    const Q high = fr.quantity<Q>("high", true);
+    if (diags_.items().size() != before) return texts;
+    if (!(low <= s.value && s.value <= high)) {
+      diags_.error(fr.path_of("low"), "the range does not hold the value",
+                   o["low"].get<std::string>() + " .. " + o["high"].get<std::string>(),
+                   "low <= value <= high");
+      return texts;
+    }
+    s.low = low;
+    s.high = high;
+    texts.low = o["low"].get<std::string>();
+    texts.high = o["high"].get<std::string>();
+    return texts;
   }
 
   /// An integer fact (a count), at least `min`.
@@ -151,7 +178,7 @@ class FactReader {
     read_provenance(fr, s);
     fr.finish();
     facts_.push_back(FactRecord{fact_path(key), Sourced<std::string>{text, s.source,
-                                                                     s.confidence, s.note}});
+                                                                     s.confidence, s.note, {}, {}}});
     return s;
   }
 
@@ -178,7 +205,7 @@ class FactReader {
 
   void record(const std::string& key, const std::string& text, const Sourced<std::string>& p) {
     facts_.push_back(FactRecord{fact_path(key), Sourced<std::string>{text, p.source,
-                                                                     p.confidence, p.note}});
+                                                                     p.confidence, p.note, {}, {}}});
   }
 
   void finish() { r_.finish(); }
@@ -635,6 +662,11 @@ void Catalog::add_chip(ChipSpec c) {
 void Catalog::add_system(SystemSpec s) {
   s.chip = chip(s.chip_id, "chip");
   s.projected = s.projected || s.chip.projected;
+  std::string id = s.id;
+  systems_.insert_or_assign(id, std::move(s));
+}
+
+void Catalog::replace_system(SystemSpec s) {
   std::string id = s.id;
   systems_.insert_or_assign(id, std::move(s));
 }

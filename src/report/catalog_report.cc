@@ -52,7 +52,31 @@ Json fact_json(const hw::FactRecord& f) {
   j["confidence"] = hw::confidence_name(f.fact.confidence);
   j["source"] = f.fact.source;
   j["note"] = f.fact.note;
+  if (f.fact.low) j["low"] = *f.fact.low;
+  if (f.fact.high) j["high"] = *f.fact.high;
   return j;
+}
+
+/// "1000 W (estimated, range 715 W .. 1400 W)" for an estimate; the value alone otherwise.
+template <typename Q, typename F>
+std::string with_range(const hw::Sourced<Q>& s, F&& text) {
+  std::string out = text(s.value);
+  if (s.confidence == hw::Confidence::Published) return out;
+  out += " (" + hw::confidence_name(s.confidence);
+  if (s.low && s.high) out += ", range " + text(*s.low) + " .. " + text(*s.high);
+  return out + ")";
+}
+
+std::string watts_text(core::Watts w) { return fmt_num(core::to_watts(w)) + " W"; }
+std::string price_text(core::DollarRate p) { return strformat("$%.2f", core::to_dollars_per_hour(p)); }
+
+/// `<key>_confidence`, `<key>_low_<unit>`, `<key>_high_<unit>` of an estimate with a range.
+template <typename Q, typename F>
+void put_range(Json& j, const std::string& key, const std::string& unit, const hw::Sourced<Q>& s, F&& to_number) {
+  j[key + "_confidence"] = hw::confidence_name(s.confidence);
+  if (!s.low || !s.high) return;
+  j[key + "_low_" + unit] = to_number(*s.low);
+  j[key + "_high_" + unit] = to_number(*s.high);
 }
 
 Json facts_json(const std::vector<hw::FactRecord>& facts) {
@@ -77,6 +101,7 @@ Json chip_json(const hw::ChipSpec& c) {
   j["hbm_bandwidth_tb_s"] = core::to_tbps(c.hbm_bandwidth.value);
   j["sram_mib"] = core::to_bytes(c.sram.value) / 1048576.0;
   j["tdp_w"] = core::to_watts(c.tdp.value);
+  put_range(j, "tdp", "w", c.tdp, [](core::Watts w) { return core::to_watts(w); });
   if (c.power_cap) j["power_cap_w"] = core::to_watts(c.power_cap->value);
   if (c.neuron) {
     const auto& n = *c.neuron;
@@ -146,8 +171,12 @@ Json system_json(const hw::SystemSpec& s) {
   j["scale_up"] = up;
   j["scale_up_bandwidth_per_chip_gb_s"] = core::to_gbps(scale_up_total(s));
   j["scale_out"] = dim_json(s.scale_out);
+  j["scale_out_bandwidth_per_domain_per_direction_gbit_s"] =
+      core::to_gbit_per_s(s.scale_out.bandwidth_per_chip.value) / 2.0 * s.chips_per_domain;
   j["max_chips"] = s.max_chips.value;
   j["price_per_chip_hour_usd"] = core::to_dollars_per_hour(s.price_per_chip_hour.value);
+  put_range(j, "price_per_chip_hour", "usd", s.price_per_chip_hour,
+            [](core::DollarRate p) { return core::to_dollars_per_hour(p); });
   j["overhead_power_per_chip_w"] = core::to_watts(s.overhead_power_per_chip.value);
   j["facts"] = facts_json(s.facts);
   return j;
@@ -175,6 +204,7 @@ void print_facts(std::ostream& o, const std::vector<hw::FactRecord>& facts) {
   for (const auto& f : facts) {
     o << "  " << pad(f.path, 40) << pad(f.fact.value, 30)
               << pad(hw::confidence_name(f.fact.confidence), 11) << f.fact.source << "\n";
+    if (f.fact.low && f.fact.high) o << "      range: " << *f.fact.low << " .. " << *f.fact.high << "\n";
     if (!f.fact.note.empty()) o << "      note: " << f.fact.note << "\n";
   }
 }
@@ -189,7 +219,7 @@ void print_chip(std::ostream& o, const hw::ChipSpec& c) {
   o << "\n  HBM " << fmt_num(core::to_gib(c.hbm_capacity.value)) << " GiB at "
             << fmt_num(core::to_tbps(c.hbm_bandwidth.value)) << " TB/s; SRAM "
             << fmt_num(core::to_bytes(c.sram.value) / 1048576.0) << " MiB; TDP "
-            << fmt_num(core::to_watts(c.tdp.value)) << " W";
+            << with_range(c.tdp, watts_text);
   if (c.power_cap) o << " (power cap " << fmt_num(core::to_watts(c.power_cap->value)) << " W)";
   o << "\n";
   print_facts(o, c.facts);
@@ -211,10 +241,12 @@ void print_system(std::ostream& o, const hw::SystemSpec& s) {
   const auto& out_dim = s.scale_out;
   o << "  scale-out " << out_dim.name << ": " << hw::dim_kind_name(out_dim.kind) << " across "
             << out_dim.size << " domains, " << fmt_num(core::to_gbit_per_s(out_dim.bandwidth_per_chip.value) / 2.0)
-            << " Gb/s per chip each way, " << fmt_num(core::to_us(out_dim.latency.value)) << " us, "
+            << " Gb/s per chip each way ("
+            << fmt_num(core::to_gbit_per_s(out_dim.bandwidth_per_chip.value) / 2.0 * s.chips_per_domain)
+            << " Gb/s per " << s.domain_name << "), " << fmt_num(core::to_us(out_dim.latency.value)) << " us, "
             << out_dim.tiers << " tiers, oversubscription " << fmt_num(out_dim.oversubscription)
             << (out_dim.rail_optimized ? ", rail-optimised" : "") << "\n";
-  o << "  price " << strformat("$%.2f", core::to_dollars_per_hour(s.price_per_chip_hour.value))
+  o << "  price " << with_range(s.price_per_chip_hour, price_text)
             << " per chip-hour; overhead power "
             << fmt_num(core::to_watts(s.overhead_power_per_chip.value)) << " W per chip\n";
   print_facts(o, s.facts);

@@ -72,6 +72,7 @@ Json inputs_json(const scenario::TrainInputs& in) {
   put(workload, "seq_len", in.seq_len);
   if (in.train_tokens) workload["train_tokens"] = as_count(*in.train_tokens);
   j["workload"] = workload;
+  put_overrides(j, in.overrides);
   return j;
 }
 
@@ -113,7 +114,16 @@ Json inputs_json(const scenario::ServeInputs& in) {
   put_seconds(workload, "ttft_slo_s", in.ttft_slo);
   put_seconds(workload, "tpot_slo_s", in.tpot_slo);
   j["workload"] = workload;
+  put_overrides(j, in.overrides);
   return j;
+}
+
+void put_overrides(Json& inputs, const scenario::EstimateOverrides& o) {
+  if (!o.any()) return;
+  Json j = Json::object();
+  put(j, "price_usd_per_chip_hour", o.price_usd_per_chip_hour);
+  put(j, "tdp_w", o.tdp_w);
+  inputs["overrides"] = j;
 }
 
 }  // namespace xpusim::report

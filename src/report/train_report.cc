@@ -148,6 +148,7 @@ Json train_document(const Provenance& provenance, const scenario::TrainInputs& i
     body["energy_to_train_j"] = core::to_joules(b.energy);
     body["cost_to_train_usd"] = core::to_dollars(b.dollars);
   }
+  if (!run.built.overrides.empty()) body["overrides"] = run.built.overrides;
   return document("train", provenance, inputs_json(in), body);
 }
 
@@ -157,10 +158,12 @@ std::string train_run_text(const scenario::TrainRun& run) {
     const auto& b = *run.budget;
     out += "  time to train " + core::strformat("%.4g", b.tokens) + " tokens: " +
            fmt_num(core::to_seconds(b.time) / 86400.0, 4) + " days, " + fmt_num(core::to_joules(b.energy) / 3.6e9, 4) +
-           " MWh, $" + fmt_num(core::to_dollars(b.dollars) / 1e6, 4) + "M (energy and price estimated)\n";
+           " MWh, $" + fmt_num(core::to_dollars(b.dollars) / 1e6, 4) + "M (energy" +
+           (run.energy.price_estimated ? " and price" : "") + " estimated)\n";
   }
   out += "  settings (input, framework recipe, critical-batch rule or plan search):\n";
   for (const auto& line : run.built.settings) out += "    " + line + "\n";
+  for (const auto& note : run.built.overrides) out += "  override: " + note + "\n";
   if (run.built.searched)
     out += "  (plan chosen by search over " + std::to_string(run.built.evaluated) +
            " candidates; fix any of --tp/--pp/--dp/--recompute to override)\n";

@@ -195,6 +195,7 @@ void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {
   config::check_non_negative_count(d, "--seed", in.seed);
   config::check_positive_number(d, "--rate", in.rate);
   config::check_fraction(d, "--acceptance", in.acceptance);
+  check_overrides(in.overrides, d);
 }
 
 serve::ServeScenario build_serve(const ServeInputs& in) {

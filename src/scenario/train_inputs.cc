@@ -283,6 +283,8 @@ void fill_unset(TrainInputs& given, const TrainInputs& fallback) {
                           {&given.framework, &fallback.framework}})
     fill(*dst, *src);
   fill(given.train_tokens, fallback.train_tokens);
+  fill(given.overrides.price_usd_per_chip_hour, fallback.overrides.price_usd_per_chip_hour);
+  fill(given.overrides.tdp_w, fallback.overrides.tdp_w);
   fill(given.allow_fallback, fallback.allow_fallback);
 }
 
@@ -290,9 +292,15 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
                        const calib::Params& params) {
   core::Diagnostics d;
   check_counts(in, d);
+  check_overrides(in.overrides, d);
   d.throw_if_any();
-  const hw::SystemSpec& sys = cat.system(*in.system, "--system");
   BuiltTrain out;
+  const hw::SystemSpec& catalog_sys = cat.system(*in.system, "--system");
+  if (in.overrides.any()) {
+    out.overrides = override_notes(catalog_sys, in.overrides);
+    out.overridden_system = std::make_shared<const hw::SystemSpec>(with_overrides(catalog_sys, in.overrides));
+  }
+  const hw::SystemSpec& sys = out.overridden_system ? *out.overridden_system : catalog_sys;
   out.executor = in.executor.value_or("event");
   engine::TrainScenario& s = out.scenario;
   s.framework = against_flag("--framework", false,

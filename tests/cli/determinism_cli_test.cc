@@ -47,6 +47,7 @@ INSTANTIATE_TEST_SUITE_P(
                                 "--requests 100 --in-len 256 --out-len 32"},
         Command{"validate", "validate"},
         Command{"calibration_show", "calibration show"},
+        Command{"claims", "claims --price 4 --tdp 900"},
         Command{"collective", "collective --system gb300-nvl72 --chips 72 --op all-to-all --bytes 1073741824"},
         Command{"mx_quantize", "mx quantize --format mxfp4_e2m1 {A} " + testing::TempDir() + "xs_det_q.npy"},
         Command{"mx_stats", "mx stats {A}"},

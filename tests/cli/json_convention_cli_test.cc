@@ -22,7 +22,7 @@ namespace {
 // docs/json.md: unit words (a key's `_`-separated words) and unitless names.
 const std::set<std::string> kUnitWords = {"s",   "ms",    "us",   "j",      "w",   "kw", "usd",  "gib",  "tib",
                                           "mib", "bytes", "flop", "tflops", "pct", "gb", "tb",   "gbit", "ghz",
-                                          "cycles", "db", "days", "mwh"};
+                                          "cycles", "db", "days", "mwh", "ratio"};
 const std::set<std::string> kUnitless = {
     "schema_version", "chips", "tp", "pp", "dp", "cp", "ep", "vpp", "engines", "decode_engines", "micro_batch",
     "micro_batches", "global_batch", "seq_len", "max_num_seqs", "max_batched_tokens", "static_batch",
@@ -118,6 +118,7 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"mx_stats", "mx stats {A} --json"},
         Command{"mx_gemm", "mx gemm {A} {B} --format mxfp4_e2m1 --json"},
         Command{"calibration_show", "calibration show --json"},
+        Command{"claims", "claims --json"},
         Command{"collective", "collective --system trn3-ultraserver-gen2 --chips 16 --op all-reduce --bytes 1073741824 "
                               "--json"}),
     [](const ::testing::TestParamInfo<Command>& command) { return std::string(command.param.name); });

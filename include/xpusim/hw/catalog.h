@@ -25,6 +25,9 @@ class Catalog {
 
   void add_chip(ChipSpec c);
   void add_system(SystemSpec s);  ///< resolves s.chip from chip_id
+  /// Replaces a system by `s` as given, its chip copy included (a user's overrides of one
+  /// system's estimates: --price, --tdp); the chip entry and other systems are unchanged.
+  void replace_system(SystemSpec s);
 
  private:
   std::map<std::string, ChipSpec> chips_;

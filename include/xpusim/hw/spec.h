@@ -22,6 +22,9 @@ struct Sourced {
   std::string source;  ///< reference tag and/or URL, e.g. "[9] Trainium3 architecture page"
   Confidence confidence = Confidence::Published;
   std::string note;    ///< conflicts, derivations
+  /// The range an estimate may take (catalog "low"/"high"), when the file gives one: a user
+  /// study sweeps it, and `xpusim claims` reports which conclusions flip inside it.
+  std::optional<T> low, high;
 };
 
 /// One catalog fact as written in its file, for listings and provenance reports: the dotted

@@ -36,6 +36,8 @@ Json document(const std::string& command, const Provenance& provenance, Json inp
 /// The inputs as given, unset ones left out; durations in seconds (`timeout_s`, ...).
 Json inputs_json(const scenario::TrainInputs& in);
 Json inputs_json(const scenario::ServeInputs& in);
+/// `overrides: {price_usd_per_chip_hour, tdp_w}` in an inputs echo when any is given.
+void put_overrides(Json& inputs, const scenario::EstimateOverrides& o);
 
 /// A count held in a double (e.g. tokens per step) printed as an integer.
 long long as_count(double v);

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/scenario/overrides.h"
 #include "xpusim/serve/scenario.h"
 #include "xpusim/serve/search.h"
 
@@ -35,6 +36,7 @@ struct ServeInputs {
   std::optional<bool> offline;
   std::optional<std::string> arrivals;  ///< CSV file arrival_s,in_len,out_len
   std::optional<core::Seconds> timeout, ttft_slo, tpot_slo;
+  EstimateOverrides overrides;  ///< --price, --tdp (flags only): apply_overrides() on the catalog
 };
 
 /// Reads a scenario file (nested plan: and workload:). Errors carry the file and key path.

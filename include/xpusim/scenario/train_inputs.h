@@ -10,12 +10,15 @@
 //             schedule
 //   workload: global_batch, seq_len, train_tokens
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "xpusim/engine/defaults.h"
 #include "xpusim/engine/train.h"
 #include "xpusim/hw/catalog.h"
+#include "xpusim/scenario/overrides.h"
 
 namespace xpusim::scenario {
 
@@ -33,6 +36,7 @@ struct TrainInputs {
   std::optional<double> train_tokens;  ///< also report the time, energy and cost to train on these
   std::optional<std::string> executor;   ///< event (default) or analytical
   std::optional<std::string> framework;  ///< training framework preset (default megatron)
+  EstimateOverrides overrides;           ///< --price, --tdp (flags only)
 };
 
 /// Reads a scenario file (nested plan: and workload:). Errors carry the file and key path.
@@ -51,6 +55,10 @@ struct BuiltTrain {
   /// The settings the step ran with and where each came from (engine/defaults.h).
   engine::TrainDefaults defaults;
   std::vector<std::string> settings;  ///< one line per setting (engine::describe)
+  /// The system with the user's --price/--tdp applied (scenario.system points here); null when
+  /// none was given (scenario.system points into the catalog).
+  std::shared_ptr<const hw::SystemSpec> overridden_system;
+  std::vector<std::string> overrides;  ///< override_notes(): what was replaced, for reports
 };
 
 /// Validates the inputs and fills the documented default plan for anything left out.

@@ -407,6 +407,27 @@ TEST(CatalogDiagnostics, NumberWithoutUnit) {
   EXPECT_NE(ds[0].expected.find("TB/s"), std::string::npos) << ds[0].expected;
 }
 
+// An estimate's range (docs/catalog.md): both ends, holding the value, parsed with units.
+TEST(CatalogDiagnostics, EstimateRange) {
+  Json c = valid_chip();
+  c["tdp"]["low"] = "500 W";
+  c["tdp"]["high"] = "900 W";
+  const auto chip = hw::parse_chip(write_json(temp_dir("range_ok"), "tchip.json", c));
+  ASSERT_TRUE(chip.tdp.low && chip.tdp.high);
+  EXPECT_DOUBLE_EQ(core::to_watts(*chip.tdp.low), 500.0);
+  EXPECT_DOUBLE_EQ(core::to_watts(*chip.tdp.high), 900.0);
+  c["tdp"]["low"] = "800 W";
+  auto ds = chip_diags(c, "range_outside");
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].path, "tdp.low");
+  EXPECT_EQ(ds[0].message, "the range does not hold the value");
+  EXPECT_EQ(ds[0].value, "800 W .. 900 W");
+  c["tdp"].erase("high");
+  ds = chip_diags(c, "range_half");
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].path, "tdp.high");
+}
+
 TEST(CatalogDiagnostics, BareNumberInsteadOfFact) {
   Json c = valid_chip();
   c["tdp"] = 700;
