@@ -35,12 +35,14 @@ int run_calibrate(const Args& args) {
   std::string file, glob, out_file, folds = "loso", calibration_file;
   bool json = false;
   app.add_option("MEASUREMENTS", file, "measurements CSV (schema: data/validation/README.md)")->required();
-  app.add_option("--params", glob, "fitted keys to fit, a glob over dotted keys (e.g. 'compute.nvidia-hopper.*'); "
+  app.add_option("--params", glob, "fitted keys to fit, globs over dotted keys, comma-separated (e.g. 'compute.*,training.*'); "
                                    "default: every fitted parameter some row is sensitive to");
   app.add_option("--out", out_file, "write the fitted values as a file --calibration accepts");
   app.add_option("--folds", folds, "cross-validation: loso (leave one source out) or none")
       ->check(CLI::IsMember({"loso", "none"}));
   app.add_flag("--json", json, "print one JSON document");
+  bool progress = false;
+  app.add_flag("--progress", progress, "print a line per line search to stderr (key, rows, elapsed seconds)");
   add_calibration_option(app, calibration_file);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
@@ -59,6 +61,11 @@ int run_calibrate(const Args& args) {
   validation::FitOptions opt;
   // The glob's keys, or (no glob) every fitted key some row moves.
   opt.keys = glob.empty() ? validation::keys_with_rows(sensitivity) : candidates;
+  const auto started = std::chrono::steady_clock::now();
+  if (progress)
+    opt.progress = [started](const std::string& key, int n) {
+      std::cerr << core::strformat("calibrate: %8.1f s  %s (%d rows)\n", seconds_since(started), key.c_str(), n);
+    };
   report::CalibrateRun run{file, glob, folds, {}, {}, {}, {}};
   t0 = std::chrono::steady_clock::now();
   run.fit = validation::fit(rows, {}, ctx, sensitivity, opt);
@@ -71,9 +78,11 @@ int run_calibrate(const Args& args) {
   std::cerr << core::strformat("calibrate: %zu rows, %zu parameters; sensitivity %.1f s, fit %.1f s, %zu folds %.1f s\n",
                                rows.size(), opt.keys.size(), t_sensitivity, t_fit, run.folds.size(), t_cv);
 
-  if (!out_file.empty())
-    write_file(out_file, validation::override_yaml(run.fit, "fitted by xpusim calibrate on " +
+  if (!out_file.empty()) {
+    const std::string command = "xpusim calibrate" + (glob.empty() ? "" : " --params '" + glob + "'");
+    write_file(out_file, validation::override_yaml(run.fit, "fitted by " + command + " on " +
                                                                 std::to_string(run.fit.rows_used) + " rows of " + file));
+  }
   if (json) std::cout << report::calibrate_document(provenance(true, true, calibration_file), run, cat).dump(2) << "\n";
   else std::cout << report::calibrate_text(run, cat);
   return 0;

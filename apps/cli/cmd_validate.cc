@@ -1,12 +1,14 @@
 // xpusim validate FILE.csv [--json]: predicted vs measured for every row of a validation file.
 // Parses flags and calls the library (validation/ predicts, report/ renders).
 
+#include <chrono>
 #include <fstream>
 #include <iostream>
 
 #include "cli_util.h"
 #include "xpusim/report/validation_report.h"
 #include "xpusim/validation/fit.h"
+#include "xpusim/report/trust_report.h"
 #include "xpusim/validation/trust.h"
 #include "xpusim/core/diagnostics.h"
 
@@ -39,7 +41,12 @@ int run_validate(const Args& args) {
     const auto sensitivity = validation::find_sensitive_rows(rows, ctx, validation::fitted_keys(params, ""));
     validation::FitOptions opt;
     opt.keys = validation::keys_with_rows(sensitivity);
-    cv_results = validation::cross_validate(rows, ctx, sensitivity, opt);
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<std::string> folds;
+    cv_results = validation::cross_validate(rows, ctx, sensitivity, opt, &folds);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+    std::cerr << "xpusim validate: " << folds.size() << " leave-one-source-out folds of " << opt.keys.size()
+              << " parameters in " << took.count() << " s\n";
   }
   if (!bands_file.empty()) {
     if (!cv) throw core::InputError(core::Diagnostic{"", 0, "--write-bands", "needs --cv", bands_file, "--cv", ""});
@@ -48,7 +55,11 @@ int run_validate(const Args& args) {
     std::ofstream(bands_file, std::ios::binary) << validation::trust_json_text(data);
   }
   const auto* cv_ptr = cv ? &cv_results : nullptr;
-  if (json) std::cout << report::validation_document(provenance(true, true, calibration_file), file, results, cat, cv_ptr).dump(2) << "\n";
+  if (json) {
+    report::Json doc = report::validation_document(provenance(true, true, calibration_file), file, results, cat, cv_ptr);
+    report::add_row_trust(doc, results, load_trust_data(), cat, data_dir() + "/models");
+    std::cout << doc.dump(2) << "\n";
+  }
   else std::cout << report::validation_text(results, cat, cv_ptr);
   return 0;
 }

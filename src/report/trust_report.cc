@@ -6,6 +6,7 @@
 
 #include "xpusim/compute/calibration.h"
 #include "xpusim/core/format.h"
+#include "xpusim/workload/hf_config.h"
 
 namespace xpusim::report {
 
@@ -24,6 +25,31 @@ validation::TrustQuery serve_query(const serve::ServeReport& rep, const hw::Syst
                                    const workload::ModelSpec& model) {
   return validation::TrustQuery{"infer",          compute::family_of(system.chip), validation::model_type_of(model),
                                 rep.scenario.precision, rep.framework,             rep.chips_used};
+}
+
+validation::TrustQuery row_query(const validation::RowResult& r, const hw::Catalog& catalog,
+                                 const std::string& models_dir) {
+  return validation::TrustQuery{r.row.kind,
+                                validation::family_of_row(r.row, catalog),
+                                validation::model_type_of(workload::load_model(r.row.model, models_dir)),
+                                r.row.precision.empty() ? "bf16" : r.row.precision,
+                                r.prediction.framework,
+                                r.row.chips};
+}
+
+void add_row_trust(Json& doc, const std::vector<validation::RowResult>& results, const validation::TrustData& data,
+                   const hw::Catalog& catalog, const std::string& models_dir) {
+  Json& rows = doc.at("rows");
+  for (size_t i = 0; i < results.size() && i < rows.size(); ++i) {
+    const auto& r = results[i];
+    if (r.prediction.status != validation::Status::Ok) continue;
+    const auto a = validation::assess(data, row_query(r, catalog, models_dir));
+    const auto [low, high] = validation::band_of(a, r.prediction.predicted, validation::is_time_metric(r.row.metric));
+    rows[i]["predicted_low"] = low;
+    rows[i]["predicted_high"] = high;
+    rows[i]["extrapolating"] = a.extrapolating;
+    rows[i]["extrapolating_reasons"] = a.reasons;
+  }
 }
 
 std::vector<TrustedMetric> train_metrics(const engine::TrainResult& r) {

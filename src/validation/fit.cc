@@ -77,6 +77,7 @@ class Fitter {
       : rows_(rows), opt_(opt), params_(*ctx.calibration), ctx_(ctx) {
     ctx_.calibration = &params_;
     ctx_.analytical_train = true;
+    ctx_.serving_request_cap = opt.inner_request_cap;
     residual_.assign(rows.size(), 0.0);
     in_fit_.assign(rows.size(), 0);
     core::parallel_for(use.size(), opt.threads, [&](size_t j) {
@@ -190,10 +191,22 @@ std::string yaml_quoted(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+/// True when `key` matches one of the comma-separated globs of `globs`.
+bool matches_any(const std::string& globs, const std::string& key) {
+  std::stringstream ss(globs);
+  for (std::string glob; std::getline(ss, glob, ',');)
+    if (!glob.empty() && glob_match(glob.c_str(), key.c_str())) return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<std::string> fitted_keys(const calib::Params& params, const std::string& glob) {
   std::vector<std::string> out;
   for (const auto& [key, p] : params.all())
-    if (p.kind == calib::Kind::Fitted && !p.value.is_flag && (glob.empty() || glob_match(glob.c_str(), key.c_str())))
+    if (p.kind == calib::Kind::Fitted && !p.value.is_flag && (glob.empty() || matches_any(glob, key)))
       out.push_back(key);
   return out;
 }
@@ -218,6 +231,7 @@ Sensitivity find_sensitive_rows(const std::vector<Row>& rows, const Context& ctx
   Context local = ctx;
   local.calibration = &params;
   local.analytical_train = true;
+  local.serving_request_cap = FitOptions{}.inner_request_cap;
   std::vector<Prediction> base(rows.size());
   core::parallel_for(rows.size(), threads, [&](size_t i) { base[i] = predict_row(rows[i], local).prediction; });
   Sensitivity out;
@@ -270,6 +284,7 @@ FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const C
       const std::vector<int> rows_k = it == sensitivity.end() ? std::vector<int>{} : fitter.fitted_rows(it->second);
       sensitive_count[c.key] = static_cast<int>(rows_k.size());
       if (!rows_k.empty()) fitter.line_search(c, rows_k);  // else the prior keeps the start value
+      if (opt.progress) opt.progress(c.key, static_cast<int>(rows_k.size()));
     }
   }
   result.loss_end = fitter.data_loss();

@@ -340,7 +340,7 @@ double metric_value(const serve::ServeReport& rep, RowMetric m) {
   return 0;
 }
 
-Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env) {
+Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long long request_cap) {
   Prediction p;
   try {
     auto rs = scenario_for_row(row, *env.catalog);
@@ -349,7 +349,9 @@ Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env) {
       p.reason = rs.error();
       return p;
     }
-    auto rep = serve::run_scenario(rs->scenario, env);
+    serve::ServeScenario sc = rs->scenario;
+    if (request_cap > 0) sc.load.requests = std::min(sc.load.requests, request_cap);
+    auto rep = serve::run_scenario(sc, env);
     if (!rep) {
       p.status = Status::Unsupported;
       p.reason = rep.error();

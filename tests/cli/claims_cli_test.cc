@@ -106,9 +106,9 @@ TEST(ClaimsCli, OverridesMoveTheRatiosTheExpectedWay) {
 }
 
 TEST(ClaimsCli, BadOverridesExitTwoNamingTheFlag) {
-  for (const std::string& cmd : {"claims --price -1", "claims --tdp 0",
-                                 "train --system trn3-ultraserver-gen2 --model llama3.1-8b --chips 16 --price 0",
-                                 "serve --system trn3-ultraserver-gen2 --model llama3.1-8b --tdp -5 --rate 1 --requests 10"}) {
+  for (const std::string cmd : {"claims --price -1", "claims --tdp 0",
+                                "train --system trn3-ultraserver-gen2 --model llama3.1-8b --chips 16 --price 0",
+                                "serve --system trn3-ultraserver-gen2 --model llama3.1-8b --tdp -5 --rate 1 --requests 10"}) {
     const auto r = run_cli(cmd);
     EXPECT_EQ(r.exit_code, 2) << cmd;
     EXPECT_TRUE(r.out.empty()) << cmd;

@@ -30,6 +30,15 @@ validation::TrustQuery train_query(const engine::TrainScenario& s);
 validation::TrustQuery serve_query(const serve::ServeReport& rep, const hw::SystemSpec& system,
                                    const workload::ModelSpec& model);
 
+/// The query of a validation row: its kind, its system's family, its model's type, precision,
+/// the framework its prediction used, and chips.
+validation::TrustQuery row_query(const validation::RowResult& r, const hw::Catalog& catalog,
+                                 const std::string& models_dir);
+/// Adds `predicted_low`, `predicted_high` and `extrapolating` (with `extrapolating_reasons`) to
+/// each ok row of a `validate --json` document, in row order.
+void add_row_trust(Json& doc, const std::vector<validation::RowResult>& results, const validation::TrustData& data,
+                   const hw::Catalog& catalog, const std::string& models_dir);
+
 /// Headline metrics of a training step (step time, tokens/s, tokens/s per chip, MFU) and of a
 /// serving run (mean TTFT and TPOT, output tokens/s and per chip).
 std::vector<TrustedMetric> train_metrics(const engine::TrainResult& r);

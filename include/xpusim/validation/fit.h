@@ -6,6 +6,7 @@
 // space, fixed sweeps and order: deterministic) and the speed-ups (sensitive rows per parameter,
 // analytical training executor inside the optimiser).
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,8 +21,9 @@ namespace xpusim::validation {
 /// (version dropped) for an arXiv paper, "doi:ID" for a DOI, else the host without "www.".
 std::string source_of(const std::string& url);
 
-/// The `fitted` parameters whose key matches `glob` ('*' any run of characters, '?' one);
-/// an empty glob matches every key. Sorted by key.
+/// The `fitted` parameters whose key matches `glob` ('*' any run of characters, '?' one; a
+/// comma-separated list matches a key any of its globs matches); an empty glob matches every
+/// key. Sorted by key.
 std::vector<std::string> fitted_keys(const calib::Params& params, const std::string& glob);
 
 /// `p` with a new value in base units, written in the unit of its current text ("600 us" →
@@ -30,13 +32,18 @@ calib::Parameter with_value(const calib::Parameter& p, double base_value);
 
 struct FitOptions {
   std::vector<std::string> keys;   ///< parameters to fit (fitted kind; empty = none)
-  int sweeps = 2;                  ///< coordinate-descent sweeps over `keys`, in key order
+  int sweeps = 3;                  ///< coordinate-descent sweeps over `keys`, in key order
   int line_evaluations = 16;       ///< golden-section evaluations per line search
   double soft_l1_scale = 0.10;     ///< soft-L1 transition, in ln(pred/measured)
   double trust_c_weight = 0.5;     ///< weight of a row with trust C (A and B: 1)
   double search_factor = 10.0;     ///< search within [shipped/f, shipped·f] ∩ range
   double prior_weight = 1.0;       ///< 0 = no prior (tests of the optimiser alone)
+  /// Requests per infer row inside the optimiser (Context::serving_request_cap): MLPerf's
+  /// minimum query count. The reported figures simulate every request.
+  long long inner_request_cap = 24576;
   int threads = core::default_threads();  ///< rows predicted in parallel (results do not depend on it)
+  /// Called after each line search with the key and its rows (progress on a terminal); may be empty.
+  std::function<void(const std::string& key, int rows)> progress;
 };
 
 /// What one parameter's fit did.

@@ -43,6 +43,10 @@ struct Context {
   /// Train rows run the analytical executor (Tier A, the closed form) instead of the
   /// event-driven one: the calibrator's inner loop (validation/fit.h).
   bool analytical_train = false;
+  /// Infer rows simulate at most this many requests (0: the benchmark's count). The calibrator's
+  /// inner loop uses the MLPerf minimum query count (FitOptions::inner_request_cap): only the
+  /// MLPerf offline rows of whole NVL72 racks ask for more (3,000 per chip).
+  long long serving_request_cap = 0;
 };
 
 /// Reads a validation CSV; malformed rows/unknown columns are InputError diagnostics with line.

@@ -35,6 +35,6 @@ core::Result<RowScenario> scenario_for_row(const Row& row, const hw::Catalog& ca
 double metric_value(const serve::ServeReport& rep, RowMetric m);
 
 /// Predicts an infer row (status Unsupported with the reason when it cannot).
-Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env);
+Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long long request_cap = 0);
 
 }  // namespace xpusim::validation
