@@ -33,6 +33,8 @@ const std::set<std::string> kUnitless = {
     // train at scale (docs/scale.md): fractions in [0, 1], counts, the PUE
     "goodput_fraction", "failure_goodput_fraction", "spare_available_fraction", "probability", "spares", "runs",
     "failures_mean", "pue", "largest_useful_chips",
+    // trust (report/trust_report.h): rows behind a band, log residuals (dimensionless)
+    "band_rows", "log_residual_p10", "log_residual_p90",
     // catalog: counts and ratios of the hardware
     "chips_per_node", "chips_per_domain", "max_chips", "size", "shape", "tiers", "oversubscription", "cores_per_chip",
     "pe_rows", "pe_cols", "tensor_rate_multiplier", "psum_free_dim", "vector_lanes_bf16", "scalar_lanes_bf16",
