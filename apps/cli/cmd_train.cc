@@ -7,6 +7,7 @@
 
 #include "cli_util.h"
 #include "flags.h"
+#include "xpusim/report/scale_report.h"
 #include "xpusim/report/train_report.h"
 #include "xpusim/report/trust_report.h"
 
@@ -41,6 +42,25 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
   add_optional(app, "--train-tokens", in.train_tokens,
                "also report the time, energy and cost to train on this many tokens (e.g. 1e12)");
   add_estimate_flags(app, in.overrides);
+  add_optional(app, "--checkpoint-tier", in.checkpoint_tier,
+               "checkpoint storage: local-nvme, parallel-fs (default), object-storage");
+  add_optional(app, "--spares", in.spares, "hot spare nodes (default 0: a failed node is replaced from the pool)");
+  add_optional(app, "--checkpoint-interval", in.checkpoint_interval,
+               "seconds of training between checkpoints (default: Young-Daly, in whole steps)");
+  add_optional(app, "--runs", in.runs, "Monte Carlo runs of the whole training run (needs --train-tokens)");
+  add_optional(app, "--seed", in.seed, "seed of the Monte Carlo (default 1)");
+  add_optional(app, "--pue", in.pue, "site power usage effectiveness, > 1 and < 3 (default: the calibration's)");
+  add_optional(app, "--scaling", in.scaling,
+               "FROM..TO: the efficiency curve over chip counts (whole UltraServers/racks, doubling) at a fixed "
+               "global batch, and the largest useful chip count");
+}
+
+int run_scaling(const scenario::TrainInputs& in, const hw::Catalog& cat, const calib::Params& params, bool json,
+                const std::string& calibration_file) {
+  const scenario::ScalingCurve curve = scenario::run_scaling(in, cat, data_dir() + "/models", params);
+  if (json) std::cout << report::scaling_document(provenance(true, true, calibration_file), in, curve).dump(2) << "\n";
+  else std::cout << report::scaling_text(curve);
+  return 0;
 }
 
 void write_trace(const std::string& path, const engine::TrainResult& r) {
@@ -66,6 +86,7 @@ int run_train(const Args& args) {
   if (!scenario_file.empty()) scenario::fill_unset(in, scenario::read_train_file(scenario_file));
   const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
   const calib::Params params = load_calibration(calibration_file);
+  if (in.scaling) return run_scaling(in, cat, params, json, calibration_file);
   const auto started = std::chrono::steady_clock::now();
   const scenario::TrainRun run = scenario::run_train(in, cat, data_dir() + "/models", params, !trace.empty());
   if (run.built.searched) {

@@ -227,6 +227,10 @@ core::Bytes Params::bytes(const std::string& key) const {
   return core::Bytes::from_base(get_dim(key, 0, 1, 0, 0, 0).value.quantity.value);
 }
 
+core::ByteRate Params::byte_rate(const std::string& key) const {
+  return core::ByteRate::from_base(get_dim(key, -1, 1, 0, 0, 0).value.quantity.value);
+}
+
 core::JoulesPerByte Params::joules_per_byte(const std::string& key) const {
   return core::JoulesPerByte::from_base(get_dim(key, 0, -1, 0, 0, 1).value.quantity.value);
 }

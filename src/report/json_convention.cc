@@ -73,6 +73,15 @@ Json inputs_json(const scenario::TrainInputs& in) {
   if (in.train_tokens) workload["train_tokens"] = as_count(*in.train_tokens);
   j["workload"] = workload;
   put_overrides(j, in.overrides);
+  Json scale = Json::object();
+  put(scale, "checkpoint_tier", in.checkpoint_tier);
+  put(scale, "spares", in.spares);
+  put(scale, "checkpoint_interval_s", in.checkpoint_interval);
+  put(scale, "runs", in.runs);
+  put(scale, "seed", in.seed);
+  put(scale, "pue", in.pue);
+  put(scale, "scaling", in.scaling);
+  if (!scale.empty()) j["scale"] = scale;
   return j;
 }
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "xpusim/core/format.h"
+#include "xpusim/report/scale_report.h"
 
 namespace xpusim::report {
 
@@ -148,6 +149,8 @@ Json train_document(const Provenance& provenance, const scenario::TrainInputs& i
     body["energy_to_train_j"] = core::to_joules(b.energy);
     body["cost_to_train_usd"] = core::to_dollars(b.dollars);
   }
+  body["goodput"] = goodput_json(run);
+  body["facility"] = facility_json(run);
   if (!run.built.overrides.empty()) body["overrides"] = run.built.overrides;
   return document("train", provenance, inputs_json(in), body);
 }
@@ -161,6 +164,7 @@ std::string train_run_text(const scenario::TrainRun& run) {
            " MWh, $" + fmt_num(core::to_dollars(b.dollars) / 1e6, 4) + "M (energy" +
            (run.energy.price_estimated ? " and price" : "") + " estimated)\n";
   }
+  out += goodput_text(run);
   out += "  settings (input, framework recipe, critical-batch rule or plan search):\n";
   for (const auto& line : run.built.settings) out += "    " + line + "\n";
   for (const auto& note : run.built.overrides) out += "  override: " + note + "\n";

@@ -10,6 +10,7 @@
 #include "xpusim/core/suggest.h"
 #include "xpusim/engine/sizing.h"
 #include "xpusim/mapping/schedule.h"
+#include "xpusim/scenario/scale.h"
 #include "file_fields.h"
 #include "xpusim/workload/hf_config.h"
 
@@ -293,6 +294,7 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
   core::Diagnostics d;
   check_counts(in, d);
   check_overrides(in.overrides, d);
+  check_scale_inputs(in, d);
   d.throw_if_any();
   BuiltTrain out;
   const hw::SystemSpec& catalog_sys = cat.system(*in.system, "--system");
@@ -363,6 +365,7 @@ TrainRun run_train(const TrainInputs& in, const hw::Catalog& cat, const std::str
                "degrees that divide the model and the chips (see --help)");
   run.energy = cost::energy_cost(*s.system, params, run.result.activity, run.result.step_time);
   if (in.train_tokens) run.budget = budget_for(*in.train_tokens, run.result, run.energy, s.plan.chips());
+  add_scale_results(run, in, params);
   return run;
 }
 

@@ -41,6 +41,9 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"demo", "demo"},
         Command{"train", "train --system trn2-48xl --model llama3.1-8b --chips 16 --tp 4 --pp 2 --train-tokens 1e12"},
         Command{"train_h100", "train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --tp 1 --pp 1"},
+        Command{"train_monte_carlo", "train --system h100-sxm-dgx --model llama3.1-8b --chips 64 --tp 1 --pp 1 "
+                                     "--train-tokens 1e11 --runs 20 --seed 9"},
+        Command{"train_scaling", "train --system h100-sxm-dgx --model llama3.1-8b --seq-len 4096 --scaling 8..32"},
         Command{"serve", "serve --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 5 --requests 100 "
                          "--in-len 256 --out-len 32"},
         Command{"serve_search", "serve --search --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 2 "

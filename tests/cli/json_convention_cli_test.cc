@@ -22,7 +22,7 @@ namespace {
 // docs/json.md: unit words (a key's `_`-separated words) and unitless names.
 const std::set<std::string> kUnitWords = {"s",   "ms",    "us",   "j",      "w",   "kw", "usd",  "gib",  "tib",
                                           "mib", "bytes", "flop", "tflops", "pct", "gb", "tb",   "gbit", "ghz",
-                                          "cycles", "db", "days", "mwh", "ratio"};
+                                          "cycles", "db", "days", "mwh", "ratio", "day", "mw"};
 const std::set<std::string> kUnitless = {
     "schema_version", "chips", "tp", "pp", "dp", "cp", "ep", "vpp", "engines", "decode_engines", "micro_batch",
     "micro_batches", "global_batch", "seq_len", "max_num_seqs", "max_batched_tokens", "static_batch",
@@ -30,6 +30,11 @@ const std::set<std::string> kUnitless = {
     "preemptions", "timed_out_requests", "events", "plans_evaluated", "plans_pruned", "tokens_per_step", "train_tokens",
     "kv_tokens_per_engine", "batch", "n", "ok", "unsupported", "errors", "acceptance", "kv_utilisation",
     "mean_kv_utilisation", "mean_batch_per_engine", "measured", "predicted", "stage_layers",
+    // train at scale (docs/scale.md): fractions in [0, 1], counts, the PUE
+    "goodput_fraction", "failure_goodput_fraction", "spare_available_fraction", "probability", "spares", "runs",
+    "failures_mean", "pue", "largest_useful_chips",
+    // trust (report/trust_report.h): rows behind a band, log residuals (dimensionless)
+    "band_rows", "log_residual_p10", "log_residual_p90",
     // catalog: counts and ratios of the hardware
     "chips_per_node", "chips_per_domain", "max_chips", "size", "shape", "tiers", "oversubscription", "cores_per_chip",
     "pe_rows", "pe_cols", "tensor_rate_multiplier", "psum_free_dim", "vector_lanes_bf16", "scalar_lanes_bf16",
@@ -46,6 +51,7 @@ const std::set<std::string> kUnitless = {
     "saturated_fraction", "flushed_to_zero_fraction", "bits_per_element", "m", "k", "n"};
 // Counts among the unitless names: printed as integers.
 const std::set<std::string> kCounts = {"chips", "tp", "pp", "dp", "requests", "events", "tokens_per_step",
+                                       "spares", "runs", "largest_useful_chips",
                                        "train_tokens", "n", "ok", "preemptions", "timed_out_requests"};
 
 bool has_unit_word(const std::string& key) {
@@ -103,6 +109,9 @@ INSTANTIATE_TEST_SUITE_P(
     Commands, JsonConvention,
     ::testing::Values(
         Command{"train", "train --system trn2-48xl --model llama3.1-8b --chips 16 --tp 4 --pp 1 --train-tokens 1e12 --json"},
+        Command{"train_goodput", "train --system trn2-48xl --model llama3.1-8b --chips 16 --tp 4 --pp 1 --train-tokens 1e10 "
+                                 "--runs 5 --spares 1 --pue 1.2 --json"},
+        Command{"train_scaling", "train --system h100-sxm-dgx --model llama3.1-8b --seq-len 4096 --scaling 8..32 --json"},
         Command{"serve", "serve --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 5 --requests 100 "
                          "--in-len 256 --out-len 32 --json"},
         Command{"serve_search", "serve --search --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 2 "

@@ -62,6 +62,9 @@ constexpr auto operator/(double k, Quantity<T, B, F, D, E> q) {
 }
 
 using Seconds = Quantity<1, 0, 0, 0, 0>;
+
+inline constexpr double kSecondsPerHour = 3600.0;   ///< SI: 1 h
+inline constexpr double kSecondsPerDay = 86400.0;   ///< SI: 1 d
 using Bytes = Quantity<0, 1, 0, 0, 0>;
 using Flops = Quantity<0, 0, 1, 0, 0>;
 using Dollars = Quantity<0, 0, 0, 1, 0>;

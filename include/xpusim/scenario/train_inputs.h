@@ -37,6 +37,13 @@ struct TrainInputs {
   std::optional<std::string> executor;   ///< event (default) or analytical
   std::optional<std::string> framework;  ///< training framework preset (default megatron)
   EstimateOverrides overrides;           ///< --price, --tdp (flags only)
+  // Failures and goodput (flags only; docs/scale.md).
+  std::optional<std::string> checkpoint_tier;  ///< local-nvme, parallel-fs (default), object-storage
+  std::optional<long long> spares;             ///< hot spare nodes (default 0)
+  std::optional<double> checkpoint_interval;   ///< seconds (default: Young–Daly)
+  std::optional<long long> runs, seed;         ///< Monte Carlo of the whole run (needs train_tokens)
+  std::optional<double> pue;                   ///< site PUE (default reliability.facility.pue)
+  std::optional<std::string> scaling;          ///< "FROM..TO": the efficiency curve over chip counts
 };
 
 /// Reads a scenario file (nested plan: and workload:). Errors carry the file and key path.
@@ -69,6 +76,7 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
 }  // namespace xpusim::scenario
 
 #include "xpusim/cost/energy.h"
+#include "xpusim/engine/goodput.h"
 
 namespace xpusim::scenario {
 
@@ -87,6 +95,14 @@ struct TrainRun {
   engine::TrainResult result;
   cost::EnergyCost energy;               ///< per chip
   std::optional<TrainBudget> budget;     ///< when train_tokens was given
+  engine::Goodput goodput;               ///< failures, checkpoints, stragglers (scenario/scale.h)
+  std::string checkpoint_tier;
+  long long spares = 0;
+  std::optional<core::Seconds> time_to_train_with_failures;  ///< when train_tokens was given
+  std::optional<engine::TimeDistribution> monte_carlo;        ///< when runs was given
+  double pue = 1;
+  core::Watts site_power;                ///< all chips with their overhead, times the PUE
+  core::Joules site_energy_per_token;
 };
 
 /// Builds and simulates (the event executor when a trace is wanted). A plan that is not valid

@@ -1,0 +1,159 @@
+#include "xpusim/report/scale_report.h"
+
+#include <sstream>
+
+#include "xpusim/core/format.h"
+#include "xpusim/report/train_report.h"
+
+namespace xpusim::report {
+
+using core::fmt_num;
+
+namespace {
+
+double days(core::Seconds s) { return core::to_seconds(s) / core::kSecondsPerDay; }
+
+Json monte_carlo_json(const engine::TimeDistribution& d) {
+  return Json{{"runs", d.runs},
+              {"seed", d.seed},
+              {"time_to_train_mean_s", core::to_seconds(d.mean)},
+              {"time_to_train_p10_s", core::to_seconds(d.p10)},
+              {"time_to_train_p50_s", core::to_seconds(d.p50)},
+              {"time_to_train_p90_s", core::to_seconds(d.p90)},
+              {"failures_mean", d.mean_failures}};
+}
+
+Json recovery_json(const engine::Goodput& g) {
+  Json out = Json::array();
+  for (const auto& c : g.recovery)
+    out.push_back({{"class", c.name}, {"probability", c.probability}, {"time_s", core::to_seconds(c.time)}});
+  return out;
+}
+
+}  // namespace
+
+Json goodput_json(const scenario::TrainRun& run) {
+  const engine::Goodput& g = run.goodput;
+  Json by = Json::object();
+  for (const auto& c : g.failures_per_day) by[c.component] = c.per_chip_hour;
+  Json j{{"failures_per_day", g.total_failures_per_day},
+         {"failures_per_day_by_component", by},
+         {"mtbf_s", core::to_seconds(g.mtbf)},
+         {"checkpoint_tier", run.checkpoint_tier},
+         {"checkpoint_size_gib", core::to_gib(g.checkpoint_size)},
+         {"checkpoint_write_s", core::to_seconds(g.checkpoint_write)},
+         {"checkpoint_read_s", core::to_seconds(g.checkpoint_read)},
+         {"checkpoint_blocking_s", core::to_seconds(g.checkpoint_blocking)},
+         {"young_daly_interval_s", core::to_seconds(g.young_daly_interval)},
+         {"checkpoint_interval_s", core::to_seconds(g.checkpoint_interval)},
+         {"spares", run.spares},
+         {"spare_available_fraction", g.spare_available},
+         {"recovery", recovery_json(g)},
+         {"mean_recovery_s", core::to_seconds(g.mean_recovery)},
+         {"straggler_slowdown_ratio", g.straggler_slowdown},
+         {"failure_goodput_fraction", g.failure_goodput},
+         {"goodput_fraction", g.goodput_fraction},
+         {"effective_tokens_per_s", g.effective_tokens_per_s}};
+  if (run.time_to_train_with_failures) j["time_to_train_s"] = core::to_seconds(*run.time_to_train_with_failures);
+  if (run.monte_carlo) j["monte_carlo"] = monte_carlo_json(*run.monte_carlo);
+  return j;
+}
+
+Json facility_json(const scenario::TrainRun& run) {
+  return Json{{"pue", run.pue},
+              {"it_power_mw", core::to_watts(run.site_power) / run.pue / 1e6},
+              {"facility_power_mw", core::to_watts(run.site_power) / 1e6},
+              {"energy_at_site_j_per_token", core::to_joules(run.site_energy_per_token)}};
+}
+
+std::string goodput_text(const scenario::TrainRun& run) {
+  const engine::Goodput& g = run.goodput;
+  std::ostringstream o;
+  o << "  failures             " << fmt_num(g.total_failures_per_day, 4) << " per day (MTBF "
+    << fmt_num(core::to_seconds(g.mtbf) / 60.0, 4) << " min; by component:";
+  for (const auto& c : g.failures_per_day) o << " " << c.component << " " << fmt_num(c.per_chip_hour, 3);
+  o << ")\n  checkpoint           " << fmt_num(core::to_gib(g.checkpoint_size), 4) << " GiB to " << run.checkpoint_tier
+    << ": write " << fmt_num(core::to_seconds(g.checkpoint_write), 3) << " s, read "
+    << fmt_num(core::to_seconds(g.checkpoint_read), 3) << " s, step blocked "
+    << fmt_num(core::to_seconds(g.checkpoint_blocking), 3) << " s; every "
+    << fmt_num(core::to_seconds(g.checkpoint_interval), 4) << " s (Young-Daly "
+    << fmt_num(core::to_seconds(g.young_daly_interval), 4) << " s)\n";
+  o << "  recovery             " << fmt_num(core::to_seconds(g.mean_recovery), 4) << " s mean;";
+  for (const auto& c : g.recovery)
+    o << " " << c.name << " " << fmt_num(c.probability * 100.0, 3) << "% " << fmt_num(core::to_seconds(c.time), 4) << " s;";
+  o << " " << run.spares << " hot spare nodes\n";
+  o << "  goodput              " << fmt_num(g.goodput_fraction * 100.0, 4) << "% (failures and checkpoints "
+    << fmt_num(g.failure_goodput * 100.0, 4) << "%, stragglers x" << fmt_num(g.straggler_slowdown, 4)
+    << "): " << fmt_num(g.effective_tokens_per_s, 4) << " effective tokens/s\n";
+  if (run.time_to_train_with_failures)
+    o << "  time to train with failures: " << fmt_num(days(*run.time_to_train_with_failures), 4) << " days\n";
+  if (run.monte_carlo) {
+    const auto& d = *run.monte_carlo;
+    o << "  Monte Carlo (" << d.runs << " runs, seed " << d.seed << "): p10 " << fmt_num(days(d.p10), 4) << ", p50 "
+      << fmt_num(days(d.p50), 4) << ", p90 " << fmt_num(days(d.p90), 4) << " days; mean "
+      << fmt_num(days(d.mean), 4) << " days, " << fmt_num(d.mean_failures, 4) << " failures\n";
+  }
+  o << "  site                 " << fmt_num(core::to_watts(run.site_power) / 1e6, 4) << " MW at PUE "
+    << fmt_num(run.pue, 3) << ", " << fmt_num(core::to_joules(run.site_energy_per_token), 4) << " J per token\n";
+  return o.str();
+}
+
+namespace {
+
+Json point_json(const scenario::ScalingPoint& p) {
+  if (!p.found) return Json{{"chips", p.chips}, {"found", false}, {"reason", p.note}};
+  const auto& r = p.run.result;
+  return Json{{"chips", p.chips},
+              {"found", true},
+              {"plan", plan_json(p.run.built.scenario.plan)},
+              {"step_time_s", core::to_seconds(r.step_time)},
+              {"tokens_per_s", r.tokens_per_s},
+              {"tokens_per_s_per_chip", r.tokens_per_s_per_chip},
+              {"mfu_pct", r.mfu * 100.0},
+              {"goodput_fraction", p.run.goodput.goodput_fraction},
+              {"effective_tokens_per_s", p.run.goodput.effective_tokens_per_s},
+              {"failures_per_day", p.run.goodput.total_failures_per_day},
+              {"gain_ratio", p.gain}};
+}
+
+}  // namespace
+
+Json scaling_document(const Provenance& provenance, const scenario::TrainInputs& in, const scenario::ScalingCurve& c) {
+  Json points = Json::array();
+  for (const auto& p : c.points) points.push_back(point_json(p));
+  Json body{{"system", c.system},
+            {"model", c.model},
+            {"scaling", points},
+            {"largest_useful_chips", c.largest_useful_chips},
+            {"curve_flattened", c.flattened}};
+  return document("train", provenance, inputs_json(in), body);
+}
+
+std::string scaling_text(const scenario::ScalingCurve& c) {
+  std::ostringstream o;
+  o << "xpusim train --scaling: " << c.model << " on " << c.system << "\n";
+  o << core::strformat("%10s  %-34s %10s %12s %10s %7s %9s %13s %6s\n", "chips", "plan (tp pp dp vpp mb gbs)",
+                       "step s", "tokens/s", "tok/s/chip", "MFU %", "goodput %", "effective t/s", "gain");
+  for (const auto& p : c.points) {
+    if (!p.found) {
+      o << core::strformat("%10s  %s\n", core::fmt_int(p.chips).c_str(), p.note.c_str());
+      continue;
+    }
+    const auto& pl = p.run.built.scenario.plan;
+    const auto& r = p.run.result;
+    const std::string plan = core::strformat("%d %d %d %d %lld %lld", pl.tp, pl.pp, pl.dp, pl.vpp, pl.micro_batch,
+                                             pl.global_batch);
+    o << core::strformat("%10s  %-34s %10s %12s %10s %7s %9s %13s %6s\n", core::fmt_int(p.chips).c_str(),
+                         plan.c_str(), fmt_num(core::to_seconds(r.step_time), 4).c_str(),
+                         fmt_num(r.tokens_per_s, 4).c_str(), fmt_num(r.tokens_per_s_per_chip, 4).c_str(),
+                         fmt_num(r.mfu * 100.0, 3).c_str(), fmt_num(p.run.goodput.goodput_fraction * 100.0, 3).c_str(),
+                         fmt_num(p.run.goodput.effective_tokens_per_s, 4).c_str(),
+                         p.gain > 0 ? fmt_num(p.gain, 3).c_str() : "-");
+  }
+  o << "largest useful chip count: " << core::fmt_int(c.largest_useful_chips)
+    << " (the largest count at which one more doubling still adds x1.5 effective throughput"
+    << (c.flattened ? ")\n" : "; the curve has not flattened by the last count: try a larger TO)\n");
+  return o.str();
+}
+
+}  // namespace xpusim::report

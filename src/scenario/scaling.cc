@@ -1,0 +1,65 @@
+// train --scaling FROM..TO: one plan search per chip count at a fixed global batch.
+
+#include "xpusim/scenario/scale.h"
+
+namespace xpusim::scenario {
+
+namespace {
+
+// Each point: the user's inputs at `chips`, the analytical executor unless one is given, no
+// Monte Carlo (the curve compares closed forms).
+TrainInputs point_inputs(const TrainInputs& in, long long chips) {
+  TrainInputs p = in;
+  p.chips = chips;
+  p.scaling.reset();
+  p.runs.reset();
+  p.seed.reset();
+  if (!p.executor) p.executor = "analytical";
+  return p;
+}
+
+void mark_gains(ScalingCurve& c) {
+  const ScalingPoint* prev = nullptr;
+  for (auto& p : c.points) {
+    if (!p.found) continue;
+    if (prev) p.gain = p.run.goodput.effective_tokens_per_s / prev->run.goodput.effective_tokens_per_s;
+    prev = &p;
+  }
+}
+
+}  // namespace
+
+ScalingCurve run_scaling(const TrainInputs& in, const hw::Catalog& cat, const std::string& models_dir,
+                         const calib::Params& params) {
+  ScalingCurve curve;
+  const ScalingRange range = parse_scaling(in.scaling.value_or(""));
+  const hw::SystemSpec& sys = cat.system(in.system.value_or(""), "--system");
+  curve.system = sys.id;
+  std::optional<core::InputError> last_error;
+  for (long long chips : scaling_counts(range, sys)) {
+    ScalingPoint pt;
+    pt.chips = chips;
+    try {
+      pt.run = run_train(point_inputs(in, chips), cat, models_dir, params, false);
+      pt.found = true;
+      curve.model = pt.run.built.scenario.model.id;
+    } catch (const core::InputError& e) {
+      pt.note = e.diagnostics().empty() ? "no plan" : e.diagnostics().front().message;
+      last_error = e;
+    }
+    curve.points.push_back(std::move(pt));
+  }
+  std::vector<long long> chips;
+  std::vector<double> throughput;
+  for (const auto& p : curve.points)
+    if (p.found) {
+      chips.push_back(p.chips);
+      throughput.push_back(p.run.goodput.effective_tokens_per_s);
+    }
+  if (chips.empty()) throw *last_error;
+  mark_gains(curve);
+  curve.largest_useful_chips = largest_useful_count(chips, throughput, curve.flattened);
+  return curve;
+}
+
+}  // namespace xpusim::scenario
