@@ -45,7 +45,7 @@ TEST(CalibrateCli, OutFileIsAcceptedByCalibrationAndReproducesTheFit) {
   EXPECT_GT(fit["parameters"][0]["sensitive_rows"].get<int>(), 0);
 
   const std::string file = slurp(out);
-  EXPECT_NE(file.find("fitted by xpusim calibrate on"), std::string::npos) << file;
+  EXPECT_NE(file.find("fitted by xpusim calibrate --params"), std::string::npos) << file;
   EXPECT_NE(file.find("value: \"" + value + "\""), std::string::npos) << file;
 
   auto show = run_cli("calibration show --json --calibration " + out);
