@@ -41,6 +41,9 @@ struct RowNotes {
 
 Framework detect_framework(const std::string& notes, const hw::ChipSpec& chip, std::vector<std::string>& as) {
   const std::string n = lower(notes);
+  // Front ends over NxD Inference first: they ship their own releases and defaults.
+  if (has(n, "optimum-neuron") || has(n, "optimum-cli neuron")) return Framework::NeuronOptimum;
+  if (has(n, "vllm neuron") || has(n, "vllm-neuron")) return Framework::NeuronVllm;
   if (has(n, "nxd inference") || has(n, "nxdi")) return Framework::NeuronNxdi;
   if (has(n, "transformers neuronx") || has(n, "transformers-neuronx")) return Framework::NeuronTnx;
   if (has(n, "nim ")) return Framework::Nim;
