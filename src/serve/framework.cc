@@ -132,7 +132,8 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip, const 
   p.kv_memory_fraction = params.number(key + "kv_memory_fraction");
   p.schedule_ahead = params.number(key + "schedule_ahead") > 0.5;
   p.moe_skip_idle_experts = params.number(key + "moe_skip_idle_experts") > 0.5;
-  p.moe_prefill_all_experts = params.number(key + "moe_prefill_all_experts") > 0.5;
+  p.moe_prefill_block = static_cast<long long>(params.number(key + "moe_prefill_block"));
+  p.max_prefill_seqs = static_cast<long long>(params.number(key + "max_prefill_seqs"));
   p.moe_prefill_efficiency = params.number(key + "moe_prefill_efficiency");
   return p;
 }

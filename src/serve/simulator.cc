@@ -321,6 +321,9 @@ bool Sim::form_continuous(Engine& en) {
     if (running(en) >= static_cast<double>(sc.max_num_seqs)) return false;
     const auto& head = req_[static_cast<size_t>(en.waiting.front())];
     if (sc.schedule_ahead && has_work && head.queued_at > en.cutoff) return false;
+    if (sc.max_prefill_seqs > 0 && !head.prefilled && en.pool == 0 &&
+        static_cast<long long>(en.chunks.size()) >= sc.max_prefill_seqs)
+      return false;
     return kv_admits(en, head);
   };
   bool prefill_only = false;

@@ -32,7 +32,7 @@ StepCostModel::StepCostModel(const hw::SystemSpec& sys, const workload::ModelSpe
   cost_lm_head();
   // Memo tables grow on demand (a model built for one short search trial stays small).
   cache_.assign(1025, Linear{});
-  if (profile_.prefill_efficiency < 1.0 || (profile_.moe_prefill_all_experts && model_.is_moe()))
+  if (profile_.prefill_efficiency < 1.0 || (profile_.moe_prefill_block > 0 && model_.is_moe()))
     cache_prompt_.assign(cache_.size(), Linear{});
 }
 
@@ -56,7 +56,10 @@ workload::LayerShard StepCostModel::shard(long long tokens, bool prompt) const {
   using Rows = workload::LayerShard::ExpertRows;
   workload::LayerShard s;
   s.expert_rows = profile_.moe_skip_idle_experts ? Rows::Touched : Rows::Balanced;
-  if (prompt && profile_.moe_prefill_all_experts) s.expert_rows = Rows::AllExperts;
+  if (prompt && profile_.moe_prefill_block > 0) {
+    s.expert_rows = Rows::Blockwise;
+    s.expert_block = profile_.moe_prefill_block;
+  }
   s.batch = 1;
   s.seq = tokens;
   s.q_len = tokens;
@@ -142,8 +145,8 @@ StepCostModel::Linear StepCostModel::linear_uncached(long long tokens, bool prom
   for (const auto& k : kinds_) {
     for (const auto& op : workload::layer_ops(model_, k.layer, s)) {
       if (op.kind == workload::OpKind::Attention) continue;  // timed from the step's contexts
-      // Expert GEMMs of a prompt on the all-experts path run at their own (lower) rate.
-      const bool experts = prompt_rate && s.expert_rows == workload::LayerShard::ExpertRows::AllExperts &&
+      // Expert GEMMs of a prompt on the blockwise path run at their own (lower) rate.
+      const bool experts = prompt_rate && s.expert_rows == workload::LayerShard::ExpertRows::Blockwise &&
                            op.kind == workload::OpKind::Gemm && op.name.rfind("expert_", 0) == 0;
       const auto t = (experts ? *chip_prompt_experts_ : chip).time(op, prec_, compute::Pass::Forward);
       // Skinny decode GEMMs: compute::ChipModel's 16-row MMA granularity and split-K (it

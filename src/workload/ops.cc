@@ -137,7 +137,7 @@ Op attention_op(const ModelSpec& md, int layer, const LayerShard& s, const Layer
 /// the whole expert-parallel group: ep/tp engines' worth when the experts spread beyond the
 /// tensor-parallel group (DP attention), else the step's T.
 long long running_experts(const ModelSpec& md, const LayerShard& s, long long local, long long tokens) {
-  if (s.expert_rows != LayerShard::ExpertRows::Touched) return local;
+  if (s.expert_rows == LayerShard::ExpertRows::Balanced) return local;
   const long long tp = std::max(1, s.tp);
   const long long group_tokens = tokens * std::max<long long>(1, s.ep / tp);
   const double touched =
@@ -158,16 +158,16 @@ void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, i
     const long long eff = std::max<long long>(1, e.expert_ffn / etp);  // this chip's slice of an expert
     const long long rows_total = tokens * e.experts_per_token;
     const long long gemms = running_experts(md, s, local_experts, tokens);  // grouped-GEMM members that run
-    const long long rows_per_expert = s.expert_rows == LayerShard::ExpertRows::AllExperts
-                                          ? tokens
-                                          : std::max<long long>(1, div_up(rows_total, gemms));
+    long long rows_per_expert = std::max<long long>(1, div_up(rows_total, gemms));
+    if (s.expert_rows == LayerShard::ExpertRows::Blockwise && s.expert_block > 0)
+      rows_per_expert = s.expert_block * div_up(rows_per_expert, s.expert_block);
     Op disp;
     disp.kind = OpKind::MoeDispatch;
     disp.name = "moe_dispatch";
     disp.elements = 2.0 * static_cast<double>(rows_total) * static_cast<double>(h);
     ops.push_back(disp);
     ops.push_back(gemm("expert_up", rows_per_expert, mats_in * eff, h, gemms));
-    const long long act_rows = s.expert_rows == LayerShard::ExpertRows::AllExperts ? tokens * gemms : rows_total;
+    const long long act_rows = s.expert_rows == LayerShard::ExpertRows::Blockwise ? rows_per_expert * gemms : rows_total;
     ops.push_back(elementwise("expert_act", static_cast<double>(act_rows) *
                                                 static_cast<double>(eff) * (mats_in + 1)));
     ops.push_back(gemm("expert_down", rows_per_expert, h, eff, gemms));

@@ -69,10 +69,11 @@ struct FrameworkProfile {
   /// MoE decode: experts no token routes to are skipped (grouped GEMMs over the routed experts
   /// only, NxDI selective loading); false: every local expert's weights stream every step.
   bool moe_skip_idle_experts = true;
-  /// MoE prompts (context encoding) run every local expert on every token, masked (the
-  /// compiled "all experts" path of Neuron stacks), at moe_prefill_efficiency of the prompt
-  /// math rate; false: routed rows only.
-  bool moe_prefill_all_experts = false;
+  /// MoE prompts (context encoding) on compiled blockwise kernels: each routed expert's rows
+  /// padded up to whole blocks of this many rows, at moe_prefill_efficiency of the prompt math
+  /// rate (Neuron stacks); 0: routed rows only.
+  long long moe_prefill_block = 0;
+  long long max_prefill_seqs = 0;  ///< prompts per step (SchedulerSpec::max_prefill_seqs)
   double moe_prefill_efficiency = 1.0;
   core::Seconds step_overhead;   ///< per engine iteration: scheduling, sampling, host sync
   core::Seconds layer_overhead;  ///< per layer per iteration (collective launch/sync latency)

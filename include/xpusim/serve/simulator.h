@@ -91,6 +91,9 @@ struct SchedulerSpec {
   /// request queued while step n runs joins step n+2 at the earliest (an idle engine admits at
   /// once). TensorRT-LLM and SGLang default to it (docs/serving.md, "Saturation").
   bool schedule_ahead = false;
+  /// Prompts per step (0 = any number): a compiled context-encoding graph of batch 1 (NxDI
+  /// with continuous batching) runs one prompt per step.
+  long long max_prefill_seqs = 0;
   /// Tokens of KV capacity per engine (0 = from memory); tests set it to pin admission.
   long long kv_tokens_override = 0;
 };

@@ -49,9 +49,11 @@ struct LayerShard {
     Balanced,    ///< every local expert gets tokens·top_k/local rows (all weights read)
     Touched,     ///< only the experts some token routes to run (expected count under uniform
                  ///< routing, E_local·(1 − (1 − k/E)^T)); idle experts read no weights
-    AllExperts,  ///< every local expert runs every token, masked (dense "all experts" path)
+    Blockwise,   ///< compiled blockwise kernels: the routed experts' rows are padded up to
+                 ///< whole blocks of expert_block rows (a few rows per expert cost a block)
   };
   ExpertRows expert_rows = ExpertRows::Balanced;
+  long long expert_block = 0;  ///< Blockwise: rows per block
 };
 
 /// Expected experts, of `local` on this chip out of `experts`, that at least one of `tokens`

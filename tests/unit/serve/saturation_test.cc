@@ -89,10 +89,11 @@ TEST(Saturation, TouchedExpertsFollowUniformRouting) {
 }
 
 long long expert_gemms(const wl::ModelSpec& m, long long tokens, wl::LayerShard::ExpertRows rows,
-                       long long* rows_per_expert) {
+                       long long* rows_per_expert, long long block = 0) {
   wl::LayerShard s;
   s.seq = s.q_len = s.kv_len = tokens;
   s.expert_rows = rows;
+  s.expert_block = block;
   int layer = 0;
   while (!m.layer_is_moe(layer)) ++layer;
   for (const auto& op : wl::layer_ops(m, layer, s))
@@ -104,8 +105,9 @@ long long expert_gemms(const wl::ModelSpec& m, long long tokens, wl::LayerShard:
 }
 
 // A one-token decode step of DeepSeek-V3 (256 experts, top 8, one chip holding all) runs 8
-// experts on the touched path and all 256 otherwise; a prompt on the all-experts path gives
-// every expert every token.
+// experts on the touched path and all 256 otherwise. A 256-token prompt on 512-row blocks:
+// 256·(1 − (1 − 8/256)^256) > 255.9 experts are routed to, so all 256 run, each with 8 rows
+// padded to one block of 512; 4,096 tokens give 128 rows each, still one block.
 TEST(Saturation, MoeStepRunsTheRoutedExpertsOrAllOfThem) {
   const auto m = model("deepseek-v3");
   using Rows = wl::LayerShard::ExpertRows;
@@ -115,8 +117,10 @@ TEST(Saturation, MoeStepRunsTheRoutedExpertsOrAllOfThem) {
   EXPECT_EQ(expert_gemms(m, 1, Rows::Balanced, &rows), m.moe.num_experts);
   EXPECT_EQ(expert_gemms(m, 4096, Rows::Touched, &rows), m.moe.num_experts);
   EXPECT_EQ(rows, 4096 * m.moe.experts_per_token / m.moe.num_experts);
-  EXPECT_EQ(expert_gemms(m, 256, Rows::AllExperts, &rows), m.moe.num_experts);
-  EXPECT_EQ(rows, 256);
+  EXPECT_EQ(expert_gemms(m, 256, Rows::Blockwise, &rows, 512), m.moe.num_experts);
+  EXPECT_EQ(rows, 512);
+  EXPECT_EQ(expert_gemms(m, 256 * 512 / 8 + 1, Rows::Blockwise, &rows, 512), m.moe.num_experts);
+  EXPECT_EQ(rows, 1024);  // 513 rows per expert: two blocks
 }
 
 // Decode on the touched path streams the routed experts' weights only: a batch-1 DeepSeek-V3
