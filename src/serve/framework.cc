@@ -13,6 +13,7 @@ constexpr Name kNames[] = {
     {Framework::TensorRtLlm, "trtllm"},    {Framework::Vllm, "vllm"},
     {Framework::Nim, "nim"},               {Framework::Sglang, "sglang"},
     {Framework::NeuronTnx, "neuron-tnx"},  {Framework::NeuronNxdi, "neuron-nxdi"},
+    {Framework::NeuronOptimum, "optimum-neuron"}, {Framework::NeuronVllm, "vllm-neuron"},
 };
 
 std::string lower(std::string s) {
@@ -21,6 +22,11 @@ std::string lower(std::string s) {
 }
 
 }  // namespace
+
+bool is_neuron(Framework f) {
+  return f == Framework::NeuronTnx || f == Framework::NeuronNxdi || f == Framework::NeuronOptimum ||
+         f == Framework::NeuronVllm;
+}
 
 std::string framework_name(Framework f) {
   for (const auto& n : kNames) if (n.f == f) return n.name;
@@ -96,6 +102,8 @@ void scheduler_behaviour(Framework f, FrameworkProfile& p) {
       break;
     case Framework::NeuronTnx:
     case Framework::NeuronNxdi:
+    case Framework::NeuronOptimum:
+    case Framework::NeuronVllm:
       // Both Neuron stacks compile a fixed batch and bucketed whole prompts (no chunking) and
       // reserve the KV cache of a sequence at admission.
       p.scheduler = SchedulerKind::DecodePriority;
@@ -122,6 +130,11 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip, const 
   p.max_batched_tokens = static_cast<long long>(params.number(key + "max_batched_tokens"));
   p.block_size = static_cast<long long>(params.number(key + "block_size"));
   p.kv_memory_fraction = params.number(key + "kv_memory_fraction");
+  p.schedule_ahead = params.number(key + "schedule_ahead") > 0.5;
+  p.moe_skip_idle_experts = params.number(key + "moe_skip_idle_experts") > 0.5;
+  p.moe_prefill_block = static_cast<long long>(params.number(key + "moe_prefill_block"));
+  p.max_prefill_seqs = static_cast<long long>(params.number(key + "max_prefill_seqs"));
+  p.moe_prefill_efficiency = params.number(key + "moe_prefill_efficiency");
   return p;
 }
 

@@ -167,7 +167,7 @@ void check_load(const ServeScenario& sc, core::Diagnostics& diags) {
 // Every layout rule at once (InputError); heads padding is stated as an assumption.
 void check_layout(const ServeScenario& sc, const hw::SystemSpec& sys, const workload::ModelSpec& model,
                   ServeReport& rep) {
-  const bool pads_heads = sc.framework == Framework::NeuronTnx || sc.framework == Framework::NeuronNxdi;
+  const bool pads_heads = sc.framework && is_neuron(*sc.framework);
   if (model.heads % sc.tp != 0 && pads_heads)
     rep.assumptions.push_back("heads padded to a multiple of tp (" + std::to_string(sc.tp) + "), as Neuron does");
   core::Diagnostics diags;
@@ -188,6 +188,8 @@ SchedulerSpec scheduler_of(const ServeScenario& sc, const FrameworkProfile& prof
   s.max_batched_tokens = sc.max_batched_tokens > 0 ? sc.max_batched_tokens : prof.max_batched_tokens;
   s.static_batch = sc.static_batch;
   s.block_size = sc.block_size > 0 ? sc.block_size : prof.block_size;
+  s.schedule_ahead = prof.schedule_ahead;
+  s.max_prefill_seqs = prof.max_prefill_seqs;
   return s;
 }
 

@@ -48,6 +48,7 @@ namespace {
 struct ReqState {
   SimTime arrival = 0, first = -1, finish = -1;
   SimTime prefill_start = -1;  ///< first admission to a prefill (the timeline's queue end)
+  SimTime queued_at = 0;       ///< when it joined its engine's queue (-1: preempted, re-admit at once)
   long long in_len = 1, out_len = 1;
   long long max_out = 1;     ///< output limit the reserving scheduler sets aside
   long long prompt = 1;      ///< tokens to prefill (prompt + regenerated tokens after preemption)
@@ -91,6 +92,9 @@ struct Engine {
   std::vector<Chunk> chunks;
   bool step_decodes = false;
   SimTime step_start = 0;
+  /// Requests queued after this time wait for a later step (schedule-ahead: the start of the
+  /// step that just ended, when the host formed the one starting now).
+  SimTime cutoff = 0;
   // Static batching.
   std::vector<int> static_batch;
   long long static_step = -1;  // -1: prefill pending; k ≥ 0: decode steps done
@@ -122,7 +126,8 @@ class Sim {
   // Requests and engines.
   void arrive(int req, SimTime t);
   int route(int pool) const;
-  void try_start(int e, SimTime t);
+  void try_start(int e, SimTime t, bool after_step = false);
+  void enqueue(int e, int req, SimTime t);
   bool form_continuous(Engine& en);
   bool form_static(Engine& en);
   StepWork static_step_work(const Engine& en) const;
@@ -215,7 +220,12 @@ void Sim::arrive(int r, SimTime t) {
   ++in_system_;
   const int e = route(0);
   req_[static_cast<size_t>(r)].engine = e;
+  enqueue(e, r, t);
+}
+
+void Sim::enqueue(int e, int r, SimTime t) {
   auto& en = eng_[static_cast<size_t>(e)];
+  req(r).queued_at = t;
   en.waiting.push_back(r);
   ++en.outstanding;
   try_start(e, t);
@@ -263,6 +273,7 @@ void Sim::preempt_for_growth(Engine& en) {
       --en.n_dec;
       q.generated = std::min(q.out_len, q.gen_at_start + static_cast<long long>(std::floor(k * a_)));
       q.prompt = q.in_len + q.generated;
+      q.queued_at = -1;
       ++q.stamp;
       en.waiting.push_front(r);
       ++res_.preemptions;
@@ -303,13 +314,21 @@ bool Sim::form_continuous(Engine& en) {
   en.step_decodes = false;
   preempt_for_growth(en);
   const long long q = s_.spec.draft_len > 0 ? s_.spec.draft_len + 1 : 1;
-  auto admissible = [&]() {
+  // Schedule-ahead: a request queued after the cut-off waits for the next step, unless this
+  // step would otherwise run nothing (an idle engine admits at once).
+  auto admissible = [&](bool has_work) {
     if (en.waiting.empty()) return false;
     if (running(en) >= static_cast<double>(sc.max_num_seqs)) return false;
-    return kv_admits(en, req_[static_cast<size_t>(en.waiting.front())]);
+    const auto& head = req_[static_cast<size_t>(en.waiting.front())];
+    if (sc.schedule_ahead && has_work && head.queued_at > en.cutoff) return false;
+    if (sc.max_prefill_seqs > 0 && !head.prefilled && en.pool == 0 &&
+        static_cast<long long>(en.chunks.size()) >= sc.max_prefill_seqs)
+      return false;
+    return kv_admits(en, head);
   };
   bool prefill_only = false;
-  if (sc.kind == SchedulerKind::PrefillPriority && (!en.prefilling.empty() || admissible()))
+  if (sc.kind == SchedulerKind::PrefillPriority &&
+      (!en.prefilling.empty() || admissible(en.n_dec > 0)))
     prefill_only = true;
   long long budget = sc.max_batched_tokens;
   if (!prefill_only && en.n_dec > 0) {
@@ -326,7 +345,7 @@ bool Sim::form_continuous(Engine& en) {
     en.chunks.push_back(Chunk{p.req, c});
     budget -= c;
   }
-  while (admissible() && (budget > 0 || decode_pool)) {
+  while (admissible(en.step_decodes || !en.chunks.empty()) && (budget > 0 || decode_pool)) {
     const int r = en.waiting.front();
     auto& rq = req_[static_cast<size_t>(r)];
     if (decode_pool || rq.prefilled) {
@@ -439,9 +458,10 @@ void Sim::record_step(int e, const StepWork& w, SimTime t, SimTime dt) {
   ++sample_count_;
 }
 
-void Sim::try_start(int e, SimTime t) {
+void Sim::try_start(int e, SimTime t, bool after_step) {
   auto& en = engine(e);
   if (en.busy) return;
+  en.cutoff = after_step ? en.step_start : t;
   if (!(is_static() ? form_static(en) : form_continuous(en))) return;
   const StepWork w = is_static() ? static_step_work(en) : continuous_step_work(en);
   for (const auto& c : en.chunks)
@@ -587,7 +607,7 @@ void Sim::step_done(int e, SimTime t) {
     if (en.step_decodes) finish_decodes(en, t);
     finish_prefills(en, t);
   }
-  try_start(e, t);
+  try_start(e, t, true);
 }
 
 void Sim::load_requests(const std::vector<Request>& reqs) {
@@ -650,11 +670,7 @@ void Sim::handle(const Event& ev) {
       if (issued_ >= total_) arrivals_done_ = true;
       break;
     case EvKind::KvArrive: {
-      const int e = route(1);
-      auto& en = engine(e);
-      en.waiting.push_back(ev.id);
-      ++en.outstanding;
-      try_start(e, ev.t);
+      enqueue(route(1), ev.id, ev.t);
       break;
     }
   }

@@ -32,7 +32,8 @@ StepCostModel::StepCostModel(const hw::SystemSpec& sys, const workload::ModelSpe
   cost_lm_head();
   // Memo tables grow on demand (a model built for one short search trial stays small).
   cache_.assign(1025, Linear{});
-  if (profile_.prefill_efficiency < 1.0) cache_prompt_.assign(cache_.size(), Linear{});
+  if (profile_.prefill_efficiency < 1.0 || (profile_.moe_prefill_block > 0 && model_.is_moe()))
+    cache_prompt_.assign(cache_.size(), Linear{});
 }
 
 void StepCostModel::build_chip_models() {
@@ -40,6 +41,8 @@ void StepCostModel::build_chip_models() {
   compute::Calibration prompt = profile_.calibration;
   prompt.gemm_efficiency *= std::min(1.0, profile_.prefill_efficiency);
   chip_prompt_ = std::make_unique<compute::ChipModel>(sys_.chip, prompt);
+  prompt.gemm_efficiency *= std::min(1.0, profile_.moe_prefill_efficiency);
+  chip_prompt_experts_ = std::make_unique<compute::ChipModel>(sys_.chip, prompt);
   const auto& p = plan_.plan;
   prec_.gemm = p.math_dtype;
   prec_.weights = p.weight_dtype;
@@ -49,8 +52,14 @@ void StepCostModel::build_chip_models() {
 
 int StepCostModel::attention_tp() const { return plan_.attention_dp ? 1 : plan_.plan.tp; }
 
-workload::LayerShard StepCostModel::shard(long long tokens) const {
+workload::LayerShard StepCostModel::shard(long long tokens, bool prompt) const {
+  using Rows = workload::LayerShard::ExpertRows;
   workload::LayerShard s;
+  s.expert_rows = profile_.moe_skip_idle_experts ? Rows::Touched : Rows::Balanced;
+  if (prompt && profile_.moe_prefill_block > 0) {
+    s.expert_rows = Rows::Blockwise;
+    s.expert_block = profile_.moe_prefill_block;
+  }
   s.batch = 1;
   s.seq = tokens;
   s.q_len = tokens;
@@ -128,14 +137,18 @@ StepCostModel::StepCostModel(StepCostModel&&) noexcept = default;
 
 core::ByteRate StepCostModel::hbm_rate() const { return core::bytes_per_second(hbm_rate_); }
 
-StepCostModel::Linear StepCostModel::linear_uncached(long long tokens, const compute::ChipModel& chip) const {
-  const workload::LayerShard s = shard(tokens);
+StepCostModel::Linear StepCostModel::linear_uncached(long long tokens, bool prompt_rate) const {
+  const workload::LayerShard s = shard(tokens, prompt_rate);
+  const compute::ChipModel& chip = prompt_rate ? *chip_prompt_ : *chip_;
   Linear out;
   out.known = true;
   for (const auto& k : kinds_) {
     for (const auto& op : workload::layer_ops(model_, k.layer, s)) {
       if (op.kind == workload::OpKind::Attention) continue;  // timed from the step's contexts
-      const auto t = chip.time(op, prec_, compute::Pass::Forward);
+      // Expert GEMMs of a prompt on the blockwise path run at their own (lower) rate.
+      const bool experts = prompt_rate && s.expert_rows == workload::LayerShard::ExpertRows::Blockwise &&
+                           op.kind == workload::OpKind::Gemm && op.name.rfind("expert_", 0) == 0;
+      const auto t = (experts ? *chip_prompt_experts_ : chip).time(op, prec_, compute::Pass::Forward);
       // Skinny decode GEMMs: compute::ChipModel's 16-row MMA granularity and split-K (it
       // validates as well as the private roofline this layer used before; docs/serving.md).
       out.time_s += t.time.base() * k.count;
@@ -157,7 +170,6 @@ StepCostModel::Linear StepCostModel::linear_uncached(long long tokens, const com
 StepCostModel::Linear StepCostModel::linear(long long tokens, bool prompt_rate) const {
   if (tokens <= 0) return Linear{};
   prompt_rate = prompt_rate && !cache_prompt_.empty();
-  const compute::ChipModel& chip = prompt_rate ? *chip_prompt_ : *chip_;
   if (tokens <= kCacheTokens) {
     auto& table = prompt_rate ? cache_prompt_ : cache_;
     if (static_cast<size_t>(tokens) >= table.size())
@@ -165,10 +177,10 @@ StepCostModel::Linear StepCostModel::linear(long long tokens, bool prompt_rate) 
                             std::max(2 * table.size(), static_cast<size_t>(tokens) + 1)),
                    Linear{});
     Linear& c = table[static_cast<size_t>(tokens)];
-    if (!c.known) c = linear_uncached(tokens, chip);
+    if (!c.known) c = linear_uncached(tokens, prompt_rate);
     return c;
   }
-  return linear_uncached(tokens, chip);
+  return linear_uncached(tokens, prompt_rate);
 }
 
 void StepCostModel::Comm::add(const net::CollectiveCost& c, double times) {
@@ -265,7 +277,7 @@ StepCost StepCostModel::cost(const StepWork& w) const {
   // Prompt tokens of compiled-graph frameworks run below the GEMM rate (prefill_efficiency):
   // each operator is the roofline max(FLOPs / (rate × efficiency), bytes / bandwidth), and a
   // mixed step takes the prompt share of the difference.
-  if (w.prefill_tokens > 0 && profile_.prefill_efficiency < 1.0) {
+  if (w.prefill_tokens > 0 && !cache_prompt_.empty()) {
     const double share = static_cast<double>(w.prefill_tokens) / static_cast<double>(tokens);
     lin_t += share * (linear(tokens, true).time_s - lin.time_s);
   }

@@ -41,6 +41,9 @@ struct RowNotes {
 
 Framework detect_framework(const std::string& notes, const hw::ChipSpec& chip, std::vector<std::string>& as) {
   const std::string n = lower(notes);
+  // Front ends over NxD Inference first: they ship their own releases and defaults.
+  if (has(n, "optimum-neuron") || has(n, "optimum-cli neuron")) return Framework::NeuronOptimum;
+  if (has(n, "vllm neuron") || has(n, "vllm-neuron")) return Framework::NeuronVllm;
   if (has(n, "nxd inference") || has(n, "nxdi")) return Framework::NeuronNxdi;
   if (has(n, "transformers neuronx") || has(n, "transformers-neuronx")) return Framework::NeuronTnx;
   if (has(n, "nim ")) return Framework::Nim;
@@ -97,7 +100,9 @@ void apply_layout(const Row& row, const RowNotes& notes, RowScenario& rs) {
   if (row.tp) sc.tp = static_cast<int>(*row.tp);
   if (row.pp) sc.pp = static_cast<int>(*row.pp);
   if (row.ep) sc.ep = static_cast<int>(*row.ep);
-  if (has(notes.text, "dp attention") && row.ep && *row.ep > 1 && !row.tp) {
+  // DP attention (attention data-parallel, tp 1 per rank) with EP for the experts: the row's
+  // layout states tp empty or 1 (MLPerf configs: "enable_attention_dp ... -> tp=1, ep=8").
+  if (has(notes.text, "dp attention") && row.ep && *row.ep > 1 && (!row.tp || *row.tp == 1)) {
     sc.attention_dp = true;
     sc.tp = 1;
     rs.assumptions.push_back("DP attention with EP" + std::to_string(*row.ep) + " (per the notes)");

@@ -1,6 +1,7 @@
 #include "xpusim/workload/ops.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace xpusim::workload {
 
@@ -29,6 +30,12 @@ double Op::flops() const {
       return elements;  // ~1 FLOP per element; negligible next to GEMMs
   }
   return 0.0;
+}
+
+double expected_touched_experts(long long local, long long experts, long long top_k, long long tokens) {
+  if (experts <= 0 || local <= 0) return 0.0;
+  const double miss = 1.0 - std::min(1.0, static_cast<double>(top_k) / static_cast<double>(experts));
+  return static_cast<double>(local) * (1.0 - std::pow(miss, static_cast<double>(std::max<long long>(0, tokens))));
 }
 
 namespace {
@@ -125,6 +132,19 @@ Op attention_op(const ModelSpec& md, int layer, const LayerShard& s, const Layer
   return at;
 }
 
+/// Local experts whose grouped-GEMM member runs (and reads its weights): all of them, or on the
+/// touched path the expected number some token routes to. The local experts serve the tokens of
+/// the whole expert-parallel group: ep/tp engines' worth when the experts spread beyond the
+/// tensor-parallel group (DP attention), else the step's T.
+long long running_experts(const ModelSpec& md, const LayerShard& s, long long local, long long tokens) {
+  if (s.expert_rows == LayerShard::ExpertRows::Balanced) return local;
+  const long long tp = std::max(1, s.tp);
+  const long long group_tokens = tokens * std::max<long long>(1, s.ep / tp);
+  const double touched =
+      expected_touched_experts(local, md.moe.num_experts, md.moe.experts_per_token, group_tokens);
+  return std::clamp<long long>(static_cast<long long>(std::ceil(touched - 1e-9)), 1, local);
+}
+
 /// Router, dispatch and the local experts' grouped GEMMs (plus shared experts) of a MoE layer.
 void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, int mats_in, std::vector<Op>& ops) {
   const long long tokens = d.tokens, h = d.hidden, tp = d.tp;
@@ -137,16 +157,20 @@ void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, i
     const long long etp = std::max<long long>(1, s.etp > 0 ? s.etp : s.tp);
     const long long eff = std::max<long long>(1, e.expert_ffn / etp);  // this chip's slice of an expert
     const long long rows_total = tokens * e.experts_per_token;
-    const long long rows_per_expert = std::max<long long>(1, div_up(rows_total, local_experts));
+    const long long gemms = running_experts(md, s, local_experts, tokens);  // grouped-GEMM members that run
+    long long rows_per_expert = std::max<long long>(1, div_up(rows_total, gemms));
+    if (s.expert_rows == LayerShard::ExpertRows::Blockwise && s.expert_block > 0)
+      rows_per_expert = s.expert_block * div_up(rows_per_expert, s.expert_block);
     Op disp;
     disp.kind = OpKind::MoeDispatch;
     disp.name = "moe_dispatch";
     disp.elements = 2.0 * static_cast<double>(rows_total) * static_cast<double>(h);
     ops.push_back(disp);
-    ops.push_back(gemm("expert_up", rows_per_expert, mats_in * eff, h, local_experts));
-    ops.push_back(elementwise("expert_act", static_cast<double>(rows_total) *
+    ops.push_back(gemm("expert_up", rows_per_expert, mats_in * eff, h, gemms));
+    const long long act_rows = s.expert_rows == LayerShard::ExpertRows::Blockwise ? rows_per_expert * gemms : rows_total;
+    ops.push_back(elementwise("expert_act", static_cast<double>(act_rows) *
                                                 static_cast<double>(eff) * (mats_in + 1)));
-    ops.push_back(gemm("expert_down", rows_per_expert, h, eff, local_experts));
+    ops.push_back(gemm("expert_down", rows_per_expert, h, eff, gemms));
     if (e.shared_experts > 0) {
       const long long sf = e.shared_ffn * e.shared_experts / tp;
       ops.push_back(gemm("shared_up", tokens, mats_in * sf, h));

@@ -14,7 +14,11 @@
 
 namespace xpusim::serve {
 
-enum class Framework { TensorRtLlm, Vllm, Nim, Sglang, NeuronTnx, NeuronNxdi };
+/// NeuronOptimum (Hugging Face optimum-neuron) and NeuronVllm (the vLLM Neuron plugin) serve
+/// through NxD Inference models with their own releases, defaults and front ends.
+enum class Framework { TensorRtLlm, Vllm, Nim, Sglang, NeuronTnx, NeuronNxdi, NeuronOptimum, NeuronVllm };
+/// A Neuron stack: compiled static-shape graphs, heads padded to tp.
+bool is_neuron(Framework f);
 
 /// "trtllm", "vllm", "nim", "sglang", "neuron-tnx", "neuron-nxdi".
 std::string framework_name(Framework f);
@@ -60,6 +64,17 @@ struct FrameworkProfile {
   /// Expert-parallel all-to-all overlapped with compute (SGLang/DeepEP two-batch overlap):
   /// a step costs max(compute, communication) instead of their sum.
   bool overlap_ep_comm = false;
+  /// The host forms the next step while the current one runs (SchedulerSpec::schedule_ahead).
+  bool schedule_ahead = false;
+  /// MoE decode: experts no token routes to are skipped (grouped GEMMs over the routed experts
+  /// only, NxDI selective loading); false: every local expert's weights stream every step.
+  bool moe_skip_idle_experts = true;
+  /// MoE prompts (context encoding) on compiled blockwise kernels: each routed expert's rows
+  /// padded up to whole blocks of this many rows, at moe_prefill_efficiency of the prompt math
+  /// rate (Neuron stacks); 0: routed rows only.
+  long long moe_prefill_block = 0;
+  long long max_prefill_seqs = 0;  ///< prompts per step (SchedulerSpec::max_prefill_seqs)
+  double moe_prefill_efficiency = 1.0;
   core::Seconds step_overhead;   ///< per engine iteration: scheduling, sampling, host sync
   core::Seconds layer_overhead;  ///< per layer per iteration (collective launch/sync latency)
   // Scheduler defaults a user of this framework gets.

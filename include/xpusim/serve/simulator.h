@@ -87,6 +87,13 @@ struct SchedulerSpec {
   long long max_batched_tokens = 8192; ///< tokens per step per engine
   long long static_batch = 0;          ///< StaticBatch: batch size (0 = max_num_seqs)
   long long block_size = 32;           ///< KV page in tokens
+  /// Overlap (schedule-ahead) scheduler: the host forms step n+1 when step n starts, so a
+  /// request queued while step n runs joins step n+2 at the earliest (an idle engine admits at
+  /// once). TensorRT-LLM and SGLang default to it (docs/serving.md, "Saturation").
+  bool schedule_ahead = false;
+  /// Prompts per step (0 = any number): a compiled context-encoding graph of batch 1 (NxDI
+  /// with continuous batching) runs one prompt per step.
+  long long max_prefill_seqs = 0;
   /// Tokens of KV capacity per engine (0 = from memory); tests set it to pin admission.
   long long kv_tokens_override = 0;
 };

@@ -125,10 +125,10 @@ class StepCostModel {
   /// TP degree of attention and dense layers (1 with DP attention).
   int attention_tp() const;
   /// The shard of one layer for a step of `tokens` tokens.
-  workload::LayerShard shard(long long tokens) const;
+  workload::LayerShard shard(long long tokens, bool prompt = false) const;
   /// Linear layers of a step of `tokens` tokens; `prompt_rate`: at the prefill math rate.
   Linear linear(long long tokens, bool prompt_rate) const;
-  Linear linear_uncached(long long tokens, const compute::ChipModel& chip) const;
+  Linear linear_uncached(long long tokens, bool prompt_rate) const;
   Comm communication(long long tokens) const;
 
   const hw::SystemSpec& sys_;
@@ -138,6 +138,8 @@ class StepCostModel {
   const net::Topology* topo_;
   std::unique_ptr<compute::ChipModel> chip_;
   std::unique_ptr<compute::ChipModel> chip_prompt_;  ///< math rates × prefill_efficiency
+  /// Prompt expert GEMMs on the all-experts path: × moe_prefill_efficiency as well.
+  std::unique_ptr<compute::ChipModel> chip_prompt_experts_;
   ReplicaMemory mem_;
   compute::Precision prec_;
   int layers_per_chip_ = 1;

@@ -44,7 +44,21 @@ struct LayerShard {
   /// experts ep-ways inside the tp group use tp/ep).
   int etp = 0;
   bool sequence_parallel = true;
+  /// How a MoE layer's grouped expert GEMM spends its rows (serving; training keeps Balanced).
+  enum class ExpertRows {
+    Balanced,    ///< every local expert gets tokens·top_k/local rows (all weights read)
+    Touched,     ///< only the experts some token routes to run (expected count under uniform
+                 ///< routing, E_local·(1 − (1 − k/E)^T)); idle experts read no weights
+    Blockwise,   ///< compiled blockwise kernels: the routed experts' rows are padded up to
+                 ///< whole blocks of expert_block rows (a few rows per expert cost a block)
+  };
+  ExpertRows expert_rows = ExpertRows::Balanced;
+  long long expert_block = 0;  ///< Blockwise: rows per block
 };
+
+/// Expected experts, of `local` on this chip out of `experts`, that at least one of `tokens`
+/// tokens routes to (each picks `top_k` distinct experts uniformly): local·(1 − (1 − k/E)^T).
+double expected_touched_experts(long long local, long long experts, long long top_k, long long tokens);
 
 /// Forward operators of layer `layer` (0-based) for one shard.
 std::vector<Op> layer_ops(const ModelSpec& m, int layer, const LayerShard& s);

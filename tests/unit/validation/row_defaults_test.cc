@@ -125,3 +125,43 @@ TEST(MlperfServer, AMissingStatisticIsUnsupportedAndNamed) {
 }
 
 }  // namespace
+
+namespace {
+
+// A row whose notes name DP attention with EP runs attention data-parallel whether its tp is
+// empty or stated as 1 (the MLPerf configs state tp 1); a stated tp > 1 keeps tensor parallelism.
+// The stacks are read from the notes: optimum-neuron and the vLLM Neuron plugin before NxDI.
+TEST(RowLayout, DpAttentionWithTpEmptyOrOne) {
+  auto row = mlperf_server_row("throughput_tokens_per_s", "server (Poisson, 75 QPS); DP attention + EP8");
+  row.system = "b200-hgx";
+  row.model = "deepseek-v3";
+  row.precision = "nvfp4";
+  row.ep = 8;
+  for (const auto& tp : {std::optional<long long>{}, std::optional<long long>{1}, std::optional<long long>{8}}) {
+    row.tp = tp;
+    const auto rs = validation::scenario_for_row(row, test::catalog());
+    ASSERT_TRUE(rs) << rs.error();
+    EXPECT_EQ(rs->scenario.attention_dp, !tp || *tp == 1) << tp.value_or(0);
+  }
+}
+
+TEST(RowLayout, NeuronFrontEndsAreTheirOwnStacks) {
+  auto row = mlperf_server_row("tpot_ms", "");
+  row.system = "trn2-48xl";
+  row.mode = "single-stream";
+  row.in_len = 512;
+  row.out_len = 128;
+  const std::pair<const char*, serve::Framework> cases[] = {
+      {"optimum-neuron 'optimum-cli neuron serve' (vLLM + NxD Inference backend)", serve::Framework::NeuronOptimum},
+      {"vLLM Neuron plugin (Neuron SDK 2.31+)", serve::Framework::NeuronVllm},
+      {"NxD Inference on one trn2.48xlarge; Neuron vLLM fork 0.7.2", serve::Framework::NeuronNxdi}};
+  for (const auto& [notes, fw] : cases) {
+    row.notes = notes;
+    const auto rs = validation::scenario_for_row(row, test::catalog());
+    ASSERT_TRUE(rs) << rs.error();
+    ASSERT_TRUE(rs->scenario.framework.has_value()) << notes;
+    EXPECT_EQ(*rs->scenario.framework, fw) << notes;
+  }
+}
+
+}  // namespace
