@@ -23,21 +23,26 @@ namespace {
   throw core::InputError(d);
 }
 
-/// The whole file, if it is a regular file of at most DocumentLimits::kMaxBytes.
-std::string read_file(const std::string& path) {
+}  // namespace
+
+std::string read_text_file(const std::string& path, const std::string& what) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    core::fail("", "'" + path + "' is a directory, not a file", path, "an existing, readable file");
+    core::fail("", "'" + path + "' is a directory, not a file", path, "an existing, readable " + what);
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
-    core::fail("", "'" + path + "' is not a regular file", path, "an existing, readable file");
+    core::fail("", "'" + path + "' is not a regular file", path, "an existing, readable " + what);
   std::ifstream in(path, std::ios::binary);
-  if (!in) core::fail("", "cannot open file '" + path + "'", path, "an existing, readable file");
+  if (!in) core::fail("", "cannot open file '" + path + "'", path, "an existing, readable " + what);
   const auto size = static_cast<long long>(std::filesystem::file_size(path, ec));
   if (!ec && size > DocumentLimits::kMaxBytes) fail_limit(path, "file size in bytes", size, DocumentLimits::kMaxBytes);
   std::stringstream ss;
   ss << in.rdbuf();
-  return ss.str();
+  std::string text = ss.str();
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // UTF-8 byte-order mark
+  return text;
 }
+
+namespace {
 
 /// Converts a YAML tree, counting depth and values so that nesting, alias cycles and alias
 /// expansion ("billion laughs") stop at the documented limits instead of exhausting the stack
@@ -104,7 +109,7 @@ Json YamlConverter::convert(const YAML::Node& n, int depth) {
 }  // namespace
 
 Json load_json_file(const std::string& path) {
-  const std::string text = read_file(path);
+  const std::string text = read_text_file(path);
   // Depth is checked while parsing, so a deeply nested document never reaches code that
   // recurses over it.
   const auto depth_guard = [&path](int depth, nlohmann::json::parse_event_t, Json&) {
@@ -129,7 +134,7 @@ Json load_json_file(const std::string& path) {
 }
 
 Json load_yaml_file(const std::string& path) {
-  const std::string text = read_file(path);
+  const std::string text = read_text_file(path);
   try {
     YAML::Node root = YAML::Load(text);
     return YamlConverter(path).convert(root);

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "xpusim/config/document.h"
 #include "xpusim/config/values.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/suggest.h"
@@ -84,14 +85,6 @@ const std::vector<std::string>& known_columns() {
 
 using Records = std::vector<std::pair<int, std::vector<std::string>>>;
 using Columns = std::map<std::string, size_t>;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) core::fail("", "cannot open file '" + path + "'", path, "an existing, readable CSV file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Column name → index; unknown, duplicate or missing required columns are diagnostics.
 Columns read_header(const Records& recs, const std::string& path) {
@@ -225,7 +218,7 @@ Row read_row(const Columns& col, int line, const std::vector<std::string>& f, st
 }  // namespace
 
 std::vector<Row> read_csv(const std::string& path) {
-  const Records recs = parse_records(read_file(path), path);
+  const Records recs = parse_records(config::read_text_file(path, "CSV file"), path);
   const Columns col = read_header(recs, path);
   core::Diagnostics diags;
   std::vector<Row> rows;

@@ -1,8 +1,9 @@
-// The full re-fit on the project's copy of the public file, and leave-one-source-out
-// cross-validation (minutes: ctest label `slow`, left out of scripts/test.sh).
+// Leave-one-source-out cross-validation of the project's copy of the public file, the figure the
+// docs quote (about 10 minutes on 2 cores: ctest label `slow`, left out of scripts/test.sh; run
+// `ctest --test-dir build -L slow`). The CV gates are ratchets like the in-sample ones of
+// tests/unit/validation/public_file_test.cc: tighten them as the model improves, never loosen.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <set>
 
 #include "xpusim/hw/catalog.h"
@@ -12,7 +13,15 @@ namespace {
 
 using namespace xpusim;
 
-TEST(CalibratePublicFile, FitLowersTheLossAndEveryFoldPredictsItsRows) {
+struct CvGate {
+  const char* kind;
+  double median_pct, p90_pct;
+};
+
+// Reached on 2026-11-30 (docs/validation.md, "Leave-one-source-out"), rounded up to 0.1.
+const CvGate kCvGates[] = {{"train", 8.8, 24.6}, {"infer", 8.3, 40.2}};
+
+TEST(CalibratePublicFile, EveryFoldPredictsItsRowsWithinTheCvGates) {
   const hw::Catalog catalog = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
   const calib::Params shipped = calib::load_shipped(XS_TESTDATA_DIR);
   const auto rows = validation::read_csv(validation::default_public_file(XS_TESTDATA_DIR));
@@ -21,18 +30,6 @@ TEST(CalibratePublicFile, FitLowersTheLossAndEveryFoldPredictsItsRows) {
   validation::FitOptions opt;
   opt.keys = validation::keys_with_rows(sensitivity);
   ASSERT_FALSE(opt.keys.empty());
-  const auto fit = validation::fit(rows, {}, ctx, sensitivity, opt);
-  EXPECT_EQ(fit.rows_used, static_cast<int>(rows.size()));
-  EXPECT_LE(fit.loss_end, fit.loss_start);
-  for (const auto& v : fit.values) {
-    const auto& p = shipped.get(v.key);
-    if (p.range_low) {
-      EXPECT_GE(v.fitted, p.range_low->quantity.value) << v.key;
-    }
-    if (p.range_high) {
-      EXPECT_LE(v.fitted, p.range_high->quantity.value) << v.key;
-    }
-  }
   std::vector<std::string> folds;
   const auto cv = validation::cross_validate(rows, ctx, sensitivity, opt, &folds);
   std::set<std::string> sources;
@@ -42,6 +39,12 @@ TEST(CalibratePublicFile, FitLowersTheLossAndEveryFoldPredictsItsRows) {
   for (size_t i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(cv[i].row.id, rows[i].id);
     EXPECT_EQ(cv[i].prediction.status, validation::Status::Ok) << rows[i].id;
+  }
+  const auto summary = validation::summarize(cv);
+  for (const auto& g : kCvGates) {
+    ASSERT_TRUE(summary.count(g.kind)) << g.kind;
+    EXPECT_LE(summary.at(g.kind).median_abs_error_pct, g.median_pct) << g.kind;
+    EXPECT_LE(summary.at(g.kind).p90_abs_error_pct, g.p90_pct) << g.kind;
   }
 }
 

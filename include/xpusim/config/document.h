@@ -23,6 +23,11 @@ struct DocumentLimits {
   static constexpr long long kMaxNodes = 1'000'000;  ///< values after YAML alias expansion
 };
 
+/// The text of a file for a reader: a regular file of at most DocumentLimits::kMaxBytes, a
+/// leading UTF-8 byte-order mark dropped. `what` names the kind of file in the diagnostic of a
+/// missing one ("an existing, readable <what>").
+std::string read_text_file(const std::string& path, const std::string& what = "file");
+
 /// Reads a JSON file. Missing file or malformed JSON throws InputError naming the file and,
 /// for syntax errors, the line and column.
 Json load_json_file(const std::string& path);
