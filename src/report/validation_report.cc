@@ -98,7 +98,14 @@ Json validation_document(const Provenance& provenance, const std::string& file,
                          const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                          const std::vector<validation::RowResult>* cv) {
   Json rows = Json::array();
-  for (const auto& r : results) rows.push_back(row_json(r));
+  for (size_t i = 0; i < results.size(); ++i) {
+    Json row = row_json(results[i]);
+    if (cv && i < cv->size() && (*cv)[i].prediction.status == validation::Status::Ok) {
+      row["cv_predicted"] = (*cv)[i].prediction.predicted;  // out of fold: no row of its source in the fit
+      row["cv_error_pct"] = (*cv)[i].error_pct;
+    }
+    rows.push_back(row);
+  }
   Json inputs{{"file", file}, {"cv", cv != nullptr}};
   return document("validate", provenance, inputs,
                   Json{{"rows", rows}, {"summary", summary_json(results, catalog, cv)}});

@@ -29,7 +29,7 @@ const std::set<std::string> kUnitless = {
     "block_size", "prefill_chips", "draft_len", "in_len", "out_len", "concurrency", "seed", "requests",
     "preemptions", "timed_out_requests", "events", "plans_evaluated", "plans_pruned", "tokens_per_step", "train_tokens",
     "kv_tokens_per_engine", "batch", "n", "ok", "unsupported", "errors", "acceptance", "kv_utilisation",
-    "mean_kv_utilisation", "mean_batch_per_engine", "measured", "predicted", "predicted_low", "predicted_high", "stage_layers",
+    "mean_kv_utilisation", "mean_batch_per_engine", "measured", "predicted", "predicted_low", "predicted_high", "cv_predicted", "stage_layers",
     // train at scale (docs/scale.md): fractions in [0, 1], counts, the PUE
     "goodput_fraction", "failure_goodput_fraction", "spare_available_fraction", "probability", "spares", "runs",
     "failures_mean", "pue", "largest_useful_chips",
