@@ -2,6 +2,7 @@
 
 #include "xpusim/report/trust_report.h"
 
+#include <map>
 #include <sstream>
 
 #include "xpusim/compute/calibration.h"
@@ -27,23 +28,33 @@ validation::TrustQuery serve_query(const serve::ServeReport& rep, const hw::Syst
                                 rep.scenario.precision, rep.framework,             rep.chips_used};
 }
 
+namespace {
+
+validation::TrustQuery row_query_with_type(const validation::RowResult& r, const hw::Catalog& catalog,
+                                           const std::string& model_type) {
+  return validation::TrustQuery{r.row.kind, validation::family_of_row(r.row, catalog), model_type,
+                                r.row.precision.empty() ? "bf16" : r.row.precision, r.prediction.framework,
+                                r.row.chips};
+}
+
+}  // namespace
+
 validation::TrustQuery row_query(const validation::RowResult& r, const hw::Catalog& catalog,
                                  const std::string& models_dir) {
-  return validation::TrustQuery{r.row.kind,
-                                validation::family_of_row(r.row, catalog),
-                                validation::model_type_of(workload::load_model(r.row.model, models_dir)),
-                                r.row.precision.empty() ? "bf16" : r.row.precision,
-                                r.prediction.framework,
-                                r.row.chips};
+  return row_query_with_type(r, catalog, validation::model_type_of(workload::load_model(r.row.model, models_dir)));
 }
 
 void add_row_trust(Json& doc, const std::vector<validation::RowResult>& results, const validation::TrustData& data,
                    const hw::Catalog& catalog, const std::string& models_dir) {
   Json& rows = doc.at("rows");
+  std::map<std::string, validation::TrustQuery> by_model;  // one model file read per model, not per row
   for (size_t i = 0; i < results.size() && i < rows.size(); ++i) {
     const auto& r = results[i];
     if (r.prediction.status != validation::Status::Ok) continue;
-    const auto a = validation::assess(data, row_query(r, catalog, models_dir));
+    auto it = by_model.find(r.row.model);
+    if (it == by_model.end()) it = by_model.emplace(r.row.model, row_query(r, catalog, models_dir)).first;
+    validation::TrustQuery q = row_query_with_type(r, catalog, it->second.model_type);
+    const auto a = validation::assess(data, q);
     const auto [low, high] = validation::band_of(a, r.prediction.predicted, validation::is_time_metric(r.row.metric));
     rows[i]["predicted_low"] = low;
     rows[i]["predicted_high"] = high;
