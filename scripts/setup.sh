@@ -4,8 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Python module (pybind11, numpy, pandas), MPI sweeps (OpenMPI), HTML tests (chromium) and Chakra
+# trace replay (protobuf) are part of the build and of the tests.
 PACKAGES=(g++ cmake make libgtest-dev libbenchmark-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
-          universal-ctags)
+          universal-ctags pybind11-dev python3-dev python3-numpy python3-pandas openmpi-bin libopenmpi-dev
+          chromium libprotobuf-dev protobuf-compiler)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
