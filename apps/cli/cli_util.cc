@@ -1,8 +1,42 @@
 #include "cli_util.h"
 
 #include <filesystem>
+#include <iostream>
 
 namespace xpusim::cli {
+
+namespace {
+
+/// The catalog choice of this process (one command per process): the --catalog-dir values
+/// given, and the user entries of the catalog loaded from them.
+struct CatalogChoice {
+  std::vector<std::string> user_dirs;
+  std::vector<hw::UserEntry> user_entries;
+};
+
+CatalogChoice& catalog_choice() {
+  static CatalogChoice choice;
+  return choice;
+}
+
+}  // namespace
+
+void add_catalog_option(CLI::App& app) {
+  app.add_option("--catalog-dir", catalog_choice().user_dirs,
+                 "directory of your own chips/*.json and systems/*.json over the shipped catalog "
+                 "(same schema; an existing id is replaced); repeatable");
+}
+
+hw::Catalog load_catalog() {
+  CatalogChoice& choice = catalog_choice();
+  hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog", choice.user_dirs);
+  choice.user_entries = cat.user_entries();
+  for (const auto& e : choice.user_entries) {  // stderr: the mark stays out of JSON/CSV on stdout
+    std::cerr << "note: catalog " << e.kind << " '" << e.id << "' from " << e.file
+              << (e.replaces_shipped ? " (yours, replaces the shipped entry)\n" : " (yours)\n");
+  }
+  return cat;
+}
 
 void add_calibration_option(CLI::App& app, std::string& file) {
   app.add_option("--calibration", file,
@@ -24,9 +58,12 @@ validation::TrustData load_trust_data() {
 }
 
 report::Provenance provenance(bool uses_catalog, bool uses_calibration, const std::string& calibration_file) {
-  return report::provenance(uses_catalog ? data_dir() + "/catalog" : "",
-                            uses_calibration ? data_dir() + "/calibration" : "",
-                            uses_calibration ? calibration_file : "");
+  report::Provenance p = report::provenance(uses_catalog ? data_dir() + "/catalog" : "",
+                                            uses_calibration ? data_dir() + "/calibration" : "",
+                                            uses_calibration ? calibration_file : "");
+  const CatalogChoice& choice = catalog_choice();
+  if (uses_catalog) report::set_user_catalog(p, data_dir() + "/catalog", choice.user_dirs, choice.user_entries);
+  return p;
 }
 
 }  // namespace xpusim::cli

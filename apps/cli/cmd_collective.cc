@@ -68,9 +68,10 @@ int run_collective(const Args& args) {
   app.add_option("--algorithm", q.algorithm, "auto (fastest, as NCCL's tuner) or a registered algorithm");
   app.add_flag("--json", json, "print one JSON document");
   add_calibration_option(app, calibration_file);
+  add_catalog_option(app);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
-  const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
+  const hw::Catalog cat = load_catalog();
   const hw::SystemSpec& sys = cat.system(system, "--system");
   if (chips < 2) core::fail("--chips", "a collective needs at least 2 chips", std::to_string(chips), ">= 2");
   q.system = system;

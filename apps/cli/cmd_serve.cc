@@ -63,6 +63,7 @@ void add_workload_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f)
   app.add_option("--ttft-slo", f.ttft_slo, "TTFT SLO for goodput/search, e.g. '2 s' (default 2 s)");
   app.add_option("--tpot-slo", f.tpot_slo, "TPOT SLO for goodput/search, e.g. '200 ms' (default 200 ms)");
   add_estimate_flags(app, in.overrides);
+  add_optional(app, "--pue", in.pue, "site power usage effectiveness, > 1 and < 3 (default: the calibration's)");
 }
 
 // Durations and the other flag values judged like a file's values; flags then win over the file.
@@ -137,10 +138,11 @@ int run_serve(const Args& args) {
   app.add_option("--systems", f.systems, "systems for --compare (default: trn3-ultraserver-gen2 trn2-ultraserver gb300-nvl72)");
   app.add_flag("--json", f.json, "print one JSON document");
   add_calibration_option(app, f.calibration_file);
+  add_catalog_option(app);
   if (int rc = parse(app, args); rc >= 0) return rc;
   resolve_inputs(f);
 
-  auto cat = hw::Catalog::load(data_dir() + "/catalog");
+  auto cat = load_catalog();
   const std::vector<std::string> overrides = apply_serve_overrides(cat, f);
   const calib::Params params = load_calibration(f.calibration_file);
   const serve::ServeEnv env{&cat, data_dir() + "/models", &params};

@@ -78,13 +78,14 @@ int run_train(const Args& args) {
   bool json = false;
   add_train_flags(app, in);
   add_calibration_option(app, calibration_file);
+  add_catalog_option(app);
   app.add_option("--scenario", scenario_file, "YAML scenario file (flags given on the command line win)");
   app.add_option("--trace", trace, "write the event-driven timeline as Chrome trace JSON (Perfetto)");
   app.add_flag("--json", json, "print one JSON document");
   if (int rc = parse(app, args); rc >= 0) return rc;
 
   if (!scenario_file.empty()) scenario::fill_unset(in, scenario::read_train_file(scenario_file));
-  const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
+  const hw::Catalog cat = load_catalog();
   const calib::Params params = load_calibration(calibration_file);
   if (in.scaling) return run_scaling(in, cat, params, json, calibration_file);
   const auto started = std::chrono::steady_clock::now();

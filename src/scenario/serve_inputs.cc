@@ -118,6 +118,7 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   sc.timeout = in.timeout.value_or(sc.timeout);
   sc.ttft_slo = in.ttft_slo.value_or(sc.ttft_slo);
   sc.tpot_slo = in.tpot_slo.value_or(sc.tpot_slo);
+  sc.pue = in.pue;
   return sc;
 }
 
@@ -196,6 +197,7 @@ void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {
   config::check_positive_number(d, "--rate", in.rate);
   config::check_fraction(d, "--acceptance", in.acceptance);
   check_overrides(in.overrides, d);
+  check_pue(in.pue, d);
 }
 
 serve::ServeScenario build_serve(const ServeInputs& in) {

@@ -37,6 +37,7 @@ struct ServeInputs {
   std::optional<std::string> arrivals;  ///< CSV file arrival_s,in_len,out_len
   std::optional<core::Seconds> timeout, ttft_slo, tpot_slo;
   EstimateOverrides overrides;  ///< --price, --tdp (flags only): apply_overrides() on the catalog
+  std::optional<double> pue;    ///< --pue (flag only): site PUE (default reliability.facility.pue)
 };
 
 /// Reads a scenario file (nested plan: and workload:). Errors carry the file and key path.
