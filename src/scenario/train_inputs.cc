@@ -246,8 +246,9 @@ void search_rest_of_plan(const TrainInputs& in, const engine::DefaultsRule& rule
 
 }  // namespace
 
-TrainInputs read_train_file(const std::string& path) {
-  const config::Json doc = load_scenario_document(path);
+TrainInputs read_train_file(const std::string& path) { return train_inputs_from_json(load_scenario_document(path), path); }
+
+TrainInputs train_inputs_from_json(const config::Json& doc, const std::string& path) {
   core::Diagnostics d;
   config::FieldReader r(doc, "", d);
   TrainInputs in;
