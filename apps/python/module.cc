@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "xpusim/api/api.h"
@@ -37,8 +38,8 @@ Json to_json(const py::handle& v) {
     for (const auto& item : v) out.push_back(to_json(item));
     return out;
   }
-  // numpy scalars and other numbers: through their Python value
-  if (py::hasattr(v, "item")) return to_json(v.attr("item")());
+  // numpy scalars and arrays: through their Python values
+  if (py::hasattr(v, "tolist")) return to_json(v.attr("tolist")());
   throw py::type_error("xpusim: cannot pass a " + py::str(v.get_type()).cast<std::string>() +
                        " (expected int, float, str, bool, list or dict)");
 }
@@ -65,9 +66,12 @@ py::object to_python(const Json& j) {
   }
 }
 
-// One session (catalog, calibration, bands) per calibration file, loaded on first use.
+// One session (catalog, calibration, bands) per calibration file, loaded on first use (called
+// without the GIL: threads may race here).
 const xpusim::api::Session& session(const std::string& calibration) {
+  static std::mutex lock;
   static std::map<std::string, std::unique_ptr<xpusim::api::Session>> sessions;
+  const std::lock_guard<std::mutex> held(lock);
   auto& s = sessions[calibration];
   if (!s) s = std::make_unique<xpusim::api::Session>(xpusim::api::default_data_dir(), calibration);
   return *s;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "xpusim/config/values.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/core/unit_parse.h"
 #include "xpusim/report/catalog_report.h"
@@ -192,7 +193,13 @@ Json model(const Json& keys, const Session& s) {
     long long seq = 0, context = 0;
   };
   const Show show = read_keys(keys, [](config::FieldReader& r) {
-    return Show{r.str_or("model", ""), r.integer_or("seq", 0), r.integer_or("context", 0)};
+    Show out{r.str_or("model", "")};
+    for (auto [key, value] : {std::pair{"seq", &out.seq}, {"context", &out.context}}) {
+      if (!r.has(key)) continue;
+      *value = r.integer(key);
+      config::check_positive_count(r.diagnostics(), key, *value);
+    }
+    return out;
   });
   const report::Provenance prov = s.provenance(false, false);
   if (show.model.empty()) {
@@ -200,10 +207,6 @@ Json model(const Json& keys, const Session& s) {
     for (const auto& id : workload::model_ids(s.models_dir())) models.push_back(workload::load_model(id, s.models_dir()));
     return report::model_list_document(prov, models);
   }
-  core::Diagnostics d;
-  if (show.seq < 0) d.error("seq", "must be positive", std::to_string(show.seq), "a token count >= 1");
-  if (show.context < 0) d.error("context", "must be positive", std::to_string(show.context), "a token count >= 1");
-  d.throw_if_any();
   const auto figures = report::model_figures(workload::load_model(show.model, s.models_dir()), show.seq, show.context);
   return report::model_show_document(prov, show.model, figures);
 }

@@ -33,7 +33,7 @@ void read_train_plan(config::FieldReader& r, TrainInputs& in) {
   read_text(pr, "zero", in.zero);
   read_text(pr, "recompute", in.recompute);
   read_text(pr, "schedule", in.schedule);
-  if (pr.has("allow_fallback")) in.allow_fallback = pr.boolean_or("allow_fallback", false);
+  read_flag(pr, "allow_fallback", in.allow_fallback);
   moved_to_workload(pr, {"global_batch", "seq_len"});
   pr.finish();
 }
