@@ -52,6 +52,18 @@ class SameDocumentAsTheCli(unittest.TestCase):
                          cli_json("model", "show", "llama3.1-8b", "--seq", "2048"))
 
 
+    def test_validate_equals_cli_json(self):
+        public = os.path.join(os.path.dirname(__file__), "..", "..", "data", "validation", "public.csv")
+        with open(public) as f:
+            lines = f.readlines()
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+            f.writelines(lines[:1] + lines[1:4])  # the header and three rows: seconds, not minutes
+        try:
+            self.assertEqual(xpusim.validate(file=f.name), cli_json("validate", f.name))
+        finally:
+            os.unlink(f.name)
+
+
 class Errors(unittest.TestCase):
     def test_bad_input_raises_input_error_with_the_diagnostic(self):
         self.assertTrue(issubclass(xpusim.InputError, ValueError))
