@@ -1,7 +1,8 @@
 #include "cli_util.h"
 
-#include <filesystem>
 #include <iostream>
+
+#include "xpusim/api/api.h"
 
 namespace xpusim::cli {
 
@@ -50,11 +51,7 @@ calib::Params load_calibration(const std::string& override_file) {
 }
 
 validation::TrustData load_trust_data() {
-  const std::string file = validation::default_trust_file(data_dir());
-  if (std::filesystem::exists(file)) return validation::load_trust(file);
-  validation::TrustData none;
-  none.basis = "no uncertainty data: " + file + " is missing (xpusim validate --cv --write-bands)";
-  return none;
+  return api::load_trust_data(data_dir());
 }
 
 report::Provenance provenance(bool uses_catalog, bool uses_calibration, const std::string& calibration_file) {

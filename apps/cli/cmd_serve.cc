@@ -8,6 +8,7 @@
 
 #include "cli_util.h"
 #include "flags.h"
+#include "xpusim/api/api.h"
 #include "xpusim/config/values.h"
 #include "xpusim/hw/catalog.h"
 #include "xpusim/report/serve_report.h"
@@ -163,9 +164,9 @@ int run_serve(const Args& args) {
   const auto assessment = validation::assess(trust, report::serve_query(rep, cat.system(rep.scenario.system), model));
   const auto metrics = report::serve_metrics(rep);
   if (f.json) {
-    report::Json doc = report::serve_document(provenance(true, true, f.calibration_file), f.in, rep);
-    report::add_trust_json(doc, trust, assessment, metrics);
-    std::cout << doc.dump(2) << "\n";
+    std::cout << api::serve_document(provenance(true, true, f.calibration_file), trust, cat, env.models_dir, f.in, rep)
+                     .dump(2)
+              << "\n";
   } else {
     std::cout << report::serve_text(rep) << report::trust_text(trust, assessment, metrics);
   }

@@ -7,6 +7,7 @@
 
 #include "cli_util.h"
 #include "flags.h"
+#include "xpusim/api/api.h"
 #include "xpusim/report/scale_report.h"
 #include "xpusim/report/train_report.h"
 #include "xpusim/report/trust_report.h"
@@ -101,9 +102,7 @@ int run_train(const Args& args) {
   const auto assessment = validation::assess(trust, report::train_query(run.built.scenario));
   const auto metrics = report::train_metrics(run.result);
   if (json) {
-    report::Json doc = report::train_document(provenance(true, true, calibration_file), in, run);
-    report::add_trust_json(doc, trust, assessment, metrics);
-    std::cout << doc.dump(2) << "\n";
+    std::cout << api::train_document(provenance(true, true, calibration_file), trust, in, run).dump(2) << "\n";
   } else {
     std::cout << report::train_run_text(run) << report::trust_text(trust, assessment, metrics);
   }
