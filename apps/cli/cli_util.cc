@@ -39,6 +39,8 @@ hw::Catalog load_catalog() {
   return cat;
 }
 
+const std::vector<std::string>& user_catalog_dirs() { return catalog_choice().user_dirs; }
+
 void add_calibration_option(CLI::App& app, std::string& file) {
   app.add_option("--calibration", file,
                  "YAML file overriding any subset of the fitted/assumed parameters (xpusim calibration show)");

@@ -22,6 +22,8 @@ void add_catalog_option(CLI::App& app);
 /// The shipped catalog with this run's --catalog-dir directories over it; provenance() then
 /// names the user's entries and digests every directory.
 hw::Catalog load_catalog();
+/// This run's --catalog-dir directories, in order (for an api::Session).
+const std::vector<std::string>& user_catalog_dirs();
 
 /// Adds `--calibration FILE` to a command.
 void add_calibration_option(CLI::App& app, std::string& file);

@@ -86,11 +86,12 @@ int run_sweep(const Args& args) {
   app.add_option("--out", out, "write the CSV here (default: stdout, unless --json)");
   app.add_flag("--json", json, "print one JSON document with every point's whole result");
   add_calibration_option(app, calibration_file);
+  add_catalog_option(app);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
   const SweepRanks ranks;
   const scenario::SweepGrid g = scenario::read_sweep_file(grid_file);
-  const api::Session s(data_dir(), calibration_file);
+  const api::Session s(data_dir(), calibration_file, user_catalog_dirs());
   api::check_sweep_names(g, s);
   const auto started = std::chrono::steady_clock::now();
   bool internal_error = false;

@@ -13,6 +13,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "xpusim/api/api.h"
 #include "xpusim/api/sweep.h"
@@ -66,48 +68,73 @@ py::object to_python(const Json& j) {
   }
 }
 
-// One session (catalog, calibration, bands) per calibration file, loaded on first use (called
-// without the GIL: threads may race here).
-const xpusim::api::Session& session(const std::string& calibration) {
+/// What a session is loaded from besides the shipped data: --calibration and --catalog-dir.
+struct SessionKey {
+  std::string calibration;
+  std::vector<std::string> catalog_dirs;
+  bool operator<(const SessionKey& o) const {
+    return std::tie(calibration, catalog_dirs) < std::tie(o.calibration, o.catalog_dirs);
+  }
+};
+
+// One session (catalog, calibration, bands) per calibration file and catalog directories, loaded
+// on first use (called without the GIL: threads may race here).
+const xpusim::api::Session& session(const SessionKey& key) {
   static std::mutex lock;
-  static std::map<std::string, std::unique_ptr<xpusim::api::Session>> sessions;
+  static std::map<SessionKey, std::unique_ptr<xpusim::api::Session>> sessions;
   const std::lock_guard<std::mutex> held(lock);
-  auto& s = sessions[calibration];
-  if (!s) s = std::make_unique<xpusim::api::Session>(xpusim::api::default_data_dir(), calibration);
+  auto& s = sessions[key];
+  if (!s) s = std::make_unique<xpusim::api::Session>(xpusim::api::default_data_dir(), key.calibration, key.catalog_dirs);
   return *s;
 }
 
-// kwargs → keys; `calibration` (an override file, as --calibration) is not a scenario key.
-std::pair<Json, std::string> split_kwargs(const py::kwargs& kw) {
+/// `catalog_dir`: one path or a list of paths (as --catalog-dir, repeatable).
+std::vector<std::string> catalog_dirs_of(const Json& value) {
+  std::vector<std::string> dirs;
+  for (const auto& d : value.is_array() ? value : Json::array({value})) {
+    if (!d.is_string()) throw py::type_error("xpusim: catalog_dir must be a directory path (str) or a list of them");
+    dirs.push_back(d.get<std::string>());
+  }
+  return dirs;
+}
+
+// kwargs → keys; `calibration` (an override file, as --calibration) and `catalog_dir` (as
+// --catalog-dir) are not scenario keys.
+std::pair<Json, SessionKey> split_kwargs(const py::kwargs& kw) {
   Json keys = to_json(kw);
-  std::string calibration;
+  SessionKey key;
   if (keys.contains("calibration")) {
     if (!keys["calibration"].is_string()) throw py::type_error("xpusim: calibration must be a file path (str)");
-    calibration = keys["calibration"].get<std::string>();
+    key.calibration = keys["calibration"].get<std::string>();
     keys.erase("calibration");
   }
-  return {keys, calibration};
+  if (keys.contains("catalog_dir")) {
+    key.catalog_dirs = catalog_dirs_of(keys["catalog_dir"]);
+    keys.erase("catalog_dir");
+  }
+  return {keys, key};
 }
 
 using Command = Json (*)(const Json&, const xpusim::api::Session&);
 
 py::object call(Command command, const py::kwargs& kw) {
-  const auto [keys, calibration] = split_kwargs(kw);
+  const auto [keys, key] = split_kwargs(kw);
   Json doc;
   {
     py::gil_scoped_release unlocked;
-    doc = command(keys, session(calibration));
+    doc = command(keys, session(key));
   }
   return to_python(doc);
 }
 
-py::object sweep(const py::object& grid, bool as_frame, const std::string& calibration) {
+py::object sweep(const py::object& grid, bool as_frame, const std::string& calibration, const py::object& catalog_dir) {
   const Json g = to_json(grid);
+  const SessionKey key{calibration, catalog_dir.is_none() ? std::vector<std::string>{} : catalog_dirs_of(to_json(catalog_dir))};
   Json points;
   std::string csv;
   {
     py::gil_scoped_release unlocked;
-    const auto& s = session(calibration);
+    const auto& s = session(key);
     const xpusim::api::SweepRun run = xpusim::api::run_sweep(g, s);
     if (as_frame) csv = xpusim::api::sweep_csv(run.grid, run.points);
     else points = xpusim::api::sweep_document(run.grid, run.points, s)["points"];
@@ -137,6 +164,7 @@ PYBIND11_MODULE(xpusim, m) {
   m.def("model", [](const py::kwargs& kw) { return call(xpusim::api::model, kw); },
         "no keys: model list --json; model=...[, seq, context]: model show --json");
   m.def("sweep", &sweep, py::arg("grid"), py::arg("as_frame") = false, py::arg("calibration") = "",
+        py::arg("catalog_dir") = py::none(),
         "A grid (dict or path to YAML/JSON) -> the list of points (index, values, status, reason, result), or with "
         "as_frame=True a pandas DataFrame with the columns of `xpusim sweep`'s CSV");
 }

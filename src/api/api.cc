@@ -59,18 +59,22 @@ validation::TrustData load_trust_data(const std::string& data_dir) {
   return none;
 }
 
-Session::Session(std::string dir, std::string calibration)
+Session::Session(std::string dir, std::string calibration, std::vector<std::string> user_catalogs)
     : data_dir(std::move(dir)),
       calibration_file(std::move(calibration)),
-      catalog(hw::Catalog::load(data_dir + "/catalog")),
+      catalog_dirs(std::move(user_catalogs)),
+      catalog(hw::Catalog::load(data_dir + "/catalog", catalog_dirs)),
       params(calib::load_shipped(data_dir)),
       trust(load_trust_data(data_dir)) {
   if (!calibration_file.empty()) calib::apply_override(params, calibration_file);
 }
 
 report::Provenance Session::provenance(bool uses_catalog, bool uses_calibration) const {
-  return report::provenance(uses_catalog ? data_dir + "/catalog" : "", uses_calibration ? data_dir + "/calibration" : "",
-                            uses_calibration ? calibration_file : "");
+  report::Provenance p = report::provenance(uses_catalog ? data_dir + "/catalog" : "",
+                                            uses_calibration ? data_dir + "/calibration" : "",
+                                            uses_calibration ? calibration_file : "");
+  if (uses_catalog) report::set_user_catalog(p, data_dir + "/catalog", catalog_dirs, catalog.user_entries());
+  return p;
 }
 
 Json train_document(const report::Provenance& prov, const validation::TrustData& trust,

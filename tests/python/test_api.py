@@ -41,6 +41,17 @@ class SameDocumentAsTheCli(unittest.TestCase):
     def test_serve_equals_cli_json(self):
         self.assertEqual(xpusim.serve(**SERVE), cli_json("serve", *SERVE_FLAGS))
 
+    def test_catalog_dir_equals_cli_json(self):
+        mine = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "catalog")
+        keys = dict(TRAIN, system="hypo-accel-x16")
+        flags = [f if f != "h100-sxm-dgx" else "hypo-accel-x16" for f in TRAIN_FLAGS]
+        doc = xpusim.train(catalog_dir=mine, **keys)
+        cli = cli_json("train", *flags, "--catalog-dir", mine)
+        self.assertEqual(doc, cli)
+        self.assertEqual([e["id"] for e in doc["catalog_user"]], ["hypo-accel", "hypo-accel-x16"])
+        with self.assertRaises(xpusim.InputError):
+            xpusim.train(**keys)  # not in the shipped catalog
+
     def test_collective_catalog_model_equal_cli_json(self):
         self.assertEqual(xpusim.collective(system="h100-sxm-dgx", chips=8, op="all-reduce", bytes="1 GiB"),
                          cli_json("collective", "--system", "h100-sxm-dgx", "--chips", "8", "--op", "all-reduce",

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "xpusim/calib/params.h"
 #include "xpusim/hw/catalog.h"
@@ -24,12 +25,15 @@ using Json = nlohmann::ordered_json;
 /// $XPUSIM_DATA_DIR when set, else the source tree's data/ (as configured by CMake).
 std::string default_data_dir();
 
-/// What every call reads, loaded once: the catalog, the calibration (shipped, then the override
-/// file when given), the uncertainty bands, and the provenance of the documents.
+/// What every call reads, loaded once: the catalog (shipped, then the user's directories as
+/// --catalog-dir), the calibration (shipped, then the override file when given), the
+/// uncertainty bands, and the provenance of the documents.
 struct Session {
-  explicit Session(std::string data_dir = default_data_dir(), std::string calibration_file = "");
+  explicit Session(std::string data_dir = default_data_dir(), std::string calibration_file = "",
+                   std::vector<std::string> catalog_dirs = {});
   std::string data_dir;
-  std::string calibration_file;  ///< --calibration; empty: none
+  std::string calibration_file;         ///< --calibration; empty: none
+  std::vector<std::string> catalog_dirs;  ///< --catalog-dir, in order; empty: the shipped catalog only
   hw::Catalog catalog;
   calib::Params params;
   validation::TrustData trust;
