@@ -45,10 +45,13 @@ struct OpState {
   bool done = false;
 };
 
+/// Lanes with one in-flight slot: compute, communication, cpu (the enum's first values).
+constexpr int kSlottedLanes = static_cast<int>(ReplayLane::Recv);
+
 struct RankState {
   std::vector<OpState> ops;
-  std::deque<int> queue[3];  ///< ready ops per slotted lane (compute, comm, cpu)
-  bool busy[3] = {false, false, false};
+  std::deque<int> queue[kSlottedLanes];  ///< ready ops per slotted lane
+  bool busy[kSlottedLanes] = {};
   long long done = 0;
 };
 
@@ -95,7 +98,7 @@ class Sim {
 
   void pump(long long r, SimTime now) {
     RankState& s = ranks_[r];
-    for (int lane = 0; lane < 3; ++lane)
+    for (int lane = 0; lane < kSlottedLanes; ++lane)
       if (!s.busy[lane] && !s.queue[lane].empty()) {
         const int i = s.queue[lane].front();
         s.queue[lane].pop_front();
@@ -228,12 +231,15 @@ class Sim {
   ReplayResult out_;
 };
 
+/// How many stuck nodes a deadlock diagnostic names.
+constexpr std::size_t kStuckNamed = 8;
+
 /// Nothing left to run but nodes unfinished: name what each stuck rank waits for.
 void Sim::check_all_done() {
   std::vector<std::string> stuck;
   for (std::size_t r = 0; r < ranks_.size(); ++r) {
     if (ranks_[r].done == static_cast<long long>(ranks_[r].ops.size())) continue;
-    for (int i = 0; i < static_cast<int>(ranks_[r].ops.size()) && stuck.size() < 8; ++i) {
+    for (int i = 0; i < static_cast<int>(ranks_[r].ops.size()) && stuck.size() < kStuckNamed; ++i) {
       const OpState& st = ranks_[r].ops[i];
       if (st.issue < 0 || st.done) continue;
       const ReplayOp& o = op(static_cast<long long>(r), i);

@@ -129,7 +129,7 @@ net::CollectiveKind collective_kind(const RankGraph& g, int i, ChakraCommType t)
       "ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER(_BLOCK), ALL_TO_ALL, BROADCAST or BARRIER (docs/replay.md)");
 }
 
-core::SimTime us_to_ps(std::uint64_t us) { return static_cast<core::SimTime>(us) * 1000000; }
+core::SimTime us_to_ps(std::uint64_t us) { return static_cast<core::SimTime>(us) * static_cast<core::SimTime>(1e6); }
 
 /// What classify() needs besides the node.
 struct Context {
