@@ -204,3 +204,70 @@ TEST(Replay, HostileGraphsAreInputErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Replay, SendIsEagerAndTheReceiveWaitsForTheData) {
+  Fixture f;
+  ChakraNode send;
+  send.id = 2;
+  send.type = ChakraNodeType::CommSend;
+  send.comm_dst = 1;
+  send.comm_tag = 3;
+  send.comm_size = 1 << 20;
+  send.data_deps = {1};
+  ChakraNode recv;
+  recv.id = 1;
+  recv.type = ChakraNodeType::CommRecv;
+  recv.comm_src = 0;
+  recv.comm_tag = 3;
+  recv.comm_size = 1 << 20;
+  const auto res = f.run({trace("p.0.et", {comp(1, {}, 10), send}), trace("p.1.et", {recv, comp(2, {1}, 5)})});
+  const core::SimTime p2p = core::to_sim_time(
+      net::collective_cost(f.topo(2), net::CollectiveKind::SendRecv, core::bytes(1 << 20), {2, 1}).time);
+  EXPECT_GT(p2p, 0);
+  EXPECT_EQ(res.ranks[0].finish_ps, 10'000'000 + p2p);
+  EXPECT_EQ(res.ranks[1].finish_ps, 10'000'000 + p2p + 5'000'000);
+  EXPECT_EQ(res.ranks[1].wait_ps, 10'000'000);  // the receive was ready at 0, the data left at 10 us
+}
+
+TEST(Replay, MemoryBarrierAndBroadcastNodes) {
+  Fixture f;
+  const compute::ChipModel chip(f.sys.chip, compute::calibration_for(f.sys.chip, f.params));
+  ChakraNode load;
+  load.id = 1;
+  load.type = ChakraNodeType::MemLoad;
+  load.tensor_size = 1ULL << 30;
+  EXPECT_EQ(f.run({trace("m.0.et", {load})}).total_ps, core::to_sim_time(chip.memory_time(core::gib(1))));
+  // A barrier: rank 1's node after it starts when rank 0 arrives at 10 us.
+  ChakraNode barrier = coll(2, ChakraCommType::Barrier, 0, {1});
+  barrier.comm_size.reset();
+  ChakraNode barrier1 = coll(1, ChakraCommType::Barrier, 0);
+  barrier1.comm_size.reset();
+  const auto b = f.run({trace("b.0.et", {comp(1, {}, 10), barrier}), trace("b.1.et", {barrier1, comp(2, {1}, 1)})});
+  EXPECT_EQ(b.ranks[1].finish_ps, 11'000'000);
+  EXPECT_EQ(b.collectives.at("barrier").count, 1);
+  const auto bc = f.run({trace("c.0.et", {coll(1, ChakraCommType::Broadcast, 1 << 24)}),
+                         trace("c.1.et", {coll(1, ChakraCommType::Broadcast, 1 << 24)})});
+  EXPECT_EQ(bc.total_ps, core::to_sim_time(net::collective_cost(f.topo(2), net::CollectiveKind::Broadcast,
+                                                                core::bytes(1 << 24), {2, 1}).time));
+}
+
+TEST(Replay, IrregularGroupsAreNotedAndCpuCommunicationIsRefused) {
+  Fixture f;
+  engine::ReplayOptions opt;
+  opt.comm_groups["2"] = {0, 1, 3};
+  std::vector<ChakraTrace> traces;
+  for (int r = 0; r < 4; ++r)
+    traces.push_back(trace("i." + std::to_string(r) + ".et",
+                           r == 2 ? std::vector<ChakraNode>{} : std::vector<ChakraNode>{coll(1, ChakraCommType::AllReduce, 4096, {}, "2")}));
+  const auto res = f.run(traces, opt);
+  ASSERT_EQ(res.notes.size(), 1u);
+  EXPECT_NE(res.notes[0].find("group '2' is not evenly strided"), std::string::npos);
+  ChakraNode cpu_ar = coll(1, ChakraCommType::AllReduce, 64);
+  cpu_ar.is_cpu_op = true;
+  EXPECT_NE(error_of(f, {trace("x.0.et", {cpu_ar})}).find("is_cpu_op: a communication node cannot be a CPU op"),
+            std::string::npos);
+}
+
+}  // namespace
