@@ -55,12 +55,12 @@ struct Cursor {
     }
     if (len > std::numeric_limits<std::uint32_t>::max())
       bad(file, where, "bad varint32 length prefix", std::to_string(len), "a length below 2^32");
-    if (len > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-      bad(file, where, "message too long for protobuf", std::to_string(len) + " bytes", "at most 2^31 - 1 bytes");
     const std::size_t left = bytes.size() - pos;
     if (len > left)
       bad(file, where, "truncated file: the message length runs past the end of the file",
           std::to_string(len) + " bytes", "at most the " + std::to_string(left) + " bytes left");
+    if (len > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+      bad(file, where, "message too long for protobuf", std::to_string(len) + " bytes", "at most 2^31 - 1 bytes");
     std::string_view msg = bytes.substr(pos, static_cast<std::size_t>(len));
     pos += static_cast<std::size_t>(len);
     return msg;
