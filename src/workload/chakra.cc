@@ -10,6 +10,8 @@
 #include <sstream>
 #include <unordered_set>
 
+#include <zlib.h>
+
 #include "et_def.pb.h"
 #include "xpusim/core/diagnostics.h"
 
@@ -204,10 +206,51 @@ void fail_in_trace(const std::string& file, std::string path, std::string messag
   throw core::InputError(std::move(d));
 }
 
+namespace {
+
+bool is_gzip(std::string_view bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1F && static_cast<unsigned char>(bytes[1]) == 0x8B;
+}
+
+/// A gzip file's contents (every member of it), at most kMaxInflatedBytes (a bound against
+/// decompression bombs). Corrupt or truncated data is an InputError.
+std::string gunzip(std::string_view bytes, const std::string& file) {
+  constexpr std::size_t kMaxInflatedBytes = std::size_t{16} << 30;  // 16 GiB
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) bad(file, "file", "cannot start zlib", {}, {});
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  z.avail_in = static_cast<uInt>(bytes.size());
+  std::string out;
+  char buf[1 << 16];
+  int rc = Z_OK;
+  while (true) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - z.avail_out);
+    if (out.size() > kMaxInflatedBytes) break;
+    if (rc == Z_STREAM_END && z.avail_in > 0 && inflateReset(&z) == Z_OK) continue;  // another member
+    if (rc != Z_OK) break;
+  }
+  const std::string why = z.msg ? z.msg : (rc == Z_BUF_ERROR ? "unexpected end of data" : "zlib code " + std::to_string(rc));
+  inflateEnd(&z);
+  if (out.size() > kMaxInflatedBytes)
+    bad(file, "file", "gzip-compressed trace inflates past the 16 GiB limit", std::to_string(out.size()) + " bytes",
+        "at most 16 GiB of trace");
+  if (rc != Z_STREAM_END) bad(file, "file", "corrupt or truncated gzip data", why, "a complete gzip file");
+  return out;
+}
+
+}  // namespace
+
 ChakraTrace parse_chakra(std::string_view bytes, const std::string& file) {
-  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1F && static_cast<unsigned char>(bytes[1]) == 0x8B)
-    bad(file, "file", "gzip-compressed trace (magic 1f 8b) is not supported", "gzip",
-        "a raw Chakra protobuf stream (decompress first: gunzip -c FILE > FILE.raw)");
+  if (is_gzip(bytes)) {
+    if (bytes.size() > std::numeric_limits<uInt>::max())
+      bad(file, "file", "gzip-compressed trace over 4 GiB", std::to_string(bytes.size()) + " bytes", "a smaller file, or decompress it first");
+    const std::string inflated = gunzip(bytes, file);
+    if (is_gzip(inflated)) bad(file, "file", "gzip inside gzip", {}, "one level of compression");
+    return parse_chakra(inflated, file);
+  }
   if (bytes.empty()) bad(file, "file", "empty file", "0 bytes", "a GlobalMetadata message, then Node messages");
   ChakraTrace t;
   t.file = file;

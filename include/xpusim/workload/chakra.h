@@ -2,7 +2,8 @@
 // MLCommons Chakra execution traces (one protobuf stream per rank, `<prefix>.<rank>.et`): a
 // reader that turns each file into plain structs, so that no protobuf type leaks above this
 // layer. Stream: varint32 length + GlobalMetadata, then varint32 length + Node until the end of
-// the file (format: ../shared/reference/formats.md Part 2; docs/replay.md). Every malformed
+// the file; a gzip-compressed file (magic 1f 8b) is inflated first (format:
+// ../shared/reference/formats.md Part 2; docs/replay.md). Every malformed
 // input (truncated file, bad varint, length past the end, unknown enum value, attribute of the
 // wrong kind, duplicate node id) is an InputError naming the file, the node and the value.
 
