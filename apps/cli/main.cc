@@ -55,6 +55,7 @@ const Command kCommands[] = {
     {"collective", "time, algbw and busbw of one collective over N chips (as nccl-tests)", run_collective},
     {"claims", "check the public Trainium3 claims (Trn3 vs Trn2) with the simulator", run_claims},
     {"sweep", "run a grid of train or serve scenarios: one CSV row per point (MPI-aware)", run_sweep},
+    {"replay", "simulate a Chakra execution trace (PREFIX.<rank>.et) on a system's compute and network", run_replay},
 };
 
 void usage(std::ostream& os) {
