@@ -1,6 +1,7 @@
 #include "cli_util.h"
 
 #include <filesystem>
+#include <fstream>
 
 namespace xpusim::cli {
 
@@ -27,6 +28,15 @@ report::Provenance provenance(bool uses_catalog, bool uses_calibration, const st
   return report::provenance(uses_catalog ? data_dir() + "/catalog" : "",
                             uses_calibration ? data_dir() + "/calibration" : "",
                             uses_calibration ? calibration_file : "");
+}
+
+void add_html_option(CLI::App& app, std::string& file) {
+  app.add_option("--html", file, "write a self-contained HTML report with charts to FILE (docs/html.md)");
+}
+
+void write_html(const std::string& path, const std::string& page) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !(out << page)) core::fail("--html", "cannot write file", path, "a writable path");
 }
 
 }  // namespace xpusim::cli

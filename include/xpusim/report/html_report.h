@@ -1,0 +1,38 @@
+#pragma once
+// The HTML pages of `train`, `serve`, `validate` and `claims` (`--html FILE`, docs/html.md):
+// self-contained documents with a summary table, inline SVG charts and the provenance.
+// Computes nothing new: every number comes from the result handed in.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "xpusim/report/json_convention.h"
+#include "xpusim/scenario/claims.h"
+#include "xpusim/scenario/rate_curve.h"
+#include "xpusim/scenario/train_inputs.h"
+#include "xpusim/validation/summary.h"
+
+namespace xpusim::report {
+
+/// Step timeline (the event executor's trace, else the breakdown laid end to end), step-time
+/// breakdown, memory per chip against HBM capacity, roofline with the step's achieved point.
+std::string train_html(const Provenance& provenance, const scenario::TrainRun& run);
+
+/// Latency CDFs (TTFT, TPOT, end-to-end), throughput and p90 latency against the offered rate.
+std::string serve_html(const Provenance& provenance, const serve::ServeReport& rep,
+                       const scenario::RateCurve& curve);
+
+/// The uncertainty band of each row's prediction (low, high); {0, 0} where the row has none.
+using Bands = std::vector<std::pair<double, double>>;
+
+/// Predicted vs measured per family (log-log, y = x, ±10 % and ±25 % guides, bands as error
+/// bars), the summary per kind and family, and the error table.
+std::string validation_html(const Provenance& provenance, const std::string& file,
+                            const std::vector<validation::RowResult>& results, const Bands& bands,
+                            const hw::Catalog& catalog);
+
+/// Each claim: published against xpusim's ratio with its range, and the verdicts.
+std::string claims_html(const Provenance& provenance, const scenario::ClaimsReport& rep);
+
+}  // namespace xpusim::report

@@ -1,0 +1,66 @@
+// End-to-end tests of `--html FILE` (docs/html.md): the pages are written, deterministic, carry
+// their charts and provenance, and the flag is refused where a page would not describe one run.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli_runner.h"
+
+using xpusim::test::run_cli;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path temp_path(const std::string& name) { return fs::temp_directory_path() / ("xpusim_html_" + name); }
+
+const char* kTrain = "train --system trn2-ultraserver --model llama3.1-8b --chips 64 --tp 4 --pp 4 --global-batch 64 "
+                     "--seq-len 4096";
+
+TEST(HtmlCli, TrainPageIsByteIdenticalAndHasItsCharts) {
+  const fs::path a = temp_path("train_a.html"), b = temp_path("train_b.html");
+  const auto ra = run_cli(std::string(kTrain) + " --html " + a.string());
+  const auto rb = run_cli(std::string(kTrain) + " --html " + b.string());
+  ASSERT_EQ(ra.exit_code, 0) << ra.err;
+  ASSERT_EQ(rb.exit_code, 0) << rb.err;
+  const std::string page = read_file(a);
+  EXPECT_EQ(page, read_file(b));
+  for (const char* chart : {"step-timeline", "step-breakdown", "memory", "roofline"})
+    EXPECT_NE(page.find(std::string("data-chart=\"") + chart + "\""), std::string::npos) << chart;
+  EXPECT_NE(page.find("<table class=\"provenance\">"), std::string::npos);
+  EXPECT_NE(page.find("fnv1a64:"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  // The text on stdout is the same as without --html.
+  EXPECT_EQ(ra.out, run_cli(kTrain).out);
+  fs::remove(a);
+  fs::remove(b);
+}
+
+TEST(HtmlCli, RefusedWithScalingAndSearch) {
+  const auto t = run_cli("train --system trn2-ultraserver --model llama3.1-8b --scaling 64..128 --html /tmp/x.html");
+  EXPECT_EQ(t.exit_code, 2);
+  EXPECT_NE(t.err.find("--html"), std::string::npos) << t.err;
+  const auto s = run_cli("serve --system trn2-ultraserver --model llama3.1-8b --rate 2 --search --html /tmp/x.html");
+  EXPECT_EQ(s.exit_code, 2);
+  EXPECT_NE(s.err.find("--html"), std::string::npos) << s.err;
+}
+
+TEST(HtmlCli, UnwritablePathIsBadInput) {
+  const auto r = run_cli(std::string(kTrain) + " --html /nonexistent-dir/page.html");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--html"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent-dir/page.html"), std::string::npos) << r.err;
+}
+
+}  // namespace
