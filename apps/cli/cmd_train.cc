@@ -11,6 +11,7 @@
 #include "xpusim/report/scale_report.h"
 #include "xpusim/report/train_report.h"
 #include "xpusim/report/trust_report.h"
+#include "xpusim/scenario/stage_memory.h"
 
 namespace xpusim::cli {
 
@@ -102,7 +103,9 @@ int run_train(const Args& args) {
               << " pruned) in " << took.count() << " s\n";
   }
   if (!trace.empty()) write_trace(trace, run.result);
-  if (!html.empty()) write_html(html, report::train_html(provenance(true, true, calibration_file), run));
+  if (!html.empty())
+    write_html(html, report::train_html(provenance(true, true, calibration_file), run,
+                                        scenario::memory_by_stage(run.built.scenario)));
   const validation::TrustData trust = load_trust_data();
   const auto assessment = validation::assess(trust, report::train_query(run.built.scenario));
   const auto metrics = report::train_metrics(run.result);

@@ -74,14 +74,16 @@ std::string breakdown_chart(const engine::TrainResult& r) {
   return svg::render(c);
 }
 
-std::string memory_chart(const engine::TrainResult& r) {
-  const auto& m = r.memory;
-  svg::StackedBars c{"memory", "Memory per chip (most loaded chip) against HBM capacity", "GiB",
-                     {"stage " + std::to_string(m.stage) + " chip"}, {}, core::to_gib(r.hbm_capacity),
-                     "HBM " + fmt_num(core::to_gib(r.hbm_capacity), 4) + " GiB"};
-  c.segments = {{"weights", {core::to_gib(m.weights)}},         {"gradients", {core::to_gib(m.gradients)}},
-                {"optimizer", {core::to_gib(m.optimizer)}},     {"activations", {core::to_gib(m.activations)}},
-                {"workspace", {core::to_gib(m.workspace)}}};
+std::string memory_chart(const engine::TrainResult& r, const std::vector<mapping::TrainMemory>& stages) {
+  const double hbm = core::to_gib(r.hbm_capacity);
+  svg::StackedBars c{"memory", "Memory per chip of each pipeline stage against HBM capacity", "GiB", {}, {}, hbm,
+                     "HBM " + fmt_num(hbm, 4) + " GiB"};
+  c.segments = {{"weights", {}}, {"gradients", {}}, {"optimizer", {}}, {"activations", {}}, {"workspace", {}}};
+  for (const auto& m : stages.empty() ? std::vector<mapping::TrainMemory>{r.memory} : stages) {
+    c.labels.push_back("stage " + std::to_string(m.stage) + (m.stage == r.memory.stage ? " (most)" : ""));
+    const core::Bytes parts[] = {m.weights, m.gradients, m.optimizer, m.activations, m.workspace};
+    for (size_t k = 0; k < c.segments.size(); ++k) c.segments[k].values.push_back(core::to_gib(parts[k]));
+  }
   return svg::render(c);
 }
 
@@ -126,7 +128,8 @@ std::string train_summary(const scenario::TrainRun& run) {
 
 }  // namespace
 
-std::string train_html(const Provenance& provenance, const scenario::TrainRun& run) {
+std::string train_html(const Provenance& provenance, const scenario::TrainRun& run,
+                       const std::vector<mapping::TrainMemory>& stage_memory) {
   const auto& s = run.built.scenario;
   const auto& r = run.result;
   const auto& p = s.plan;
@@ -137,7 +140,7 @@ std::string train_html(const Provenance& provenance, const scenario::TrainRun& r
                         note.empty() ? (r.trace.empty() ? "The analytical executor has no trace: the breakdown is laid "
                                                           "end to end." : "One representative rank per pipeline stage.")
                                      : note);
-  body += html::section("breakdown", "Breakdown and memory", html::row({breakdown_chart(r), memory_chart(r)}));
+  body += html::section("breakdown", "Breakdown and memory", html::row({breakdown_chart(r), memory_chart(r, stage_memory)}));
   body += html::section("roofline", "Roofline", roofline_chart(s, r),
                         "Intensity and FLOP/s are the step's per-chip totals (hardware FLOP, recompute included).");
   const std::string title = "xpusim train: " + s.model.id + " on " + core::fmt_int(p.chips()) + " × " + s.system->chip.name;

@@ -262,8 +262,8 @@ std::string render(const StackedBars& c) {
     }
   }
   if (c.limit > 0) {
-    o += line_el(x(c.limit), kTop - 4, x(c.limit), bottom, "limit");
-    o += text(x(c.limit) - 3, kTop - 6, c.limit_label, "end", "legend");
+    o += line_el(x(c.limit), kTop, x(c.limit), bottom, "limit");
+    o += text(x(c.limit) - 4, bottom - 6, c.limit_label, "end", "legend");
   }
   return o + line_el(left, bottom, width - right, bottom, "axis") + legend.svg + "</svg>\n";
 }

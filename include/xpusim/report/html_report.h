@@ -16,8 +16,10 @@
 namespace xpusim::report {
 
 /// Step timeline (the event executor's trace, else the breakdown laid end to end), step-time
-/// breakdown, memory per chip against HBM capacity, roofline with the step's achieved point.
-std::string train_html(const Provenance& provenance, const scenario::TrainRun& run);
+/// breakdown, memory per chip of each stage (`stage_memory`, scenario::memory_by_stage; empty:
+/// the most loaded chip only) against HBM capacity, roofline with the step's achieved point.
+std::string train_html(const Provenance& provenance, const scenario::TrainRun& run,
+                       const std::vector<mapping::TrainMemory>& stage_memory);
 
 /// Latency CDFs (TTFT, TPOT, end-to-end), throughput and p90 latency against the offered rate.
 std::string serve_html(const Provenance& provenance, const serve::ServeReport& rep,
