@@ -47,6 +47,43 @@ TEST(HtmlCli, TrainPageIsByteIdenticalAndHasItsCharts) {
   fs::remove(b);
 }
 
+/// Runs `args --html FILE` twice; both succeed and write the same bytes. Returns the page.
+std::string page_twice(const std::string& args, const std::string& name) {
+  const fs::path a = temp_path(name + "_a.html"), b = temp_path(name + "_b.html");
+  const auto ra = run_cli(args + " --html " + a.string());
+  const auto rb = run_cli(args + " --html " + b.string());
+  EXPECT_EQ(ra.exit_code, 0) << ra.err;
+  EXPECT_EQ(rb.exit_code, 0) << rb.err;
+  const std::string page = read_file(a);
+  EXPECT_EQ(page, read_file(b)) << args;
+  fs::remove(a);
+  fs::remove(b);
+  return page;
+}
+
+TEST(HtmlCli, ServeValidateAndClaimsPagesAreByteIdenticalWithTheirCharts) {
+  const std::string serve = page_twice(
+      "serve --system trn2-ultraserver --model llama3.1-8b --chips 4 --rate 4 --requests 60 --in-len 512 --out-len 64",
+      "serve");
+  for (const char* chart : {"ttft-cdf", "tpot-cdf", "e2e-cdf", "throughput-vs-rate", "latency-vs-rate"})
+    EXPECT_NE(serve.find(std::string("data-chart=\"") + chart + "\""), std::string::npos) << chart;
+  // Two public rows, one of them with markup in its id: escaped in the table and the tooltips.
+  std::ifstream in(xpusim::test::data_dir() + "/validation/public.csv");
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  const fs::path csv = temp_path("rows.csv");
+  std::ofstream(csv) << header << "\n" << row << "\n" << "x<i>&" << row.substr(row.find(',')) << "\n";
+  const std::string validate = page_twice("validate " + csv.string(), "validate");
+  EXPECT_NE(validate.find("data-chart=\"pred-vs-measured-"), std::string::npos);
+  EXPECT_NE(validate.find("x&lt;i&gt;&amp;"), std::string::npos);
+  EXPECT_EQ(validate.find("x<i>"), std::string::npos);
+  fs::remove(csv);
+  const std::string claims = page_twice("claims", "claims");
+  EXPECT_NE(claims.find("data-chart=\"claims-ratios\""), std::string::npos);
+  EXPECT_NE(claims.find("aws-4.4x-compute"), std::string::npos);
+}
+
 TEST(HtmlCli, RefusedWithScalingAndSearch) {
   const auto t = run_cli("train --system trn2-ultraserver --model llama3.1-8b --scaling 64..128 --html /tmp/x.html");
   EXPECT_EQ(t.exit_code, 2);
