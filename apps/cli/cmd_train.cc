@@ -11,7 +11,7 @@
 #include "xpusim/report/scale_report.h"
 #include "xpusim/report/train_report.h"
 #include "xpusim/report/trust_report.h"
-#include "xpusim/scenario/stage_memory.h"
+#include "xpusim/scenario/train_page.h"
 
 namespace xpusim::cli {
 
@@ -105,7 +105,7 @@ int run_train(const Args& args) {
   if (!trace.empty()) write_trace(trace, run.result);
   if (!html.empty())
     write_html(html, report::train_html(provenance(true, true, calibration_file), run,
-                                        scenario::memory_by_stage(run.built.scenario)));
+                                        scenario::train_page_data(run.built.scenario)));
   const validation::TrustData trust = load_trust_data();
   const auto assessment = validation::assess(trust, report::train_query(run.built.scenario));
   const auto metrics = report::train_metrics(run.result);

@@ -87,21 +87,40 @@ std::string memory_chart(const engine::TrainResult& r, const std::vector<mapping
   return svg::render(c);
 }
 
-/// Roofline of the chip at the executed precision: min(peak, HBM bandwidth × intensity), and the
-/// step's achieved point (hardware FLOP/s per chip at the step's FLOP per HBM byte).
-std::string roofline_chart(const engine::TrainScenario& s, const engine::TrainResult& r) {
+/// One layer's forward ops as roofline points (those with FLOP, bytes and time).
+std::vector<svg::Point> op_points(const std::vector<engine::OpProfile>& ops) {
+  std::vector<svg::Point> pts;
+  for (const auto& op : ops) {
+    const double f = core::to_flops(op.flops), b = core::to_bytes(op.hbm_bytes), t = core::to_seconds(op.time);
+    if (!(f > 0 && b > 0 && t > 0)) continue;
+    pts.push_back({f / b, f / t / 1e12, 0, 0,
+                   op.name + ": " + fmt_num(f / b, 4) + " FLOP/byte, " + fmt_num(f / t / 1e12, 4) + " TFLOP/s, " +
+                       fmt_num(t * 1e6, 4) + " µs" + (op.compute_bound ? " (compute-bound)" : " (memory-bound)")});
+  }
+  return pts;
+}
+
+/// Roofline of the chip at the executed precision: min(peak, HBM bandwidth × intensity), the
+/// step's achieved point (hardware FLOP/s per chip at the step's FLOP per HBM byte) and one
+/// layer's forward ops.
+std::string roofline_chart(const engine::TrainScenario& s, const engine::TrainResult& r,
+                           const std::vector<engine::OpProfile>& ops) {
   const hw::ChipSpec& chip = s.system->chip;
   const double peak = core::to_tflops(chip.peak_for(r.executed_precision));
   const double bw = core::to_tbps(chip.hbm_bandwidth.value);  // TB/s: TFLOP/s per FLOP/byte
   const double bytes = core::to_bytes(r.activity.hbm_bytes);
   const double intensity = bytes > 0 ? core::to_flops(r.activity.total_flops()) / bytes : peak / bw;
   const double ridge = peak / bw;
-  const double x_lo = std::min(ridge, intensity) / 30, x_hi = std::max(ridge, intensity) * 30;
+  const std::vector<svg::Point> op_pts = op_points(ops);
+  double x_lo = std::min(ridge, intensity), x_hi = std::max(ridge, intensity), y_lo = std::max(r.hw_tflops_per_chip, 1e-3);
+  for (const auto& p : op_pts) x_lo = std::min(x_lo, p.x), x_hi = std::max(x_hi, p.x), y_lo = std::min(y_lo, p.y);
+  x_lo /= 30, x_hi *= 30;
   svg::Chart c("roofline", "Roofline of " + chip.name + " (" + core::dtype_name(r.executed_precision) + ")",
                {"arithmetic intensity (FLOP per HBM byte)", x_lo, x_hi, true},
-               {"TFLOP/s per chip", std::min(bw * x_lo, std::max(r.hw_tflops_per_chip, 1e-3)), peak * 1.5, true});
+               {"TFLOP/s per chip", std::min(bw * x_lo, y_lo), peak * 1.5, true}, 640, 400);
   c.line({{x_lo, bw * x_lo}, {ridge, peak}, {x_hi, peak}}, 0,
          "ceiling: " + fmt_num(peak, 4) + " TFLOP/s, " + fmt_num(bw, 3) + " TB/s");
+  c.scatter(op_pts, 2, "ops of one layer (forward)");
   c.scatter({{intensity, r.hw_tflops_per_chip, 0, 0,
               "step: " + fmt_num(intensity, 4) + " FLOP/byte, " + fmt_num(r.hw_tflops_per_chip, 4) + " TFLOP/s"}},
             3, "this step (hardware FLOP/s)");
@@ -129,7 +148,7 @@ std::string train_summary(const scenario::TrainRun& run) {
 }  // namespace
 
 std::string train_html(const Provenance& provenance, const scenario::TrainRun& run,
-                       const std::vector<mapping::TrainMemory>& stage_memory) {
+                       const scenario::TrainPageData& page) {
   const auto& s = run.built.scenario;
   const auto& r = run.result;
   const auto& p = s.plan;
@@ -140,9 +159,11 @@ std::string train_html(const Provenance& provenance, const scenario::TrainRun& r
                         note.empty() ? (r.trace.empty() ? "The analytical executor has no trace: the breakdown is laid "
                                                           "end to end." : "One representative rank per pipeline stage.")
                                      : note);
-  body += html::section("breakdown", "Breakdown and memory", html::row({breakdown_chart(r), memory_chart(r, stage_memory)}));
-  body += html::section("roofline", "Roofline", roofline_chart(s, r),
-                        "Intensity and FLOP/s are the step's per-chip totals (hardware FLOP, recompute included).");
+  body += html::section("breakdown", "Breakdown and memory", html::row({breakdown_chart(r), memory_chart(r, page.stage_memory)}));
+  body += html::section("roofline", "Roofline", roofline_chart(s, r, page.layer_ops),
+                        "The step's point: its per-chip totals (hardware FLOP, recompute included) over the step time. "
+                        "The ops: the forward operators of the middle layer for one micro-batch, as the chip model "
+                        "times them (hover for names).");
   const std::string title = "xpusim train: " + s.model.id + " on " + core::fmt_int(p.chips()) + " × " + s.system->chip.name;
   const std::string sub = s.system->id + "; tp=" + std::to_string(p.tp) + " pp=" + std::to_string(p.pp) +
                           " dp=" + std::to_string(p.dp) + " cp=" + std::to_string(p.cp) + " ep=" + std::to_string(p.ep) +

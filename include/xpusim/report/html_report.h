@@ -11,15 +11,16 @@
 #include "xpusim/scenario/claims.h"
 #include "xpusim/scenario/rate_curve.h"
 #include "xpusim/scenario/train_inputs.h"
+#include "xpusim/scenario/train_page.h"
 #include "xpusim/validation/summary.h"
 
 namespace xpusim::report {
 
 /// Step timeline (the event executor's trace, else the breakdown laid end to end), step-time
-/// breakdown, memory per chip of each stage (`stage_memory`, scenario::memory_by_stage; empty:
-/// the most loaded chip only) against HBM capacity, roofline with the step's achieved point.
+/// breakdown, memory per chip of each stage against HBM capacity (the most loaded chip only when
+/// `page.stage_memory` is empty), roofline with the step's achieved point and one layer's ops.
 std::string train_html(const Provenance& provenance, const scenario::TrainRun& run,
-                       const std::vector<mapping::TrainMemory>& stage_memory);
+                       const scenario::TrainPageData& page);
 
 /// Latency CDFs (TTFT, TPOT, end-to-end), throughput and p90 latency against the offered rate.
 std::string serve_html(const Provenance& provenance, const serve::ServeReport& rep,
