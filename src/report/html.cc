@@ -19,10 +19,8 @@ svg.chart text{font:11px sans-serif;fill:#333}svg.chart text.title{font-size:13p
 svg.chart text.axis-title{font-size:12px}svg.chart text.legend{font-size:11px}
 svg.chart .grid{stroke:#ececec}svg.chart .axis{stroke:#555}
 svg.chart .series{fill:none;stroke-width:2}svg.chart .dashed{stroke-dasharray:5 4}
-svg.chart .guide{fill:none;stroke:#999;stroke-width:1;stroke-dasharray:3 3}
 svg.chart .errorbar{stroke-width:1.2}svg.chart .marker{stroke:#777;stroke-dasharray:4 3}
 svg.chart .limit{stroke:#c00;stroke-width:2}svg.chart .range{stroke:#bbb;stroke-width:8;stroke-linecap:round}
-.verdict-reproduced{color:#087}.verdict-not{color:#b00}
 footer{margin-top:32px;color:#555;font-size:12px})";
 
 bool numeric(const std::string& s) {
