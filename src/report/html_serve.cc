@@ -66,6 +66,24 @@ std::string rate_table(const scenario::RateCurve& curve) {
                      rows);
 }
 
+/// KV-cache use and running batch per engine over the run (serve::SimResult::timeline samples).
+std::string load_charts(const std::vector<serve::TimelinePoint>& timeline) {
+  std::vector<std::pair<double, double>> kv, batch;
+  double t_hi = 0, b_hi = 0;
+  for (const auto& p : timeline) {
+    kv.push_back({p.time_s, 100 * p.kv_utilisation});
+    batch.push_back({p.time_s, p.batch});
+    t_hi = std::max(t_hi, p.time_s), b_hi = std::max(b_hi, p.batch);
+  }
+  svg::Chart k("kv-utilisation", "KV cache in use (mean over engines)", {"time (s)", 0, t_hi > 0 ? t_hi : 1, false},
+               {"% of KV capacity", 0, 100, false}, 540, 280);
+  k.line(kv, 0, "");
+  svg::Chart b("batch", "Running sequences per engine", {"time (s)", 0, t_hi > 0 ? t_hi : 1, false},
+               {"sequences", 0, b_hi > 0 ? b_hi : 1, false}, 540, 280);
+  b.line(batch, 1, "");
+  return html::row({k.render(), b.render()});
+}
+
 std::string pct_text(const serve::Percentiles& p, const char* unit) {
   return "mean " + fmt_num(p.mean, 4) + ", p50 " + fmt_num(p.p50, 4) + ", p90 " + fmt_num(p.p90, 4) + ", p99 " +
          fmt_num(p.p99, 4) + " " + unit;
@@ -100,6 +118,7 @@ std::string serve_html(const Provenance& provenance, const serve::ServeReport& r
                                    cdf_chart("tpot-cdf", "Time per output token", "TPOT (ms)", s.tpot_each_s, 1e3),
                                    cdf_chart("e2e-cdf", "End-to-end latency", "latency (s)", s.e2e_each_s, 1)}),
                         "TPOT over requests with more than one output token.");
+  body += html::section("load", "Engine load over time", load_charts(s.timeline));
   body += html::section(
       "rate", "Throughput and latency against the offered rate", rate_charts(curve) + rate_table(curve),
       "The same plan simulated under Poisson arrivals at 0.25, 0.5, 1, 1.5 and 2 × the " +

@@ -37,7 +37,7 @@ cat > "$work/harness.html" <<'HTML'
 <script>
 const expected = {
   "train.html": ["step-timeline", "step-breakdown", "memory", "roofline"],
-  "serve.html": ["ttft-cdf", "tpot-cdf", "e2e-cdf", "throughput-vs-rate", "latency-vs-rate"],
+  "serve.html": ["ttft-cdf", "tpot-cdf", "e2e-cdf", "kv-utilisation", "batch", "throughput-vs-rate", "latency-vs-rate"],
   "validate.html": ["pred-vs-measured-*"],
   "claims.html": ["claims-ratios"],
 };

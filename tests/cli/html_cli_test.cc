@@ -65,7 +65,7 @@ TEST(HtmlCli, ServeValidateAndClaimsPagesAreByteIdenticalWithTheirCharts) {
   const std::string serve = page_twice(
       "serve --system trn2-ultraserver --model llama3.1-8b --chips 4 --rate 4 --requests 60 --in-len 512 --out-len 64",
       "serve");
-  for (const char* chart : {"ttft-cdf", "tpot-cdf", "e2e-cdf", "throughput-vs-rate", "latency-vs-rate"})
+  for (const char* chart : {"ttft-cdf", "tpot-cdf", "e2e-cdf", "kv-utilisation", "batch", "throughput-vs-rate", "latency-vs-rate"})
     EXPECT_NE(serve.find(std::string("data-chart=\"") + chart + "\""), std::string::npos) << chart;
   // Two public rows, one of them with markup in its id: escaped in the table and the tooltips.
   std::ifstream in(xpusim::test::data_dir() + "/validation/public.csv");
