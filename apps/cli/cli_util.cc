@@ -2,8 +2,44 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+
+#include "xpusim/api/api.h"
 
 namespace xpusim::cli {
+
+namespace {
+
+/// The catalog choice of this process (one command per process): the --catalog-dir values
+/// given, and the user entries of the catalog loaded from them.
+struct CatalogChoice {
+  std::vector<std::string> user_dirs;
+  std::vector<hw::UserEntry> user_entries;
+};
+
+CatalogChoice& catalog_choice() {
+  static CatalogChoice choice;
+  return choice;
+}
+
+}  // namespace
+
+void add_catalog_option(CLI::App& app) {
+  app.add_option("--catalog-dir", catalog_choice().user_dirs,
+                 "directory of your own chips/*.json and systems/*.json over the shipped catalog "
+                 "(same schema; an existing id is replaced); repeatable");
+}
+
+hw::Catalog load_catalog() {
+  CatalogChoice& choice = catalog_choice();
+  hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog", choice.user_dirs);
+  choice.user_entries = cat.user_entries();
+  for (const auto& e : choice.user_entries) {  // stderr: the mark stays out of JSON/CSV on stdout
+    std::cerr << "note: catalog " << e.kind << " '" << e.id << "' from " << e.file
+              << (e.replaces_shipped ? " (yours, replaces the shipped entry)\n" : " (yours)\n");
+  }
+  return cat;
+}
 
 void add_calibration_option(CLI::App& app, std::string& file) {
   app.add_option("--calibration", file,
@@ -17,17 +53,16 @@ calib::Params load_calibration(const std::string& override_file) {
 }
 
 validation::TrustData load_trust_data() {
-  const std::string file = validation::default_trust_file(data_dir());
-  if (std::filesystem::exists(file)) return validation::load_trust(file);
-  validation::TrustData none;
-  none.basis = "no uncertainty data: " + file + " is missing (xpusim validate --cv --write-bands)";
-  return none;
+  return api::load_trust_data(data_dir());
 }
 
 report::Provenance provenance(bool uses_catalog, bool uses_calibration, const std::string& calibration_file) {
-  return report::provenance(uses_catalog ? data_dir() + "/catalog" : "",
-                            uses_calibration ? data_dir() + "/calibration" : "",
-                            uses_calibration ? calibration_file : "");
+  report::Provenance p = report::provenance(uses_catalog ? data_dir() + "/catalog" : "",
+                                            uses_calibration ? data_dir() + "/calibration" : "",
+                                            uses_calibration ? calibration_file : "");
+  const CatalogChoice& choice = catalog_choice();
+  if (uses_catalog) report::set_user_catalog(p, data_dir() + "/catalog", choice.user_dirs, choice.user_entries);
+  return p;
 }
 
 void add_html_option(CLI::App& app, std::string& file) {

@@ -1,11 +1,12 @@
 #pragma once
-// Helpers shared by the sub-commands: CLI11 parsing with our exit codes, and the calibration
-// (data/calibration/ plus an optional --calibration override file).
+// Helpers shared by the sub-commands: CLI11 parsing with our exit codes, the catalog (shipped plus
+// --catalog-dir) and the calibration (data/calibration/ plus an optional --calibration file).
 
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
 #include "xpusim/calib/params.h"
+#include "xpusim/hw/catalog.h"
 #include "xpusim/report/json_convention.h"
 #include "xpusim/validation/trust.h"
 
@@ -14,6 +15,13 @@ namespace xpusim::cli {
 /// Parses `args` with `app`. Returns -1 when parsing succeeded and the command should run,
 /// otherwise the exit code (0 for --help, 2 for a usage error, message on stderr).
 int parse(CLI::App& app, const Args& args);
+
+/// Adds `--catalog-dir DIR` (repeatable) to a command: a user's chips/ and systems/ files layered
+/// over the shipped catalog for this run (docs/catalog.md, "Your own systems").
+void add_catalog_option(CLI::App& app);
+/// The shipped catalog with this run's --catalog-dir directories over it; provenance() then
+/// names the user's entries and digests every directory.
+hw::Catalog load_catalog();
 
 /// Adds `--calibration FILE` to a command.
 void add_calibration_option(CLI::App& app, std::string& file);

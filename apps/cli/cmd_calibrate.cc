@@ -44,10 +44,11 @@ int run_calibrate(const Args& args) {
   bool progress = false;
   app.add_flag("--progress", progress, "print a line per line search to stderr (key, rows, elapsed seconds)");
   add_calibration_option(app, calibration_file);
+  add_catalog_option(app);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
   const auto rows = validation::read_csv(file);
-  const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
+  const hw::Catalog cat = load_catalog();
   const calib::Params params = load_calibration(calibration_file);
   const validation::Context ctx{&cat, data_dir() + "/models", &params};
   const auto candidates = validation::fitted_keys(params, glob);

@@ -34,13 +34,15 @@ int run_catalog(const Args& args) {
   bool json = false;
   auto* list_cmd = app.add_subcommand("list", "one line per system");
   list_cmd->add_flag("--json", json, "print one JSON document");
+  add_catalog_option(*list_cmd);
   std::string id;
   auto* show_cmd = app.add_subcommand("show", "every number of a system (and its chip) or a chip");
   show_cmd->add_option("ID", id, "system id or chip id")->required();
   show_cmd->add_flag("--json", json, "print one JSON document");
+  add_catalog_option(*show_cmd);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
-  const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
+  const hw::Catalog cat = load_catalog();
   if (!list_cmd->parsed()) std::cout << show(cat, id, json);
   else if (json) std::cout << report::catalog_list_document(provenance(true, false), cat).dump(2) << "\n";
   else std::cout << report::catalog_list_text(cat);

@@ -17,11 +17,12 @@ int run_claims(const Args& args) {
   bool json = false;
   add_estimate_flags(app, in.trn3);
   add_calibration_option(app, calibration_file);
+  add_catalog_option(app);
   app.add_flag("--json", json, "print one JSON document");
   add_html_option(app, html);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
-  const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
+  const hw::Catalog cat = load_catalog();
   const calib::Params params = load_calibration(calibration_file);
   const scenario::ClaimsReport rep = scenario::check_claims(in, cat, data_dir() + "/models", params);
   if (!html.empty()) write_html(html, report::claims_html(provenance(true, true, calibration_file), rep));

@@ -211,9 +211,10 @@ int run_demo(const Args& args) {
   app.add_flag("--json", json, "print one JSON document");
   std::string calibration_file;
   add_calibration_option(app, calibration_file);
+  add_catalog_option(app);
   if (int rc = parse(app, args); rc >= 0) return rc;
   const calib::Params params = load_calibration(calibration_file);
-  const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
+  const hw::Catalog cat = load_catalog();
   const std::string models_dir = data_dir() + "/models";
   std::ostringstream text;
   Json j;

@@ -8,6 +8,7 @@
 
 #include "cli_util.h"
 #include "flags.h"
+#include "xpusim/api/api.h"
 #include "xpusim/config/values.h"
 #include "xpusim/hw/catalog.h"
 #include "xpusim/report/html_report.h"
@@ -64,6 +65,7 @@ void add_workload_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f)
   app.add_option("--ttft-slo", f.ttft_slo, "TTFT SLO for goodput/search, e.g. '2 s' (default 2 s)");
   app.add_option("--tpot-slo", f.tpot_slo, "TPOT SLO for goodput/search, e.g. '200 ms' (default 200 ms)");
   add_estimate_flags(app, in.overrides);
+  add_optional(app, "--pue", in.pue, "site power usage effectiveness, > 1 and < 3 (default: the calibration's)");
 }
 
 // Durations and the other flag values judged like a file's values; flags then win over the file.
@@ -138,11 +140,12 @@ int run_serve(const Args& args) {
   app.add_option("--systems", f.systems, "systems for --compare (default: trn3-ultraserver-gen2 trn2-ultraserver gb300-nvl72)");
   app.add_flag("--json", f.json, "print one JSON document");
   add_calibration_option(app, f.calibration_file);
+  add_catalog_option(app);
   add_html_option(app, f.html);
   if (int rc = parse(app, args); rc >= 0) return rc;
   resolve_inputs(f);
 
-  auto cat = hw::Catalog::load(data_dir() + "/catalog");
+  auto cat = load_catalog();
   const std::vector<std::string> overrides = apply_serve_overrides(cat, f);
   const calib::Params params = load_calibration(f.calibration_file);
   const serve::ServeEnv env{&cat, data_dir() + "/models", &params};
@@ -167,9 +170,9 @@ int run_serve(const Args& args) {
   const auto assessment = validation::assess(trust, report::serve_query(rep, cat.system(rep.scenario.system), model));
   const auto metrics = report::serve_metrics(rep);
   if (f.json) {
-    report::Json doc = report::serve_document(provenance(true, true, f.calibration_file), f.in, rep);
-    report::add_trust_json(doc, trust, assessment, metrics);
-    std::cout << doc.dump(2) << "\n";
+    std::cout << api::serve_document(provenance(true, true, f.calibration_file), trust, cat, env.models_dir, f.in, rep)
+                     .dump(2)
+              << "\n";
   } else {
     std::cout << report::serve_text(rep) << report::trust_text(trust, assessment, metrics);
   }

@@ -7,6 +7,7 @@
 
 #include "cli_util.h"
 #include "flags.h"
+#include "xpusim/api/api.h"
 #include "xpusim/report/html_report.h"
 #include "xpusim/report/scale_report.h"
 #include "xpusim/report/train_report.h"
@@ -80,6 +81,7 @@ int run_train(const Args& args) {
   bool json = false;
   add_train_flags(app, in);
   add_calibration_option(app, calibration_file);
+  add_catalog_option(app);
   app.add_option("--scenario", scenario_file, "YAML scenario file (flags given on the command line win)");
   app.add_option("--trace", trace, "write the event-driven timeline as Chrome trace JSON (Perfetto)");
   app.add_flag("--json", json, "print one JSON document");
@@ -87,7 +89,7 @@ int run_train(const Args& args) {
   if (int rc = parse(app, args); rc >= 0) return rc;
 
   if (!scenario_file.empty()) scenario::fill_unset(in, scenario::read_train_file(scenario_file));
-  const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
+  const hw::Catalog cat = load_catalog();
   const calib::Params params = load_calibration(calibration_file);
   if (in.scaling && !html.empty()) core::fail("--html", "not available with --scaling", html, "a single training step");
   if (in.scaling) return run_scaling(in, cat, params, json, calibration_file);
@@ -110,9 +112,7 @@ int run_train(const Args& args) {
   const auto assessment = validation::assess(trust, report::train_query(run.built.scenario));
   const auto metrics = report::train_metrics(run.result);
   if (json) {
-    report::Json doc = report::train_document(provenance(true, true, calibration_file), in, run);
-    report::add_trust_json(doc, trust, assessment, metrics);
-    std::cout << doc.dump(2) << "\n";
+    std::cout << api::train_document(provenance(true, true, calibration_file), trust, in, run).dump(2) << "\n";
   } else {
     std::cout << report::train_run_text(run) << report::trust_text(trust, assessment, metrics);
   }

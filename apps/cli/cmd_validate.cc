@@ -29,13 +29,14 @@ int run_validate(const Args& args) {
                  "with --cv: write the uncertainty bands and coverage (data/validation/uncertainty.json) to FILE");
   std::string calibration_file;
   add_calibration_option(app, calibration_file);
+  add_catalog_option(app);
   std::string html;
   add_html_option(app, html);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
   if (file.empty()) file = validation::default_public_file(data_dir());
   const auto rows = validation::read_csv(file);
-  const hw::Catalog cat = hw::Catalog::load(data_dir() + "/catalog");
+  const hw::Catalog cat = load_catalog();
   const calib::Params params = load_calibration(calibration_file);
   const validation::Context ctx{&cat, data_dir() + "/models", &params};
   const auto results = validation::run_all(rows, ctx);

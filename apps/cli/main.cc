@@ -54,6 +54,7 @@ const Command kCommands[] = {
     {"mx", "OCP MX / NVFP4 block floating point: quantize, stats, gemm", run_mx},
     {"collective", "time, algbw and busbw of one collective over N chips (as nccl-tests)", run_collective},
     {"claims", "check the public Trainium3 claims (Trn3 vs Trn2) with the simulator", run_claims},
+    {"sweep", "run a grid of train or serve scenarios: one CSV row per point (MPI-aware)", run_sweep},
 };
 
 void usage(std::ostream& os) {

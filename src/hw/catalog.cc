@@ -584,36 +584,75 @@ SystemSpec parse_system(const std::string& path) {
   return parse_file<SystemSpec>(path, parse_system_json);
 }
 
-Catalog Catalog::load(const std::string& dir) {
-  core::Diagnostics diags;
-  Catalog cat;
-  std::map<std::string, std::string> chip_file, system_file;
+struct Catalog::Layer {
+  std::string dir;
+  bool user = false;
+};
 
-  for (const auto& path : json_files(dir + "/chips", diags)) {
+namespace {
+
+/// The files of one kind ("chips" or "systems") of a layer: a user directory may lack either.
+std::vector<std::string> layer_files(const std::string& dir, const std::string& kind, bool user,
+                                     core::Diagnostics& diags) {
+  std::error_code ec;
+  if (user && !std::filesystem::is_directory(dir + "/" + kind, ec)) return {};
+  return json_files(dir + "/" + kind, diags);
+}
+
+void check_user_dir(const std::string& dir, core::Diagnostics& diags) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    diags.error("--catalog-dir", "catalog directory not found", dir,
+                "a directory holding chips/*.json and/or systems/*.json (docs/catalog.md)");
+  } else if (!std::filesystem::is_directory(dir + "/chips", ec) &&
+             !std::filesystem::is_directory(dir + "/systems", ec)) {
+    diags.error("--catalog-dir", "no chips/ or systems/ directory in the catalog directory", dir,
+                "a directory holding chips/*.json and/or systems/*.json (docs/catalog.md)");
+  }
+}
+
+/// Records `id` as read from `path` in one layer; a second file of the layer with that id is an
+/// error (across layers, a later one replaces it).
+bool first_in_layer(std::map<std::string, std::string>& file_of, const std::string& kind, const std::string& id,
+                    const std::string& path, core::Diagnostics& diags) {
+  if (file_of.count(id)) {
+    diags.add(core::Diagnostic{path, 0, "id", "duplicate " + kind + " id '" + id + "'", id,
+                               "an id not already used by " + file_of[id], ""});
+    return false;
+  }
+  file_of[id] = path;
+  return true;
+}
+
+}  // namespace
+
+void Catalog::load_chips(const Layer& layer, core::Diagnostics& diags) {
+  std::map<std::string, std::string> file_of;  // ids seen in this layer
+  for (const auto& path : layer_files(layer.dir, "chips", layer.user, diags)) {
     try {
       ChipSpec c = parse_chip(path);
-      if (cat.chips_.count(c.id)) {
-        diags.add(core::Diagnostic{path, 0, "id", "duplicate chip id '" + c.id + "'", c.id,
-                                   "an id not already used by " + chip_file[c.id], ""});
-        continue;
+      if (!first_in_layer(file_of, "chip", c.id, path, diags)) continue;
+      if (layer.user) {
+        user_entries_.push_back({"chip", c.id, path, chips_.count(c.id) > 0});
+        c.user_file = path;
       }
-      chip_file[c.id] = path;
-      cat.chips_.emplace(c.id, std::move(c));
+      std::string id = c.id;
+      chips_.insert_or_assign(id, std::move(c));
     } catch (const core::InputError& e) {
       for (const auto& d : e.diagnostics()) diags.add(d);
     }
   }
-  const std::vector<std::string> chip_ids = keys_of(cat.chips_);
-  for (const auto& path : json_files(dir + "/systems", diags)) {
+}
+
+void Catalog::load_systems(const Layer& layer, core::Diagnostics& diags) {
+  const std::vector<std::string> chip_ids = keys_of(chips_);
+  std::map<std::string, std::string> file_of;  // ids seen in this layer
+  for (const auto& path : layer_files(layer.dir, "systems", layer.user, diags)) {
     try {
       SystemSpec s = parse_system(path);
-      if (cat.systems_.count(s.id)) {
-        diags.add(core::Diagnostic{path, 0, "id", "duplicate system id '" + s.id + "'", s.id,
-                                   "an id not already used by " + system_file[s.id], ""});
-        continue;
-      }
-      auto it = cat.chips_.find(s.chip_id);
-      if (it == cat.chips_.end()) {
+      if (!first_in_layer(file_of, "system", s.id, path, diags)) continue;
+      auto it = chips_.find(s.chip_id);
+      if (it == chips_.end()) {
         diags.add(core::Diagnostic{path, 0, "chip", "unknown chip '" + s.chip_id + "'",
                                    s.chip_id, "one of: " + core::join(chip_ids),
                                    core::did_you_mean(s.chip_id, chip_ids)});
@@ -621,12 +660,32 @@ Catalog Catalog::load(const std::string& dir) {
       }
       s.chip = it->second;
       s.projected = s.projected || s.chip.projected;
-      system_file[s.id] = path;
-      cat.systems_.emplace(s.id, std::move(s));
+      if (layer.user) {
+        user_entries_.push_back({"system", s.id, path, systems_.count(s.id) > 0});
+        s.user_file = path;
+      }
+      std::string id = s.id;
+      systems_.insert_or_assign(id, std::move(s));
     } catch (const core::InputError& e) {
       for (const auto& d : e.diagnostics()) diags.add(d);
     }
   }
+}
+
+Catalog Catalog::load(const std::string& dir) { return load(dir, {}); }
+
+Catalog Catalog::load(const std::string& shipped_dir, const std::vector<std::string>& user_dirs) {
+  core::Diagnostics diags;
+  std::vector<Layer> layers{{shipped_dir, false}};
+  for (const auto& d : user_dirs) {
+    check_user_dir(d, diags);
+    layers.push_back({d, true});
+  }
+  diags.throw_if_any();
+  Catalog cat;
+  // Every layer's chips first, so that systems (shipped ones included) resolve the final chip.
+  for (const auto& layer : layers) cat.load_chips(layer, diags);
+  for (const auto& layer : layers) cat.load_systems(layer, diags);
   diags.throw_if_any();
   return cat;
 }

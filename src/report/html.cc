@@ -35,11 +35,14 @@ bool numeric(const std::string& s) {
 std::string page(const std::string& command, const std::string& title, const std::string& subtitle,
                  const Provenance& provenance, const std::string& body) {
   const auto digest = [](const std::string& d) { return d.empty() ? std::string("none") : d; };
-  const std::string prov = table("provenance", {"", ""},
-                                 {{"xpusim version", xpusim_version()},
-                                  {"catalog digest", digest(provenance.catalog_digest)},
-                                  {"calibration digest", digest(provenance.calibration_digest)},
-                                  {"command", command}});
+  std::vector<Cells> rows = {{"xpusim version", xpusim_version()},
+                             {"catalog digest", digest(provenance.catalog_digest)},
+                             {"calibration digest", digest(provenance.calibration_digest)},
+                             {"command", command}};
+  for (const auto& e : provenance.catalog_user)  // --catalog-dir entries (docs/catalog.md)
+    rows.push_back({"user catalog", e.value("kind", "") + " " + e.value("id", "") + " (" + e.value("file", "") +
+                                        (e.value("replaces_shipped", false) ? ", replaces the shipped one)" : ")")});
+  const std::string prov = table("provenance", {"", ""}, rows);
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
          escape(title) + "</title>\n<style>\n" + kStyle + "\n</style>\n</head>\n<body data-page=\"" + escape(command) +

@@ -34,6 +34,19 @@ Provenance provenance(const std::string& catalog_dir, const std::string& calibra
   return p;
 }
 
+void set_user_catalog(Provenance& p, const std::string& shipped_dir, const std::vector<std::string>& user_dirs,
+                      const std::vector<hw::UserEntry>& entries) {
+  if (user_dirs.empty()) return;
+  std::vector<std::string> roots{shipped_dir};
+  roots.insert(roots.end(), user_dirs.begin(), user_dirs.end());
+  p.catalog_digest = core::files_digest(roots);
+  p.catalog_user = Json::array();
+  for (const auto& e : entries) {
+    p.catalog_user.push_back(
+        {{"kind", e.kind}, {"id", e.id}, {"file", e.file}, {"replaces_shipped", e.replaces_shipped}});
+  }
+}
+
 Json document(const std::string& command, const Provenance& provenance, Json inputs, const Json& body) {
   Json j;
   j["schema_version"] = kSchemaVersion;
@@ -41,6 +54,7 @@ Json document(const std::string& command, const Provenance& provenance, Json inp
   j["xpusim_version"] = xpusim_version();
   j["catalog_digest"] = digest_or_null(provenance.catalog_digest);
   j["calibration_digest"] = digest_or_null(provenance.calibration_digest);
+  if (!provenance.catalog_user.empty()) j["catalog_user"] = provenance.catalog_user;
   j["inputs"] = std::move(inputs);
   for (const auto& [k, v] : body.items()) j[k] = v;
   return j;
@@ -123,6 +137,7 @@ Json inputs_json(const scenario::ServeInputs& in) {
   put_seconds(workload, "ttft_slo_s", in.ttft_slo);
   put_seconds(workload, "tpot_slo_s", in.tpot_slo);
   j["workload"] = workload;
+  put(j, "pue", in.pue);
   put_overrides(j, in.overrides);
   return j;
 }

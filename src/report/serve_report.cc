@@ -82,6 +82,8 @@ Json serve_document(const Provenance& provenance, const scenario::ServeInputs& i
   j["decode_step_ms"] = step_json(rep.sample_decode_step);
   j["energy_j_per_output_token"] = rep.joules_per_output_token;
   j["energy_estimated"] = rep.energy_estimated;
+  j["pue"] = rep.pue;
+  j["site_energy_j_per_output_token"] = rep.site_joules_per_output_token;
   j["power_per_chip_w"] = rep.power_per_chip_w;
   j["cost_usd_per_million_output_tokens"] = rep.dollars_per_million_output_tokens;
   j["price_estimated"] = rep.price_estimated;
@@ -114,8 +116,9 @@ std::string serve_text(const serve::ServeReport& rep) {
   percentile_row(o, "E2E", s.e2e_s, "s");
   o << strformat("batch/engine %.1f, KV use %.0f%%, preemptions %lld, goodput %.2f req/s, timed out %lld\n",
                  s.mean_batch, 100 * s.mean_kv_utilisation, s.preemptions, rep.goodput_requests_per_s, s.timed_out);
-  o << strformat("energy %.3f J/token%s, cost $%.3f per M output tokens%s\n", rep.joules_per_output_token,
-                 rep.energy_estimated ? " (estimated)" : "", rep.dollars_per_million_output_tokens,
+  o << strformat("energy %.3f J/token%s (site %.3f J/token at PUE %.3g), cost $%.3f per M output tokens%s\n",
+                 rep.joules_per_output_token, rep.energy_estimated ? " (estimated)" : "",
+                 rep.site_joules_per_output_token, rep.pue, rep.dollars_per_million_output_tokens,
                  rep.price_estimated ? " (estimated price)" : "");
   const auto& st = rep.sample_decode_step;
   o << strformat("decode step at the mean batch: %.2f ms = linear %.2f + attention %.2f + comm %.2f + overhead %.2f\n",

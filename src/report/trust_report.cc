@@ -14,28 +14,44 @@ namespace xpusim::report {
 
 using core::strformat;
 
+namespace {
+
+/// The user's file a system or its chip came from (empty: both shipped).
+std::string user_hardware(const hw::SystemSpec& system) {
+  return !system.user_file.empty() ? system.user_file : system.chip.user_file;
+}
+
+}  // namespace
+
 validation::TrustQuery train_query(const engine::TrainScenario& s) {
   return validation::TrustQuery{"train",
                                 compute::family_of(s.system->chip),
                                 validation::model_type_of(s.model),
                                 core::dtype_name(s.plan.precision),
                                 s.framework.name,
-                                s.plan.chips()};
+                                s.plan.chips(),
+                                user_hardware(*s.system)};
 }
 
 validation::TrustQuery serve_query(const serve::ServeReport& rep, const hw::SystemSpec& system,
                                    const workload::ModelSpec& model) {
   return validation::TrustQuery{"infer",          compute::family_of(system.chip), validation::model_type_of(model),
-                                rep.scenario.precision, rep.framework,             rep.chips_used};
+                                rep.scenario.precision, rep.framework,             rep.chips_used,
+                                user_hardware(system)};
 }
 
 namespace {
+
+std::string row_user_hardware(const validation::RowResult& r, const hw::Catalog& catalog) {
+  return catalog.has_system(r.row.system) ? user_hardware(catalog.system(r.row.system)) : "";
+}
 
 validation::TrustQuery row_query_with_type(const validation::RowResult& r, const hw::Catalog& catalog,
                                            const std::string& model_type) {
   return validation::TrustQuery{r.row.kind, validation::family_of_row(r.row, catalog), model_type,
                                 r.row.precision.empty() ? "bf16" : r.row.precision, r.prediction.framework,
-                                r.row.chips};
+                                r.row.chips,
+                                row_user_hardware(r, catalog)};
 }
 
 }  // namespace

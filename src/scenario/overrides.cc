@@ -39,6 +39,12 @@ void check_overrides(const EstimateOverrides& o, core::Diagnostics& d) {
   check_one(d, "--tdp", o.tdp_w, "a chip TDP in watts > 0, e.g. 1000");
 }
 
+void check_pue(const std::optional<double>& pue, core::Diagnostics& d) {
+  if (pue && !(*pue > 1 && *pue < 3))
+    d.error("--pue", "power usage effectiveness out of range", core::strformat("%g", *pue),
+            "a number greater than 1 and less than 3 (facility power / IT power)");
+}
+
 hw::SystemSpec with_overrides(const hw::SystemSpec& sys, const EstimateOverrides& o) {
   hw::SystemSpec out = sys;
   if (o.price_usd_per_chip_hour)

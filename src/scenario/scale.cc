@@ -64,9 +64,7 @@ void check_scale_inputs(const TrainInputs& in, core::Diagnostics& d) {
   config::check_non_negative_count(d, "--spares", in.spares);
   config::check_positive_number(d, "--checkpoint-interval", in.checkpoint_interval);
   check_monte_carlo(in, d);
-  if (in.pue && !(*in.pue > 1 && *in.pue < 3))
-    d.error("--pue", "power usage effectiveness out of range", core::strformat("%g", *in.pue),
-            "a number greater than 1 and less than 3 (facility power / IT power)");
+  check_pue(in.pue, d);
   if (in.scaling) {
     try {
       parse_scaling(*in.scaling);

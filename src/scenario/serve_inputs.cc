@@ -60,8 +60,7 @@ void read_top_keys(config::FieldReader& r, ServeInputs& in) {
 }
 
 template <typename Body>
-ServeInputs read_file(const std::string& path, Body body) {
-  const config::Json doc = load_scenario_document(path);
+ServeInputs read_doc(const config::Json& doc, const std::string& path, Body body) {
   core::Diagnostics d;
   config::FieldReader r(doc, "", d);
   ServeInputs in;
@@ -118,6 +117,7 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   sc.timeout = in.timeout.value_or(sc.timeout);
   sc.ttft_slo = in.ttft_slo.value_or(sc.ttft_slo);
   sc.tpot_slo = in.tpot_slo.value_or(sc.tpot_slo);
+  sc.pue = in.pue;
   return sc;
 }
 
@@ -132,8 +132,10 @@ void read_arrivals(const std::string& file, serve::LoadSpec& load) {
 
 }  // namespace
 
-ServeInputs read_serve_file(const std::string& path) {
-  return read_file(path, [](config::FieldReader& r, ServeInputs& in) {
+ServeInputs read_serve_file(const std::string& path) { return serve_inputs_from_json(load_scenario_document(path), path); }
+
+ServeInputs serve_inputs_from_json(const config::Json& doc, const std::string& path) {
+  return read_doc(doc, path, [](config::FieldReader& r, ServeInputs& in) {
     if (const config::Json* plan = r.object("plan", false)) {
       config::FieldReader pr(*plan, "plan", r.diagnostics());
       read_plan_keys(pr, in);
@@ -148,7 +150,7 @@ ServeInputs read_serve_file(const std::string& path) {
 }
 
 ServeInputs read_flat_serve_file(const std::string& path) {
-  return read_file(path, [](config::FieldReader& r, ServeInputs& in) {
+  return read_doc(load_scenario_document(path), path, [](config::FieldReader& r, ServeInputs& in) {
     read_plan_keys(r, in);
     read_workload_keys(r, in);
   });
@@ -196,6 +198,7 @@ void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {
   config::check_positive_number(d, "--rate", in.rate);
   config::check_fraction(d, "--acceptance", in.acceptance);
   check_overrides(in.overrides, d);
+  check_pue(in.pue, d);
 }
 
 serve::ServeScenario build_serve(const ServeInputs& in) {

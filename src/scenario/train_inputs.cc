@@ -33,7 +33,7 @@ void read_train_plan(config::FieldReader& r, TrainInputs& in) {
   read_text(pr, "zero", in.zero);
   read_text(pr, "recompute", in.recompute);
   read_text(pr, "schedule", in.schedule);
-  if (pr.has("allow_fallback")) in.allow_fallback = pr.boolean_or("allow_fallback", false);
+  read_flag(pr, "allow_fallback", in.allow_fallback);
   moved_to_workload(pr, {"global_batch", "seq_len"});
   pr.finish();
 }
@@ -246,8 +246,9 @@ void search_rest_of_plan(const TrainInputs& in, const engine::DefaultsRule& rule
 
 }  // namespace
 
-TrainInputs read_train_file(const std::string& path) {
-  const config::Json doc = load_scenario_document(path);
+TrainInputs read_train_file(const std::string& path) { return train_inputs_from_json(load_scenario_document(path), path); }
+
+TrainInputs train_inputs_from_json(const config::Json& doc, const std::string& path) {
   core::Diagnostics d;
   config::FieldReader r(doc, "", d);
   TrainInputs in;

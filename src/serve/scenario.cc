@@ -275,6 +275,8 @@ void fill_rates_and_energy(const ServeScenario& sc, const hw::SystemSpec& sys, c
   if (rep.sim.output_tokens > 0) {
     const double tokens = static_cast<double>(rep.sim.output_tokens);
     rep.joules_per_output_token = core::to_joules(e.total_energy) * chips / tokens;
+    rep.pue = sc.pue.value_or(params.number("reliability.facility.pue"));
+    rep.site_joules_per_output_token = rep.joules_per_output_token * rep.pue;
     rep.dollars_per_million_output_tokens = core::to_dollars(e.dollars) * chips * 1e6 / tokens;
   }
   rep.energy_estimated = true;

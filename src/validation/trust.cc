@@ -150,6 +150,9 @@ Assessment assess(const TrustData& data, const TrustQuery& q) {
     if (!q.framework.empty() && !c.frameworks.count(q.framework))
       a.reasons.push_back("framework " + q.framework + " not validated for " + group);
   }
+  if (!q.user_hardware.empty())
+    a.reasons.push_back("hardware from your catalog (" + q.user_hardware + ") is not validated; the band is the " +
+                        group + " family's");
   a.extrapolating = !a.reasons.empty();
   return a;
 }

@@ -48,11 +48,13 @@ const std::set<std::string> kUnitless = {
     "bus_factor", "replicas", "train_chips", "serve_chips", "serve_tp", "serve_pp",
     // mx: tensor shapes and errors in the tensor's own unit, fractions, bits per element
     "axis", "blocks", "scale_shape", "elements", "rmse", "max_abs_error", "max_rel_error", "tensor_scale",
-    "saturated_fraction", "flushed_to_zero_fraction", "bits_per_element", "m", "k", "n"};
+    "saturated_fraction", "flushed_to_zero_fraction", "bits_per_element", "m", "k", "n",
+    // sweep: a point's number
+    "index"};
 // Counts among the unitless names: printed as integers.
 const std::set<std::string> kCounts = {"chips", "tp", "pp", "dp", "requests", "events", "tokens_per_step",
                                        "spares", "runs", "largest_useful_chips",
-                                       "train_tokens", "n", "ok", "preemptions", "timed_out_requests"};
+                                       "train_tokens", "n", "ok", "preemptions", "timed_out_requests", "index"};
 
 bool has_unit_word(const std::string& key) {
   std::stringstream ss(key);
@@ -128,6 +130,7 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"mx_gemm", "mx gemm {A} {B} --format mxfp4_e2m1 --json"},
         Command{"calibration_show", "calibration show --json"},
         Command{"claims", "claims --json"},
+        Command{"sweep", std::string("sweep ") + XS_TESTDATA_DIR + "/sweeps/train-llama3.1-8b-h100.yaml --json"},
         Command{"collective", "collective --system trn3-ultraserver-gen2 --chips 16 --op all-reduce --bytes 1073741824 "
                               "--json"}),
     [](const ::testing::TestParamInfo<Command>& command) { return std::string(command.param.name); });

@@ -118,3 +118,24 @@ TEST(ServeCli, CompareListsTheThreeSystems) {
   for (const char* s : {"trn3-ultraserver-gen2", "trn2-ultraserver", "gb300-nvl72"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
 }
+
+TEST(ServeCli, PueScalesTheSiteEnergyAndIsChecked) {
+  const std::string args = "serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --in-len 200 --out-len 100 "
+                           "--rate 2 --requests 40 --json";
+  const auto base = run_cli(args);
+  const auto site = run_cli(args + " --pue 1.3");
+  ASSERT_EQ(base.exit_code, 0) << base.err;
+  ASSERT_EQ(site.exit_code, 0) << site.err;
+  const auto a = nlohmann::json::parse(base.out), b = nlohmann::json::parse(site.out);
+  EXPECT_EQ(a["energy_j_per_output_token"], b["energy_j_per_output_token"]);
+  EXPECT_DOUBLE_EQ(b["pue"].get<double>(), 1.3);
+  EXPECT_EQ(b["inputs"]["pue"].get<double>(), 1.3);
+  EXPECT_NEAR(b["site_energy_j_per_output_token"].get<double>(),
+              1.3 * b["energy_j_per_output_token"].get<double>(), 1e-9);
+  EXPECT_GT(a["pue"].get<double>(), 1.0);  // the calibration's default PUE
+  for (const char* bad : {"0.9", "1", "3.5"}) {
+    const auto r = run_cli(args + " --pue " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--pue"), std::string::npos) << r.err;
+  }
+}

@@ -74,6 +74,7 @@ struct ChipSpec {
   /// "neuroncore-v2" … "neuroncore-v5" (Trainium1-4). Selects the compute calibration family.
   std::string architecture;
   bool projected = false;  ///< announced, not shipping (numbers from announced multiples)
+  std::string user_file;  ///< non-empty: read from a user's --catalog-dir (this file), not shipped
   /// Dense peak math rate per dtype. A dtype the chip lacks is absent, not zero.
   std::map<core::Dtype, Sourced<core::FlopRate>> peak;
   Sourced<core::Bytes> hbm_capacity;
@@ -123,6 +124,7 @@ struct SystemSpec {
   std::string chip_id;
   ChipSpec chip;          ///< resolved copy of the chip
   bool projected = false;
+  std::string user_file;  ///< non-empty: read from a user's --catalog-dir (this file), not shipped
   int chips_per_node = 1;          ///< chips per server/instance/tray
   int chips_per_domain = 1;        ///< chips per scale-up domain (UltraServer, NVL72, HGX)
   std::string domain_name;         ///< "UltraServer", "rack", "node"

@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
+
+#include "xpusim/hw/catalog.h"
 
 #include "xpusim/scenario/serve_inputs.h"
 #include "xpusim/scenario/train_inputs.h"
@@ -19,6 +22,7 @@ inline constexpr int kSchemaVersion = 1;
 struct Provenance {
   std::string catalog_digest;      ///< core::files_digest of the catalog; empty: none read (null)
   std::string calibration_digest;  ///< of data/calibration plus --calibration; empty: none (null)
+  Json catalog_user = Json::array();  ///< entries from --catalog-dir: {kind, id, file, replaces_shipped}
 };
 
 /// `git describe` of the source tree at configure time, else the project version.
@@ -29,8 +33,13 @@ std::string xpusim_version();
 Provenance provenance(const std::string& catalog_dir, const std::string& calibration_dir,
                       const std::string& calibration_override = "");
 
+/// The catalog part of `p` for a shipped catalog with user directories layered over it: the
+/// digest of all of them, and the user's entries (what the output marks as the user's).
+void set_user_catalog(Provenance& p, const std::string& shipped_dir, const std::vector<std::string>& user_dirs,
+                      const std::vector<hw::UserEntry>& entries);
+
 /// {"schema_version", "command", "xpusim_version", "catalog_digest", "calibration_digest",
-///  "inputs", then the keys of `body` in order}.
+///  ["catalog_user" when a --catalog-dir is in use], "inputs", then the keys of `body` in order}.
 Json document(const std::string& command, const Provenance& provenance, Json inputs, const Json& body);
 
 /// The inputs as given, unset ones left out; durations in seconds (`timeout_s`, ...).

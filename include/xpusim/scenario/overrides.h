@@ -21,6 +21,9 @@ struct EstimateOverrides {
 /// Each value given must be a finite positive number; diagnostics name the flag.
 void check_overrides(const EstimateOverrides& o, core::Diagnostics& d);
 
+/// A site power usage effectiveness (--pue) must lie in (1, 3); the diagnostic names --pue.
+void check_pue(const std::optional<double>& pue, core::Diagnostics& d);
+
 /// `sys` with the overrides applied (source "user override (--price)", confidence published so
 /// that reports no longer call the value estimated). The overhead power per chip is unchanged.
 hw::SystemSpec with_overrides(const hw::SystemSpec& sys, const EstimateOverrides& o);

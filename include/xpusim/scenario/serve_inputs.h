@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "xpusim/config/document.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/scenario/overrides.h"
 #include "xpusim/serve/scenario.h"
@@ -37,10 +38,14 @@ struct ServeInputs {
   std::optional<std::string> arrivals;  ///< CSV file arrival_s,in_len,out_len
   std::optional<core::Seconds> timeout, ttft_slo, tpot_slo;
   EstimateOverrides overrides;  ///< --price, --tdp (flags only): apply_overrides() on the catalog
+  std::optional<double> pue;    ///< --pue (flag only): site PUE (default reliability.facility.pue)
 };
 
 /// Reads a scenario file (nested plan: and workload:). Errors carry the file and key path.
 ServeInputs read_serve_file(const std::string& path);
+/// The same keys from a document already read (a sweep point, a Python call); `path` names the
+/// source in diagnostics (a file, or empty).
+ServeInputs serve_inputs_from_json(const config::Json& doc, const std::string& path);
 /// Reads the flat keys of the deprecated `serve --config` file (tp, rate, ... at the top).
 ServeInputs read_flat_serve_file(const std::string& path);
 

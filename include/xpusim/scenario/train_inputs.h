@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "xpusim/config/document.h"
 #include "xpusim/engine/defaults.h"
 #include "xpusim/engine/train.h"
 #include "xpusim/hw/catalog.h"
@@ -48,6 +49,9 @@ struct TrainInputs {
 
 /// Reads a scenario file (nested plan: and workload:). Errors carry the file and key path.
 TrainInputs read_train_file(const std::string& path);
+/// The same keys from a document already read (a sweep point, a Python call); `path` names the
+/// source in diagnostics (a file, or empty).
+TrainInputs train_inputs_from_json(const config::Json& doc, const std::string& path);
 
 /// Fills every unset field of `given` from `fallback` (flags given on the command line win).
 void fill_unset(TrainInputs& given, const TrainInputs& fallback);

@@ -46,6 +46,7 @@ struct ServeScenario {
   core::Seconds ttft_slo = core::seconds(2);
   core::Seconds tpot_slo = core::milliseconds(200);
   bool trace = false;            ///< record the serving timeline (SimResult::trace, bounded)
+  std::optional<double> pue;     ///< site power usage effectiveness; empty = reliability.facility.pue
 };
 
 struct ServeEnv {
@@ -65,6 +66,8 @@ struct ServeReport {
   double output_tokens_per_s_per_chip = 0;
   double goodput_requests_per_s = 0;
   double joules_per_output_token = 0;
+  double pue = 1;                        ///< site power usage effectiveness used
+  double site_joules_per_output_token = 0;  ///< joules_per_output_token x pue (the building's share)
   double dollars_per_million_output_tokens = 0;
   double power_per_chip_w = 0;
   bool energy_estimated = true, price_estimated = true;

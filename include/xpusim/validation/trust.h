@@ -38,6 +38,7 @@ struct TrustData {
 struct TrustQuery {
   std::string kind, family, model_type, precision, framework;
   long long chips = 0;
+  std::string user_hardware;  ///< non-empty: the system or chip file of a user's --catalog-dir
 };
 
 struct Assessment {

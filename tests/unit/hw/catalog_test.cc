@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include "xpusim/config/document.h"
@@ -645,3 +646,27 @@ TEST(CatalogDiagnostics, MissingDirectory) {
 }
 
 }  // namespace
+
+// ----------------------------------------------------------------------------- user layers
+
+TEST(CatalogLayers, UserChipReplacesTheShippedOneInShippedSystems) {
+  const std::string shipped = std::string(XS_TESTDATA_DIR) + "/catalog";
+  std::ifstream in(shipped + "/chips/h100-sxm.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string from = "\"value\": \"700 W\"";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "\"value\": \"650 W\"");
+  const auto dir = std::filesystem::temp_directory_path() / "xpusim_catalog_layers";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "chips");
+  std::ofstream(dir / "chips" / "h100-sxm.json") << text;
+
+  const Catalog cat = Catalog::load(shipped, {dir.string()});
+  EXPECT_DOUBLE_EQ(core::to_watts(cat.system("h100-sxm-dgx").chip.tdp.value), 650.0);
+  EXPECT_EQ(cat.system("h100-sxm-dgx").chip.user_file, (dir / "chips" / "h100-sxm.json").string());
+  EXPECT_TRUE(cat.system("h100-sxm-dgx").user_file.empty());
+  ASSERT_EQ(cat.user_entries().size(), 1u);
+  EXPECT_TRUE(cat.user_entries()[0].replaces_shipped);
+  EXPECT_EQ(cat.system_ids(), real_catalog().system_ids());
+  EXPECT_DOUBLE_EQ(core::to_watts(real_catalog().system("h100-sxm-dgx").chip.tdp.value), 700.0);
+}

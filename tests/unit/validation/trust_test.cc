@@ -56,7 +56,7 @@ TEST(Trust, BandsAreThePercentilesOfRateOrientedLogResiduals) {
   EXPECT_EQ(loaded.coverage.at("train/nvidia-hopper").frameworks, std::set<std::string>{"megatron"});
 
   // A prediction inside the coverage: a band, not extrapolating; a rate's band is mirrored.
-  validation::TrustQuery q{"train", "nvidia-hopper", "dense", "bf16", "megatron", 1024};
+  validation::TrustQuery q{"train", "nvidia-hopper", "dense", "bf16", "megatron", 1024, ""};
   auto a = validation::assess(loaded, q);
   EXPECT_FALSE(a.extrapolating);
   const auto [lo, hi] = validation::band_of(a, 100.0, false);
@@ -67,10 +67,16 @@ TEST(Trust, BandsAreThePercentilesOfRateOrientedLogResiduals) {
   EXPECT_NEAR(thi, 2.0 * std::exp(band.high), 1e-9);
 
   // Outside: every reason named.
-  a = validation::assess(loaded, {"train", "nvidia-hopper", "moe", "fp8", "torchtitan", 1025});
+  a = validation::assess(loaded, {"train", "nvidia-hopper", "moe", "fp8", "torchtitan", 1025, ""});
   EXPECT_TRUE(a.extrapolating);
   EXPECT_EQ(a.reasons.size(), 4u);
-  a = validation::assess(loaded, {"infer", "trainium", "dense", "bf16", "vllm", 1});
+  // Hardware from a user's catalog is named as not validated, band kept.
+  a = validation::assess(loaded, {"train", "nvidia-hopper", "dense", "bf16", "megatron", 1024, "my/systems/x.json"});
+  EXPECT_TRUE(a.extrapolating);
+  EXPECT_TRUE(a.has_band);
+  ASSERT_EQ(a.reasons.size(), 1u);
+  EXPECT_NE(a.reasons[0].find("my/systems/x.json"), std::string::npos);
+  a = validation::assess(loaded, {"infer", "trainium", "dense", "bf16", "vllm", 1, ""});
   EXPECT_TRUE(a.extrapolating);
   EXPECT_FALSE(a.has_band);
 }

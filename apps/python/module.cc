@@ -1,0 +1,142 @@
+// The Python module `xpusim` (pybind11): each function takes the command's keys as keyword
+// arguments (the scenario file's keys: ints, floats, strings, lists, nested dicts) and returns
+// the dict `xpusim CMD --json` prints for the same inputs. It calls the api layer, as the CLI
+// does; bad input raises xpusim.InputError (a ValueError) with the diagnostics' text.
+//
+//   import xpusim
+//   r = xpusim.train(system="h100-sxm-dgx", model="llama3.1-8b", chips=8, tp=8, pp=1)
+//   r["step_time_s"]
+
+#include <pybind11/pybind11.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "xpusim/api/api.h"
+#include "xpusim/api/sweep.h"
+
+namespace py = pybind11;
+using xpusim::api::Json;
+
+namespace {
+
+Json to_json(const py::handle& v) {
+  if (v.is_none()) return nullptr;
+  if (py::isinstance<py::bool_>(v)) return v.cast<bool>();
+  if (py::isinstance<py::int_>(v)) return v.cast<long long>();
+  if (py::isinstance<py::float_>(v)) return v.cast<double>();
+  if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+  if (py::isinstance<py::dict>(v)) {
+    Json out = Json::object();
+    for (const auto& [key, value] : v.cast<py::dict>()) out[py::str(key).cast<std::string>()] = to_json(value);
+    return out;
+  }
+  if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    Json out = Json::array();
+    for (const auto& item : v) out.push_back(to_json(item));
+    return out;
+  }
+  // numpy scalars and arrays: through their Python values
+  if (py::hasattr(v, "tolist")) return to_json(v.attr("tolist")());
+  throw py::type_error("xpusim: cannot pass a " + py::str(v.get_type()).cast<std::string>() +
+                       " (expected int, float, str, bool, list or dict)");
+}
+
+py::object to_python(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::null: return py::none();
+    case Json::value_t::boolean: return py::bool_(j.get<bool>());
+    case Json::value_t::number_integer: return py::int_(j.get<long long>());
+    case Json::value_t::number_unsigned: return py::int_(j.get<unsigned long long>());
+    case Json::value_t::number_float: return py::float_(j.get<double>());
+    case Json::value_t::string: return py::str(j.get<std::string>());
+    case Json::value_t::array: {
+      py::list out;
+      for (const auto& item : j) out.append(to_python(item));
+      return out;
+    }
+    case Json::value_t::object: {
+      py::dict out;
+      for (const auto& [key, value] : j.items()) out[py::str(key)] = to_python(value);
+      return out;
+    }
+    default: return py::none();
+  }
+}
+
+// One session (catalog, calibration, bands) per calibration file, loaded on first use (called
+// without the GIL: threads may race here).
+const xpusim::api::Session& session(const std::string& calibration) {
+  static std::mutex lock;
+  static std::map<std::string, std::unique_ptr<xpusim::api::Session>> sessions;
+  const std::lock_guard<std::mutex> held(lock);
+  auto& s = sessions[calibration];
+  if (!s) s = std::make_unique<xpusim::api::Session>(xpusim::api::default_data_dir(), calibration);
+  return *s;
+}
+
+// kwargs → keys; `calibration` (an override file, as --calibration) is not a scenario key.
+std::pair<Json, std::string> split_kwargs(const py::kwargs& kw) {
+  Json keys = to_json(kw);
+  std::string calibration;
+  if (keys.contains("calibration")) {
+    if (!keys["calibration"].is_string()) throw py::type_error("xpusim: calibration must be a file path (str)");
+    calibration = keys["calibration"].get<std::string>();
+    keys.erase("calibration");
+  }
+  return {keys, calibration};
+}
+
+using Command = Json (*)(const Json&, const xpusim::api::Session&);
+
+py::object call(Command command, const py::kwargs& kw) {
+  const auto [keys, calibration] = split_kwargs(kw);
+  Json doc;
+  {
+    py::gil_scoped_release unlocked;
+    doc = command(keys, session(calibration));
+  }
+  return to_python(doc);
+}
+
+py::object sweep(const py::object& grid, bool as_frame, const std::string& calibration) {
+  const Json g = to_json(grid);
+  Json points;
+  std::string csv;
+  {
+    py::gil_scoped_release unlocked;
+    const auto& s = session(calibration);
+    const xpusim::api::SweepRun run = xpusim::api::run_sweep(g, s);
+    if (as_frame) csv = xpusim::api::sweep_csv(run.grid, run.points);
+    else points = xpusim::api::sweep_document(run.grid, run.points, s)["points"];
+  }
+  if (!as_frame) return to_python(points);
+  const py::object text = py::module_::import("io").attr("StringIO")(csv);
+  return py::module_::import("pandas").attr("read_csv")(text);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(xpusim, m) {
+  m.doc() = "xpusim: simulator of AI accelerator systems. Each function takes the command's keys and returns "
+            "the dict `xpusim CMD --json` prints (docs/python.md).";
+  py::register_exception<xpusim::core::InputError>(m, "InputError", PyExc_ValueError);
+  m.attr("__version__") = xpusim::report::xpusim_version();
+  m.def("train", [](const py::kwargs& kw) { return call(xpusim::api::train, kw); },
+        "One training step: scenario keys (system, model, chips, tp, pp, precision, plan={...}, ...) -> train --json");
+  m.def("serve", [](const py::kwargs& kw) { return call(xpusim::api::serve, kw); },
+        "One serving run: scenario keys (system, model, chips, rate, in_len, ...) -> serve --json");
+  m.def("collective", [](const py::kwargs& kw) { return call(xpusim::api::collective, kw); },
+        "system, chips, op, bytes[, algorithm] -> collective --json");
+  m.def("validate", [](const py::kwargs& kw) { return call(xpusim::api::validate, kw); },
+        "[file] -> validate --json (default: the shipped public set)");
+  m.def("catalog", [](const py::kwargs& kw) { return call(xpusim::api::catalog, kw); },
+        "no keys: catalog list --json; id=...: catalog show ID --json");
+  m.def("model", [](const py::kwargs& kw) { return call(xpusim::api::model, kw); },
+        "no keys: model list --json; model=...[, seq, context]: model show --json");
+  m.def("sweep", &sweep, py::arg("grid"), py::arg("as_frame") = false, py::arg("calibration") = "",
+        "A grid (dict or path to YAML/JSON) -> the list of points (index, values, status, reason, result), or with "
+        "as_frame=True a pandas DataFrame with the columns of `xpusim sweep`'s CSV");
+}

@@ -1,0 +1,129 @@
+"""The Python module `xpusim` (build/python): each function returns the dict `xpusim CMD --json`
+prints for the same inputs; bad input raises xpusim.InputError (a ValueError) with the
+diagnostic; infeasible results are returned. Run by ctest (label python) with PYTHONPATH set and
+XS_CLI pointing at build/xpusim."""
+
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+import xpusim
+
+CLI = os.environ.get("XS_CLI", "build/xpusim")
+
+TRAIN = dict(system="h100-sxm-dgx", model="llama3.1-8b", chips=16, executor="analytical",
+             tp=8, pp=1, precision="fp8", global_batch=64, seq_len=4096)
+TRAIN_FLAGS = ["--system", "h100-sxm-dgx", "--model", "llama3.1-8b", "--chips", "16", "--executor", "analytical",
+               "--tp", "8", "--pp", "1", "--precision", "fp8", "--global-batch", "64", "--seq-len", "4096"]
+SERVE = dict(system="h100-sxm-dgx", model="llama3.1-8b", chips=8, tp=2, in_len=512, out_len=64,
+             requests=40, rate=4.0, seed=3, ttft_slo="1 s")
+SERVE_FLAGS = ["--system", "h100-sxm-dgx", "--model", "llama3.1-8b", "--chips", "8", "--tp", "2", "--in-len", "512",
+               "--out-len", "64", "--requests", "40", "--rate", "4", "--seed", "3", "--ttft-slo", "1 s"]
+
+
+def cli_json(*args, expect=0):
+    r = subprocess.run([CLI, *args, "--json"], capture_output=True, text=True)
+    assert r.returncode == expect, r.stderr
+    return json.loads(r.stdout)
+
+
+class SameDocumentAsTheCli(unittest.TestCase):
+    def test_train_equals_cli_json(self):
+        self.assertEqual(xpusim.train(**TRAIN), cli_json("train", *TRAIN_FLAGS))
+
+    def test_train_nested_keys_equal_flat_keys(self):
+        nested = dict(system="h100-sxm-dgx", model="llama3.1-8b", chips=16, executor="analytical",
+                      plan={"tp": 8, "pp": 1, "precision": "fp8"}, workload={"global_batch": 64, "seq_len": 4096})
+        self.assertEqual(xpusim.train(**nested), xpusim.train(**TRAIN))
+
+    def test_serve_equals_cli_json(self):
+        self.assertEqual(xpusim.serve(**SERVE), cli_json("serve", *SERVE_FLAGS))
+
+    def test_collective_catalog_model_equal_cli_json(self):
+        self.assertEqual(xpusim.collective(system="h100-sxm-dgx", chips=8, op="all-reduce", bytes="1 GiB"),
+                         cli_json("collective", "--system", "h100-sxm-dgx", "--chips", "8", "--op", "all-reduce",
+                                  "--bytes", "1 GiB"))
+        self.assertEqual(xpusim.catalog(), cli_json("catalog", "list"))
+        self.assertEqual(xpusim.catalog(id="trn2-ultraserver"), cli_json("catalog", "show", "trn2-ultraserver"))
+        self.assertEqual(xpusim.model(), cli_json("model", "list"))
+        self.assertEqual(xpusim.model(model="llama3.1-8b", seq=2048),
+                         cli_json("model", "show", "llama3.1-8b", "--seq", "2048"))
+
+
+    def test_validate_equals_cli_json(self):
+        public = os.path.join(os.path.dirname(__file__), "..", "..", "data", "validation", "public.csv")
+        with open(public) as f:
+            lines = f.readlines()
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+            f.writelines(lines[:1] + lines[1:4])  # the header and three rows: seconds, not minutes
+        try:
+            self.assertEqual(xpusim.validate(file=f.name), cli_json("validate", f.name))
+        finally:
+            os.unlink(f.name)
+
+
+class Errors(unittest.TestCase):
+    def test_bad_input_raises_input_error_with_the_diagnostic(self):
+        self.assertTrue(issubclass(xpusim.InputError, ValueError))
+        with self.assertRaises(xpusim.InputError) as e:
+            xpusim.train(**dict(TRAIN, precison="fp8"))
+        self.assertIn("precison", str(e.exception))
+        self.assertIn("did you mean 'precision'", str(e.exception))
+        with self.assertRaises(xpusim.InputError) as e:
+            xpusim.serve(**dict(SERVE, rate=-1.0))
+        self.assertIn("rate", str(e.exception))
+        with self.assertRaises(xpusim.InputError) as e:
+            xpusim.collective(system="h100-sxm-dgx", chips=8, op="all-too-all", bytes=1024)
+        self.assertIn("did you mean 'all-to-all'", str(e.exception))
+
+    def test_unsupported_types_raise_type_error(self):
+        with self.assertRaises(TypeError):
+            xpusim.train(**dict(TRAIN, chips=object()))
+
+    def test_infeasible_is_returned_not_raised(self):
+        r = xpusim.train(system="h100-sxm-dgx", model="llama3.1-70b", chips=24, executor="analytical", tp=8, pp=1,
+                         zero="none", recompute="none", global_batch=24, seq_len=4096)
+        self.assertFalse(r["fits"])
+        self.assertTrue(r["reason"])
+
+
+class Sweep(unittest.TestCase):
+    GRID = {"command": "train",
+            "base": {"system": "h100-sxm-dgx", "model": "llama3.1-8b", "executor": "analytical",
+                     "plan": {"tp": 8, "pp": 1}, "workload": {"global_batch": 64, "seq_len": 4096}},
+            "grid": {"chips": [8, 16], "precision": ["bf16", "fp8"]}}
+
+    def test_points_in_order_with_documents(self):
+        points = xpusim.sweep(self.GRID)
+        self.assertEqual([(p["values"]["chips"], p["values"]["precision"]) for p in points],
+                         [(8, "bf16"), (8, "fp8"), (16, "bf16"), (16, "fp8")])
+        self.assertEqual(points[3]["result"], xpusim.train(**TRAIN))
+
+    def test_path_and_dict_agree(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(self.GRID, f)
+        try:
+            self.assertEqual(xpusim.sweep(f.name), xpusim.sweep(self.GRID))
+        finally:
+            os.unlink(f.name)
+
+    def test_frame_has_the_csv_columns(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            self.skipTest("pandas not installed")
+        frame = xpusim.sweep(self.GRID, as_frame=True)
+        self.assertEqual(list(frame.columns[:5]), ["chips", "precision", "status", "reason", "step_time_s"])
+        self.assertEqual(len(frame), 4)
+        self.assertEqual(list(frame["status"]), ["ok"] * 4)
+
+    def test_bad_grid_raises(self):
+        with self.assertRaises(xpusim.InputError) as e:
+            xpusim.sweep(dict(self.GRID, grid={"chips": []}))
+        self.assertIn("grid.chips", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
