@@ -1,5 +1,7 @@
 #include "cli_util.h"
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "xpusim/api/api.h"
@@ -63,6 +65,15 @@ report::Provenance provenance(bool uses_catalog, bool uses_calibration, const st
   const CatalogChoice& choice = catalog_choice();
   if (uses_catalog) report::set_user_catalog(p, data_dir() + "/catalog", choice.user_dirs, choice.user_entries);
   return p;
+}
+
+void add_html_option(CLI::App& app, std::string& file) {
+  app.add_option("--html", file, "write a self-contained HTML report with charts to FILE (docs/html.md)");
+}
+
+void write_html(const std::string& path, const std::string& page) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !(out << page)) core::fail("--html", "cannot write file", path, "a writable path");
 }
 
 }  // namespace xpusim::cli

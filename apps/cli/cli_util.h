@@ -38,4 +38,9 @@ validation::TrustData load_trust_data();
 /// calibration (when `uses_calibration`: data/calibration plus `calibration_file` if given).
 report::Provenance provenance(bool uses_catalog, bool uses_calibration, const std::string& calibration_file = "");
 
+/// Adds `--html FILE` (a self-contained HTML report with charts, docs/html.md) to a command.
+void add_html_option(CLI::App& app, std::string& file);
+/// Writes an HTML page to `path`; InputError naming --html when it cannot.
+void write_html(const std::string& path, const std::string& page);
+
 }  // namespace xpusim::cli

@@ -11,6 +11,7 @@
 #include "xpusim/api/api.h"
 #include "xpusim/config/values.h"
 #include "xpusim/hw/catalog.h"
+#include "xpusim/report/html_report.h"
 #include "xpusim/report/serve_report.h"
 #include "xpusim/report/trust_report.h"
 #include "xpusim/workload/hf_config.h"
@@ -22,7 +23,7 @@ namespace {
 struct ServeFlags {
   scenario::ServeInputs in;
   std::string scenario_file, config_file, arrivals, trace;
-  std::string timeout, ttft_slo, tpot_slo, calibration_file;
+  std::string timeout, ttft_slo, tpot_slo, calibration_file, html;
   bool no_chunk = false, json = false, search = false, compare = false;
   std::vector<std::string> systems;
 };
@@ -140,6 +141,7 @@ int run_serve(const Args& args) {
   app.add_flag("--json", f.json, "print one JSON document");
   add_calibration_option(app, f.calibration_file);
   add_catalog_option(app);
+  add_html_option(app, f.html);
   if (int rc = parse(app, args); rc >= 0) return rc;
   resolve_inputs(f);
 
@@ -147,6 +149,8 @@ int run_serve(const Args& args) {
   const std::vector<std::string> overrides = apply_serve_overrides(cat, f);
   const calib::Params params = load_calibration(f.calibration_file);
   const serve::ServeEnv env{&cat, data_dir() + "/models", &params};
+  if ((f.search || f.compare) && !f.html.empty())
+    core::fail("--html", "applies to a single run, not to --search or --compare", f.html, "a run without them");
   if (f.search || f.compare) return run_search(f, env, overrides);
   serve::ServeScenario sc = scenario::build_serve(f.in);
   sc.trace = !f.trace.empty();
@@ -159,6 +163,8 @@ int run_serve(const Args& args) {
   serve::ServeReport rep = *result;
   rep.assumptions.insert(rep.assumptions.begin(), overrides.begin(), overrides.end());
   if (!f.trace.empty()) write_trace(f.trace, rep.sim);
+  if (!f.html.empty())
+    write_html(f.html, report::serve_html(provenance(true, true, f.calibration_file), rep, scenario::rate_curve(rep, env)));
   const validation::TrustData trust = load_trust_data();
   const auto model = workload::load_model(rep.scenario.model, env.models_dir);
   const auto assessment = validation::assess(trust, report::serve_query(rep, cat.system(rep.scenario.system), model));

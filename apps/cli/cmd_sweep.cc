@@ -14,6 +14,7 @@
 #include "cli_util.h"
 #include "sweep_mpi.h"
 #include "xpusim/api/sweep.h"
+#include "xpusim/report/html_report.h"
 
 namespace xpusim::cli {
 
@@ -65,7 +66,9 @@ std::vector<report::SweepPoint> collect(const std::vector<std::string>& parts) {
 }
 
 void write_outputs(const scenario::SweepGrid& g, const std::vector<report::SweepPoint>& points, const api::Session& s,
-                   const std::string& out, bool json) {
+                   const std::string& out, bool json, const std::string& html) {
+  if (!html.empty())
+    write_html(html, report::sweep_html(s.provenance(true, true), g.command, api::grid_keys(g), points));
   const std::string csv = api::sweep_csv(g, points);
   if (!out.empty()) {
     std::ofstream f(out, std::ios::binary);
@@ -80,13 +83,14 @@ void write_outputs(const scenario::SweepGrid& g, const std::vector<report::Sweep
 
 int run_sweep(const Args& args) {
   CLI::App app{"Run a grid of train or serve scenarios: one CSV row per point (docs/sweep.md)", "xpusim sweep"};
-  std::string grid_file, out, calibration_file;
+  std::string grid_file, out, calibration_file, html;
   bool json = false;
   app.add_option("GRID", grid_file, "YAML/JSON grid: command, base, grid")->required();
   app.add_option("--out", out, "write the CSV here (default: stdout, unless --json)");
   app.add_flag("--json", json, "print one JSON document with every point's whole result");
   add_calibration_option(app, calibration_file);
   add_catalog_option(app);
+  add_html_option(app, html);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
   const SweepRanks ranks;
@@ -98,7 +102,7 @@ int run_sweep(const Args& args) {
   const std::vector<std::string> parts = ranks.gather(run_share(g, s, ranks, internal_error));
   if (ranks.rank() != 0) return internal_error ? 3 : 0;
   const std::vector<report::SweepPoint> points = collect(parts);
-  write_outputs(g, points, s, out, json);
+  write_outputs(g, points, s, out, json, html);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
   std::size_t ok = 0;
   for (const auto& p : points) ok += p.status == "ok";

@@ -8,9 +8,11 @@
 #include "cli_util.h"
 #include "flags.h"
 #include "xpusim/api/api.h"
+#include "xpusim/report/html_report.h"
 #include "xpusim/report/scale_report.h"
 #include "xpusim/report/train_report.h"
 #include "xpusim/report/trust_report.h"
+#include "xpusim/scenario/train_page.h"
 
 namespace xpusim::cli {
 
@@ -75,7 +77,7 @@ void write_trace(const std::string& path, const engine::TrainResult& r) {
 int run_train(const Args& args) {
   CLI::App app{"Simulate one training step: step time, tokens/s, MFU, breakdown, memory per chip", "xpusim train"};
   scenario::TrainInputs in;
-  std::string scenario_file, trace, calibration_file;
+  std::string scenario_file, trace, calibration_file, html;
   bool json = false;
   add_train_flags(app, in);
   add_calibration_option(app, calibration_file);
@@ -83,14 +85,19 @@ int run_train(const Args& args) {
   app.add_option("--scenario", scenario_file, "YAML scenario file (flags given on the command line win)");
   app.add_option("--trace", trace, "write the event-driven timeline as Chrome trace JSON (Perfetto)");
   app.add_flag("--json", json, "print one JSON document");
+  add_html_option(app, html);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
   if (!scenario_file.empty()) scenario::fill_unset(in, scenario::read_train_file(scenario_file));
   const hw::Catalog cat = load_catalog();
   const calib::Params params = load_calibration(calibration_file);
+  if (in.scaling && !html.empty()) core::fail("--html", "not available with --scaling", html, "a single training step");
   if (in.scaling) return run_scaling(in, cat, params, json, calibration_file);
   const auto started = std::chrono::steady_clock::now();
-  const scenario::TrainRun run = scenario::run_train(in, cat, data_dir() + "/models", params, !trace.empty());
+  // The HTML timeline is the event executor's trace (none when the analytical one was asked for).
+  const bool html_trace = !html.empty() && in.executor.value_or("event") == "event";
+  const scenario::TrainRun run =
+      scenario::run_train(in, cat, data_dir() + "/models", params, !trace.empty() || html_trace);
   if (run.built.searched) {
     // Timings go to stderr so that stdout stays byte-identical between runs.
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
@@ -98,6 +105,9 @@ int run_train(const Args& args) {
               << " pruned) in " << took.count() << " s\n";
   }
   if (!trace.empty()) write_trace(trace, run.result);
+  if (!html.empty())
+    write_html(html, report::train_html(provenance(true, true, calibration_file), run,
+                                        scenario::train_page_data(run.built.scenario)));
   const validation::TrustData trust = load_trust_data();
   const auto assessment = validation::assess(trust, report::train_query(run.built.scenario));
   const auto metrics = report::train_metrics(run.result);

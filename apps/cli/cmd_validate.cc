@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli_util.h"
+#include "xpusim/report/html_report.h"
 #include "xpusim/report/validation_report.h"
 #include "xpusim/validation/fit.h"
 #include "xpusim/report/trust_report.h"
@@ -29,6 +30,8 @@ int run_validate(const Args& args) {
   std::string calibration_file;
   add_calibration_option(app, calibration_file);
   add_catalog_option(app);
+  std::string html;
+  add_html_option(app, html);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
   if (file.empty()) file = validation::default_public_file(data_dir());
@@ -56,6 +59,10 @@ int run_validate(const Args& args) {
     std::ofstream(bands_file, std::ios::binary) << validation::trust_json_text(data);
   }
   const auto* cv_ptr = cv ? &cv_results : nullptr;
+  if (!html.empty()) {
+    const auto bands = report::row_bands(results, load_trust_data(), cat, data_dir() + "/models");
+    write_html(html, report::validation_html(provenance(true, true, calibration_file), file, results, bands, cat));
+  }
   if (json) {
     report::Json doc = report::validation_document(provenance(true, true, calibration_file), file, results, cat, cv_ptr);
     report::add_row_trust(doc, results, load_trust_data(), cat, data_dir() + "/models");

@@ -1,5 +1,8 @@
 #include "stage_costs.h"
 
+#include "common.h"
+#include "xpusim/engine/op_profile.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -90,9 +93,9 @@ struct Context {
 
 constexpr double kActBytes = 2.0;  // bf16 activations on the wire
 
-Context::Context(const TrainScenario& sc, const net::Topology& t, const compute::ChipModel& c)
-    : s(sc), topo(t), chip(c), prec(precision_of(sc.plan)) {
-  const auto& plan = s.plan;
+/// How one layer's work of a micro-batch is split on a chip of the plan.
+workload::LayerShard shard_of(const mapping::TrainPlan& plan) {
+  workload::LayerShard shard;
   shard.batch = plan.micro_batch;
   shard.seq = plan.seq_len;
   shard.tp = plan.tp;
@@ -100,6 +103,13 @@ Context::Context(const TrainScenario& sc, const net::Topology& t, const compute:
   shard.ep = plan.ep;
   shard.etp = plan.etp();
   shard.sequence_parallel = plan.sequence_parallel && plan.tp > 1;
+  return shard;
+}
+
+Context::Context(const TrainScenario& sc, const net::Topology& t, const compute::ChipModel& c)
+    : s(sc), topo(t), chip(c), prec(precision_of(sc.plan)) {
+  const auto& plan = s.plan;
+  shard = shard_of(plan);
   tokens_chip = plan.micro_batch * plan.seq_len / plan.cp;
   block_bytes = static_cast<double>(tokens_chip) * static_cast<double>(s.model.hidden) * kActBytes;
   tp_group = net::Group{plan.tp, 1};
@@ -398,3 +408,18 @@ StepCosts step_costs(const TrainScenario& s, const net::Topology& topo, const co
 }
 
 }  // namespace xpusim::engine::detail
+
+namespace xpusim::engine {
+
+std::vector<OpProfile> layer_op_profile(const TrainScenario& s) {
+  const compute::ChipModel chip(s.system->chip, detail::calibration(s));
+  const compute::Precision prec = detail::precision_of(s.plan);
+  std::vector<OpProfile> out;
+  for (const auto& op : workload::layer_ops(s.model, s.model.layers / 2, detail::shard_of(s.plan))) {
+    const compute::OpTime t = chip.time(op, prec, compute::Pass::Forward);
+    out.push_back({op.name, t.flops, t.hbm_bytes, t.time, t.compute_bound});
+  }
+  return out;
+}
+
+}  // namespace xpusim::engine

@@ -3,6 +3,7 @@
 #include "xpusim/report/trust_report.h"
 
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "xpusim/compute/calibration.h"
@@ -60,23 +61,55 @@ validation::TrustQuery row_query(const validation::RowResult& r, const hw::Catal
   return row_query_with_type(r, catalog, validation::model_type_of(workload::load_model(r.row.model, models_dir)));
 }
 
-void add_row_trust(Json& doc, const std::vector<validation::RowResult>& results, const validation::TrustData& data,
-                   const hw::Catalog& catalog, const std::string& models_dir) {
-  Json& rows = doc.at("rows");
-  std::map<std::string, validation::TrustQuery> by_model;  // one model file read per model, not per row
-  for (size_t i = 0; i < results.size() && i < rows.size(); ++i) {
+namespace {
+
+/// The assessment of each ok row, in row order (none for the others); one model file read per
+/// model, not per row.
+std::vector<std::optional<validation::Assessment>> row_assessments(const std::vector<validation::RowResult>& results,
+                                                                   const validation::TrustData& data,
+                                                                   const hw::Catalog& catalog,
+                                                                   const std::string& models_dir) {
+  std::vector<std::optional<validation::Assessment>> out(results.size());
+  std::map<std::string, validation::TrustQuery> by_model;
+  for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     if (r.prediction.status != validation::Status::Ok) continue;
     auto it = by_model.find(r.row.model);
     if (it == by_model.end()) it = by_model.emplace(r.row.model, row_query(r, catalog, models_dir)).first;
-    validation::TrustQuery q = row_query_with_type(r, catalog, it->second.model_type);
-    const auto a = validation::assess(data, q);
+    out[i] = validation::assess(data, row_query_with_type(r, catalog, it->second.model_type));
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_row_trust(Json& doc, const std::vector<validation::RowResult>& results, const validation::TrustData& data,
+                   const hw::Catalog& catalog, const std::string& models_dir) {
+  Json& rows = doc.at("rows");
+  const auto assessments = row_assessments(results, data, catalog, models_dir);
+  for (size_t i = 0; i < results.size() && i < rows.size(); ++i) {
+    if (!assessments[i]) continue;
+    const auto& r = results[i];
+    const auto& a = *assessments[i];
     const auto [low, high] = validation::band_of(a, r.prediction.predicted, validation::is_time_metric(r.row.metric));
     rows[i]["predicted_low"] = low;
     rows[i]["predicted_high"] = high;
     rows[i]["extrapolating"] = a.extrapolating;
     rows[i]["extrapolating_reasons"] = a.reasons;
   }
+}
+
+std::vector<std::pair<double, double>> row_bands(const std::vector<validation::RowResult>& results,
+                                                 const validation::TrustData& data, const hw::Catalog& catalog,
+                                                 const std::string& models_dir) {
+  const auto assessments = row_assessments(results, data, catalog, models_dir);
+  std::vector<std::pair<double, double>> bands(results.size(), {0.0, 0.0});
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!assessments[i]) continue;
+    const auto& r = results[i];
+    bands[i] = validation::band_of(*assessments[i], r.prediction.predicted, validation::is_time_metric(r.row.metric));
+  }
+  return bands;
 }
 
 std::vector<TrustedMetric> train_metrics(const engine::TrainResult& r) {

@@ -5,6 +5,7 @@
 // the flag come from validation::assess over the shipped data/validation/uncertainty.json.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "xpusim/report/json_convention.h"
@@ -38,6 +39,10 @@ validation::TrustQuery row_query(const validation::RowResult& r, const hw::Catal
 /// each ok row of a `validate --json` document, in row order.
 void add_row_trust(Json& doc, const std::vector<validation::RowResult>& results, const validation::TrustData& data,
                    const hw::Catalog& catalog, const std::string& models_dir);
+/// The band (predicted_low, predicted_high) of each row, in row order; {0, 0} for rows not predicted.
+std::vector<std::pair<double, double>> row_bands(const std::vector<validation::RowResult>& results,
+                                                 const validation::TrustData& data, const hw::Catalog& catalog,
+                                                 const std::string& models_dir);
 
 /// Headline metrics of a training step (step time, tokens/s, tokens/s per chip, MFU) and of a
 /// serving run (mean TTFT and TPOT, output tokens/s and per chip).
