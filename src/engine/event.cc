@@ -71,12 +71,71 @@ TaskTimes task_times(const mapping::StepPlan& plan, const detail::PipelineCosts&
   return t;
 }
 
+/// Operator-level detail of the trace: a representative (middle) layer's operators and exposed
+/// collectives, repeated for the layers of a chunk and scaled to fill each simulated compute
+/// span of the first kDetailedMicroBatches micro-batches (the others stay whole spans).
+struct OpDetail {
+  detail::LayerDetail layer;
+  int layers_per_chunk = 1;
+};
+constexpr int kDetailedMicroBatches = 2;
+
+struct DetailItem {
+  std::string name;
+  const char* category;
+  int stream;
+  core::Seconds time;
+  std::vector<std::pair<std::string, double>> args;
+};
+
+/// One layer's items in pass order: its operators, then its exposed collectives.
+std::vector<DetailItem> layer_items(const detail::LayerDetail& d, bool fwd) {
+  std::vector<DetailItem> items;
+  for (const auto& op : d.ops) {
+    const core::Seconds t = fwd ? op.fwd : op.bwd;
+    items.push_back({op.name, "op", kTraceCompute, t,
+                     {{"flops", op.flops.base() * (fwd ? 1.0 : 2.0)}, {"hbm_bytes", op.hbm_bytes.base()},
+                      {"model_time_us", core::to_seconds(t) * 1e6}}});
+  }
+  const std::tuple<const char*, const char*, int, core::Seconds> comm[] = {
+      {"TP/SP collectives", "tp", kTraceTp, fwd ? d.tp_fwd : d.tp_bwd},
+      {"CP ring exchange", "cp", kTraceCp, fwd ? d.cp_fwd : d.cp_bwd},
+      {"EP all-to-all", "ep", kTraceEp, fwd ? d.ep_fwd : d.ep_bwd},
+      {"FSDP gather/scatter", "fsdp", kTraceFsdp, fwd ? d.fsdp_fwd : d.fsdp_bwd}};
+  for (const auto& [name, category, stream, t] : comm)
+    if (t.base() > 0) items.push_back({name, category, stream, t, {{"exposed_time_us", core::to_seconds(t) * 1e6}}});
+  return items;
+}
+
+/// The detail of one compute span [start, start + duration) of `t`, appended to `trace`.
+void add_op_detail(std::vector<TraceEvent>& trace, const OpDetail& d, const StepTask& t, Ps start, Ps duration) {
+  if (t.micro_batch >= kDetailedMicroBatches || t.pass == Pass::BackwardWeight) return;
+  const std::vector<DetailItem> items = layer_items(d.layer, t.pass == Pass::Forward);
+  double layer_ps = 0;
+  for (const auto& it : items) layer_ps += static_cast<double>(to_sim_time(it.time));
+  if (layer_ps <= 0) return;
+  const double scale = static_cast<double>(duration) / (layer_ps * d.layers_per_chunk);
+  double at = static_cast<double>(start);
+  for (int layer = 0; layer < d.layers_per_chunk; ++layer) {
+    for (const auto& it : items) {
+      const double span = static_cast<double>(to_sim_time(it.time)) * scale;
+      auto args = it.args;
+      args.emplace_back("layer_in_chunk", layer);
+      args.emplace_back("micro_batch", t.micro_batch);
+      trace.push_back(TraceEvent{it.name, it.category, t.rank, it.stream, std::llround(at), std::llround(span), true,
+                                 std::move(args)});
+      at += span;
+    }
+  }
+}
+
 /// Runs the graph: dependencies, stream order, (time, sequence) event order.
 class Simulation {
  public:
-  Simulation(const mapping::StepPlan& plan, const TaskTimes& times, std::vector<TraceEvent>* trace)
-      : plan_(plan), times_(times), trace_(trace), pending_(plan.pred_count), ready_(plan.tasks.size(), 0),
-        start_(plan.tasks.size(), -1), ranks_(static_cast<size_t>(plan.shape.pp)) {}
+  Simulation(const mapping::StepPlan& plan, const TaskTimes& times, std::vector<TraceEvent>* trace,
+             const OpDetail* detail = nullptr)
+      : plan_(plan), times_(times), trace_(trace), detail_(detail), pending_(plan.pred_count),
+        ready_(plan.tasks.size(), 0), start_(plan.tasks.size(), -1), ranks_(static_cast<size_t>(plan.shape.pp)) {}
 
   void run() {
     for (size_t i = 0; i < plan_.tasks.size(); ++i)
@@ -149,7 +208,8 @@ class Simulation {
       const bool fwd = t.pass == Pass::Forward;
       std::string name = std::string(mapping::pass_letter(t.pass)) + std::to_string(t.micro_batch);
       if (plan_.chunks_per_rank > 1) name += "." + std::to_string(t.chunk);
-      trace_->push_back(TraceEvent{name, fwd ? "forward" : "backward", t.rank, 0, start, duration});
+      trace_->push_back(TraceEvent{name, fwd ? "forward" : "backward", t.rank, kTraceCompute, start, duration, false, {}});
+      if (detail_) add_op_detail(*trace_, *detail_, t, start, duration);
     }
     for (int k = plan_.anchored_begin[static_cast<size_t>(id)]; k < plan_.anchored_begin[static_cast<size_t>(id) + 1]; ++k)
       release_bucket(plan_.anchored[static_cast<size_t>(k)], start, duration);
@@ -166,7 +226,9 @@ class Simulation {
     const Ps base = times_.duration[static_cast<size_t>(id)];
     const Ps duration = start < anchor_end ? static_cast<Ps>(static_cast<double>(base) * times_.dp_contention) : base;
     free = start + duration;
-    if (trace_ && base > 0) trace_->push_back(TraceEvent{"grad-reduce", "comm", t.rank, 1, start, duration});
+    if (trace_ && base > 0)
+      trace_->push_back(TraceEvent{"grad-reduce", "comm", t.rank, kTraceDp, start, duration, false,
+                                   {{"bucket", t.bucket}, {"buckets", t.buckets}}});
   }
 
   void start_comm(int id, Ps ready) {
@@ -174,6 +236,11 @@ class Simulation {
     Ps& free = rank(t.rank).stream_free[static_cast<size_t>(t.stream)];
     const Ps start = std::max(free, ready);
     free = start + times_.duration[static_cast<size_t>(id)];
+    if (trace_ && t.kind == TaskKind::PpSend)
+      trace_->push_back(TraceEvent{std::string(t.stream == mapping::Stream::PpDown ? "send down " : "send up ") +
+                                       mapping::pass_letter(t.pass) + std::to_string(t.micro_batch),
+                                   "pp", t.rank, kTracePp, start, free - start, false,
+                                   {{"micro_batch", t.micro_batch}}});
     push(free, id);
   }
 
@@ -206,6 +273,7 @@ class Simulation {
   const mapping::StepPlan& plan_;
   const TaskTimes& times_;
   std::vector<TraceEvent>* trace_;
+  const OpDetail* detail_;
   std::vector<int> pending_;
   std::vector<Ps> ready_, start_;
   std::vector<RankState> ranks_;
@@ -226,7 +294,8 @@ void fill_result(const TrainScenario& s, const detail::StepCosts& c, const detai
   }
   const Ps opt = to_sim_time(c.optimizer);
   if (!r.trace.empty())
-    for (int st = 0; st < p.shape.pp; ++st) r.trace.push_back(TraceEvent{"optimizer", "optimizer", st, 0, end, opt});
+    for (int st = 0; st < p.shape.pp; ++st)
+      r.trace.push_back(TraceEvent{"optimizer", "optimizer", st, kTraceCompute, end, opt, false, {}});
   r.step_time = from_sim_time(end + opt) + s.framework.step_overhead;
   const detail::RankCost& busiest = p.ranks[static_cast<size_t>(p.busiest)];
   r.breakdown = busiest.per_step;
@@ -255,7 +324,12 @@ TrainResult simulate_event(const TrainScenario& s, bool want_trace) {
 
   TrainResult r;
   r.executor = "event";
-  Simulation sim(plan, times, want_trace ? &r.trace : nullptr);
+  OpDetail detail;
+  if (want_trace) {
+    detail.layer = detail::layer_detail(s, topo, chip, s.model.layers / 2);
+    detail.layers_per_chunk = std::max(1, p.ranks.front().layers / std::max(1, p.chunks));
+  }
+  Simulation sim(plan, times, want_trace ? &r.trace : nullptr, want_trace ? &detail : nullptr);
   sim.run();
   r.events = sim.events();
   fill_result(s, c, p, sim, r);

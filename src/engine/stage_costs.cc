@@ -407,6 +407,21 @@ StepCosts step_costs(const TrainScenario& s, const net::Topology& topo, const co
   return out;
 }
 
+LayerDetail layer_detail(const TrainScenario& s, const net::Topology& topo, const compute::ChipModel& chip,
+                         int layer) {
+  const Context x(s, topo, chip);
+  LayerDetail d;
+  cost::Activity scratch;
+  for (const auto& op : workload::layer_ops(s.model, layer, x.shard)) {
+    const auto [f, b] = time_both(x.chip, op, x.prec, scratch);
+    d.ops.push_back({op.name, f.flops, f.hbm_bytes, f.time, b.time});
+  }
+  const LayerCost lc = layer_cost(x, layer);
+  d.tp_fwd = lc.tp_fwd, d.tp_bwd = lc.tp_bwd, d.cp_fwd = lc.cp_fwd, d.cp_bwd = lc.cp_bwd;
+  d.ep_fwd = lc.ep_fwd, d.ep_bwd = lc.ep_bwd, d.fsdp_fwd = lc.fsdp_fwd, d.fsdp_bwd = lc.fsdp_bwd;
+  return d;
+}
+
 }  // namespace xpusim::engine::detail
 
 namespace xpusim::engine {

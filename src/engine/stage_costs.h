@@ -4,6 +4,7 @@
 // phase puts on the critical path (TP/SP collectives, CP ring exchange, EP all-to-all, FSDP
 // gathers), plus the per-step DP and optimizer work. Private to engine/.
 
+#include <string>
 #include <vector>
 
 #include "xpusim/compute/chip_model.h"
@@ -51,5 +52,21 @@ struct StepCosts {
 /// Builds the costs; the scenario must already be checked feasible.
 StepCosts step_costs(const TrainScenario& s, const net::Topology& topo,
                      const compute::ChipModel& chip);
+
+/// One layer as the training trace details it: its operators (forward and backward time, FLOP
+/// and HBM bytes on one chip, for one micro-batch) and the exposed communication of each pass by
+/// kind, as step_costs() prices them.
+struct LayerDetail {
+  struct Op {
+    std::string name;
+    core::Flops flops;
+    core::Bytes hbm_bytes;
+    core::Seconds fwd, bwd;
+  };
+  std::vector<Op> ops;
+  core::Seconds tp_fwd, tp_bwd, cp_fwd, cp_bwd, ep_fwd, ep_bwd, fsdp_fwd, fsdp_bwd;
+};
+LayerDetail layer_detail(const TrainScenario& s, const net::Topology& topo, const compute::ChipModel& chip,
+                         int layer);
 
 }  // namespace xpusim::engine::detail

@@ -33,7 +33,9 @@ int category_colour(const std::string& category) {
 }
 
 std::string trace_timeline(const engine::TrainResult& r, std::string& note) {
-  std::vector<engine::TraceEvent> ev = r.trace;
+  std::vector<engine::TraceEvent> ev;
+  for (const auto& e : r.trace)  // whole spans only: the operator detail is for --trace (Perfetto)
+    if (!e.detail) ev.push_back(e);
   std::stable_sort(ev.begin(), ev.end(), [](const auto& a, const auto& b) { return a.start_ps < b.start_ps; });
   if (ev.size() > kMaxSpans) {
     note = "The first " + core::fmt_int(static_cast<long long>(kMaxSpans)) + " of " +
@@ -45,7 +47,7 @@ std::string trace_timeline(const engine::TrainResult& r, std::string& note) {
   svg::Timeline t{"step-timeline", "One training step (event-driven executor)", "time (ms)", {}, {}, {}};
   for (auto& [key, lane] : lane_of) {
     lane = static_cast<int>(t.lanes.size());
-    t.lanes.push_back("stage " + std::to_string(key.first) + (key.second == 0 ? " compute" : " comm"));
+    t.lanes.push_back("stage " + std::to_string(key.first) + (key.second == engine::kTraceCompute ? " compute" : key.second == engine::kTraceDp ? " DP comm" : " PP send"));
   }
   for (const auto& e : ev) {
     const double s = static_cast<double>(e.start_ps) * 1e-9, d = static_cast<double>(e.duration_ps) * 1e-9;

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -40,6 +42,44 @@ TEST(TrainCli, TraceIsChromeTraceJson) {
     if (e["ph"] == "X") ++complete;
   // 4 stages × 8 micro-batches (32 / dp 2 / micro-batch 1... dp = 64/32 = 2 → 16) × F and B.
   EXPECT_GE(complete, 4 * 16 * 2);
+  std::remove(path.c_str());
+}
+
+TEST(TrainCli, TraceHasOperatorsWithArgsAndTheCommunicationStreams) {
+  const std::string path = ::testing::TempDir() + "xs_trace_ops.json";
+  auto r = run_cli("train --system h100-sxm-dgx --model llama3.1-70b --chips 64 --tp 8 --pp 4 "
+                   "--global-batch 32 --seq-len 4096 --trace " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const auto j = nlohmann::json::parse(ss.str());
+  std::set<std::string> threads, categories;
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> spans;  // (pid, tid) -> whole F/B spans
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") threads.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] != "X") continue;
+    categories.insert(e["cat"].get<std::string>());
+    if (e["cat"] == "forward" || e["cat"] == "backward")
+      spans[{e["pid"].get<int>(), 0}].emplace_back(e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>());
+  }
+  for (const char* t : {"compute", "DP gradient buckets", "TP/SP collectives (exposed)", "PP send/recv"})
+    EXPECT_TRUE(threads.count(t)) << t;
+  for (const char* c : {"forward", "backward", "op", "tp", "pp", "comm"}) EXPECT_TRUE(categories.count(c)) << c;
+  // Every operator carries its FLOPs and bytes and lies inside a whole span of its stage.
+  int ops = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] != "X" || e["cat"] != "op") continue;
+    ++ops;
+    ASSERT_TRUE(e.contains("args")) << e.dump();
+    EXPECT_GE(e["args"]["flops"].get<double>(), 0.0);
+    EXPECT_GT(e["args"]["hbm_bytes"].get<double>(), 0.0);
+    const double t0 = e["ts"].get<double>(), t1 = t0 + e["dur"].get<double>();
+    bool inside = false;
+    for (const auto& [a, b] : spans[{e["pid"].get<int>(), 0}]) inside = inside || (t0 >= a - 1e-3 && t1 <= b + 1e-3);
+    EXPECT_TRUE(inside) << e.dump();
+  }
+  EXPECT_GT(ops, 4 * 2 * 2 * 20);  // 4 stages, 2 detailed micro-batches, F and B, 20 layers per stage
   std::remove(path.c_str());
 }
 

@@ -70,13 +70,19 @@ struct Breakdown {
   core::Seconds other;          ///< per-step overheads
 };
 
+/// Chrome trace threads (tid) of a pipeline stage: what each stream carries.
+enum TraceStream : int { kTraceCompute = 0, kTraceDp = 1, kTraceTp = 2, kTraceCp = 3, kTraceEp = 4,
+                         kTraceFsdp = 5, kTracePp = 6, kTraceStreams = 7 };
+
 struct TraceEvent {
   std::string name;
-  std::string category;  ///< "forward", "backward", "comm", "optimizer"
+  std::string category;  ///< "forward", "backward", "comm", "optimizer"; detail: "op", "tp", "cp", "ep", "fsdp"
   int stage = 0;         ///< pipeline stage (Chrome trace pid)
-  int stream = 0;        ///< 0 compute, 1 comm (Chrome trace tid)
+  int stream = 0;        ///< TraceStream (Chrome trace tid)
   long long start_ps = 0;
   long long duration_ps = 0;
+  bool detail = false;   ///< inside a compute span: an operator or a layer's exposed collective
+  std::vector<std::pair<std::string, double>> args;  ///< Chrome trace args (op FLOPs, bytes, ...)
 };
 
 struct TrainResult {
