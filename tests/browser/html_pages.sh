@@ -5,6 +5,7 @@
 # charts (`svg.chart[data-chart=...]` with drawn content and a non-empty box), its summary and
 # provenance tables, no script and no resource fetched (self-contained). Chromium's console
 # (--enable-logging=stderr) must stay silent: any console message or uncaught error fails.
+# --disable-dev-shm-usage: containers often give /dev/shm only 64 MiB, where Chromium can crash.
 # Usage: html_pages.sh XPUSIM SOURCE_DIR. Exit 0 pass, 1 fail, 77 skipped (no Chromium).
 set -euo pipefail
 xpusim=$1
@@ -87,7 +88,7 @@ setTimeout(() => { if (pending) { problems.push(pending + " page(s) never loaded
 HTML
 
 set +e
-timeout 90 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions \
+timeout 90 "$chromium" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run --disable-extensions \
   --allow-file-access-from-files --enable-logging=stderr --v=0 --virtual-time-budget=30000 \
   --user-data-dir="$work/profile" --dump-dom "file://$work/harness.html" > "$work/dom.html" 2> "$work/stderr.txt"
 rc=$?
