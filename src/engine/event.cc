@@ -94,7 +94,8 @@ std::vector<DetailItem> layer_items(const detail::LayerDetail& d, bool fwd) {
   for (const auto& op : d.ops) {
     const core::Seconds t = fwd ? op.fwd : op.bwd;
     items.push_back({op.name, "op", kTraceCompute, t,
-                     {{"flops", op.flops.base() * (fwd ? 1.0 : 2.0)}, {"hbm_bytes", op.hbm_bytes.base()},
+                     {{"flops", (fwd ? op.flops_fwd : op.flops_bwd).base()},
+                      {"hbm_bytes", (fwd ? op.hbm_bytes_fwd : op.hbm_bytes_bwd).base()},
                       {"model_time_us", core::to_seconds(t) * 1e6}}});
   }
   const std::tuple<const char*, const char*, int, core::Seconds> comm[] = {

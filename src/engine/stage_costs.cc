@@ -414,7 +414,7 @@ LayerDetail layer_detail(const TrainScenario& s, const net::Topology& topo, cons
   cost::Activity scratch;
   for (const auto& op : workload::layer_ops(s.model, layer, x.shard)) {
     const auto [f, b] = time_both(x.chip, op, x.prec, scratch);
-    d.ops.push_back({op.name, f.flops, f.hbm_bytes, f.time, b.time});
+    d.ops.push_back({op.name, f.flops, b.flops, f.hbm_bytes, b.hbm_bytes, f.time, b.time});
   }
   const LayerCost lc = layer_cost(x, layer);
   d.tp_fwd = lc.tp_fwd, d.tp_bwd = lc.tp_bwd, d.cp_fwd = lc.cp_fwd, d.cp_bwd = lc.cp_bwd;

@@ -59,8 +59,8 @@ StepCosts step_costs(const TrainScenario& s, const net::Topology& topo,
 struct LayerDetail {
   struct Op {
     std::string name;
-    core::Flops flops;
-    core::Bytes hbm_bytes;
+    core::Flops flops_fwd, flops_bwd;
+    core::Bytes hbm_bytes_fwd, hbm_bytes_bwd;
     core::Seconds fwd, bwd;
   };
   std::vector<Op> ops;
