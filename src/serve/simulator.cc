@@ -341,7 +341,7 @@ bool Sim::form_continuous(Engine& en) {
     if (budget <= 0) break;
     const long long left = req_[static_cast<size_t>(p.req)].prompt - p.done;
     long long c = sc.chunked_prefill ? std::min(left, budget) : left;
-    if (!sc.chunked_prefill && c > budget && !(en.chunks.empty() && !en.step_decodes)) continue;
+    if (!sc.chunked_prefill && c > budget && !en.chunks.empty()) continue;
     en.chunks.push_back(Chunk{p.req, c});
     budget -= c;
   }
@@ -358,7 +358,9 @@ bool Sim::form_continuous(Engine& en) {
       continue;
     }
     long long c = sc.chunked_prefill ? std::min(rq.prompt, budget) : rq.prompt;
-    if (!sc.chunked_prefill && c > budget && !(en.chunks.empty() && !en.step_decodes)) break;
+    // Without chunking a prompt runs whole: the first prompt of a step may exceed what the
+    // decodes leave of the budget (rather than wait for the running batch to drain).
+    if (!sc.chunked_prefill && c > budget && !en.chunks.empty()) break;
     en.waiting.pop_front();
     if (sc.kv_policy == KvPolicy::Reserve) {
       const long long blk = std::max<long long>(1, sc.block_size);

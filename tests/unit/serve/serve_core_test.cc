@@ -224,3 +224,30 @@ TEST(Timeline, RecordsBoundedStepsAndRequestPhases) {
 }
 
 }  // namespace
+
+namespace {
+
+// Without chunked prefill a prompt runs whole. When the running decodes leave less of the step's
+// token budget than the next prompt needs, the prompt joins the next step with those decodes
+// (as one whole prompt over the budget), rather than waiting for the whole batch to drain: the
+// running batch stays near the client count instead of collapsing to one sequence.
+TEST(Scheduler, WholePromptsDoNotDrainTheRunningBatch) {
+  xs::ServeScenario sc;
+  sc.system = "h100-sxm-dgx";
+  sc.model = "llama3.1-8b";
+  sc.precision = "fp8";
+  sc.framework = xs::Framework::TensorRtLlm;
+  sc.chunked_prefill = false;
+  sc.max_batched_tokens = 512;  // 64 decodes leave 448 tokens; every prompt is 480
+  sc.load.arrival = xs::ArrivalKind::ClosedLoop;
+  sc.load.concurrency = 64;
+  sc.load.in_len = 480;
+  sc.load.out_len = 64;
+  sc.load.requests = 512;
+  const auto rep = xs::run_scenario(sc, env());
+  ASSERT_TRUE(rep) << rep.error();
+  EXPECT_EQ(rep->sim.requests, 512);
+  EXPECT_GT(rep->sim.mean_batch, 48.0);  // 59 here; 31.8 when prompts waited for a drain
+}
+
+}  // namespace
