@@ -45,6 +45,8 @@ void read_train_workload(config::FieldReader& r, TrainInputs& in) {
   read_count(wr, "global_batch", in.global_batch);
   read_count(wr, "seq_len", in.seq_len);
   read_positive_number(wr, "train_tokens", in.train_tokens);
+  read_text(wr, "deadline", in.deadline);
+  read_positive_number(wr, "budget_usd", in.budget);
   wr.finish();
 }
 
@@ -285,6 +287,8 @@ void fill_unset(TrainInputs& given, const TrainInputs& fallback) {
                           {&given.framework, &fallback.framework}})
     fill(*dst, *src);
   fill(given.train_tokens, fallback.train_tokens);
+  fill(given.deadline, fallback.deadline);
+  fill(given.budget, fallback.budget);
   fill(given.overrides.price_usd_per_chip_hour, fallback.overrides.price_usd_per_chip_hour);
   fill(given.overrides.tdp_w, fallback.overrides.tdp_w);
   fill(given.allow_fallback, fallback.allow_fallback);
