@@ -197,14 +197,12 @@ std::string solver_text(const scenario::SolverResult& r) {
   std::ostringstream o;
   const bool deadline = r.kind == scenario::SolverKind::Deadline;
   o << "xpusim train --" << kind_name(r.kind) << " " << r.target_text << ": " << r.model << " on " << r.system
-    << (deadline ? " (fewest chips that train in time, failures included)
-"
-                 : " (fastest run within the money, failures included)
-");
+    << (deadline ? " (fewest chips that train in time, failures included)\n"
+                 : " (fastest run within the money, failures included)\n");
   o << core::strformat("%10s  %-16s %18s %14s\n", "chips", "outcome", "days w/ failures", "cost $M");
   for (const auto& p : r.choice.tried)
     o << core::strformat("%10s  %-16s %18s %14s\n", core::fmt_int(p.chips).c_str(), outcome(p, r.kind),
-                         p.found ? fmt_num(p.time_to_train_s / core::kSecondsPerDay, 4).c_str() : p.note.c_str(),
+                         p.found ? fmt_num(p.time_to_train_s / core::kSecondsPerDay, 4).c_str() : "-",
                          p.found ? fmt_num(p.cost_usd / 1e6, 4).c_str() : "-");
   const auto& pl = r.run.built.scenario.plan;
   o << (r.choice.met ? "answer: " : "infeasible: no count meets the " + std::string(kind_name(r.kind)) +
