@@ -63,7 +63,8 @@ void BM_PlanSearchWithGoodput(benchmark::State& state) {
 
 void BM_MonteCarlo30Days(benchmark::State& state) {
   const auto run = scenario::run_train(inputs(), catalog(), kModels, shipped(), false);
-  const core::Seconds work = core::seconds(30 * core::kSecondsPerDay);
+  // A run that takes 30 days with failures: 30 days of wall time times the failure goodput.
+  const core::Seconds work = core::seconds(30 * core::kSecondsPerDay * run.goodput.failure_goodput);
   double failures = 0;
   for (auto _ : state) {
     auto d = engine::monte_carlo_time_to_train(run.goodput, work, 100, 1);
