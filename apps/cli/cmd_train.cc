@@ -56,6 +56,11 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
   add_optional(app, "--scaling", in.scaling,
                "FROM..TO: the efficiency curve over chip counts (whole UltraServers/racks, doubling) at a fixed "
                "global batch, and the largest useful chip count");
+  add_optional(app, "--deadline", in.deadline,
+               "with --train-tokens: the fewest chips (and plan) that train in this time with failures included, "
+               "e.g. 30d, 720h, 2.5e6 s");
+  add_optional(app, "--budget", in.budget,
+               "with --train-tokens: the fastest run whose cost (USD, failures included) is within this");
 }
 
 int run_scaling(const scenario::TrainInputs& in, const hw::Catalog& cat, const calib::Params& params, bool json,
@@ -64,6 +69,26 @@ int run_scaling(const scenario::TrainInputs& in, const hw::Catalog& cat, const c
   if (json) std::cout << report::scaling_document(provenance(true, true, calibration_file), in, curve).dump(2) << "\n";
   else std::cout << report::scaling_text(curve);
   return 0;
+}
+
+int run_solver(const scenario::TrainInputs& in, const hw::Catalog& cat, const calib::Params& params, bool json,
+               const std::string& calibration_file) {
+  const auto started = std::chrono::steady_clock::now();
+  const scenario::SolverResult result = scenario::run_solver(in, cat, data_dir() + "/models", params);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+  std::cerr << "xpusim train: solver tried " << result.choice.tried.size() << " chip counts in " << took.count()
+            << " s\n";
+  if (json) {
+    std::cout << api::train_solver_document(provenance(true, true, calibration_file), load_trust_data(), in, result)
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << report::solver_text(result) << report::train_run_text(result.run);
+  }
+  if (result.choice.met) return 0;
+  std::cerr << "infeasible: no chip count of " << result.system << " meets the "
+            << (result.kind == scenario::SolverKind::Deadline ? "deadline" : "budget") << "\n";
+  return 1;
 }
 
 void write_trace(const std::string& path, const engine::TrainResult& r) {
@@ -92,6 +117,10 @@ int run_train(const Args& args) {
   const hw::Catalog cat = load_catalog();
   const calib::Params params = load_calibration(calibration_file);
   if (in.scaling && !html.empty()) core::fail("--html", "not available with --scaling", html, "a single training step");
+  const bool solver = in.deadline || in.budget;
+  if (solver && !html.empty()) core::fail("--html", "not available with --deadline/--budget", html, "a single training step");
+  if (solver && !trace.empty()) core::fail("--trace", "not available with --deadline/--budget", trace, "a single training step");
+  if (solver) return run_solver(in, cat, params, json, calibration_file);
   if (in.scaling) return run_scaling(in, cat, params, json, calibration_file);
   const auto started = std::chrono::steady_clock::now();
   // The HTML timeline is the event executor's trace (none when the analytical one was asked for).

@@ -11,6 +11,7 @@
 #include "xpusim/report/catalog_report.h"
 #include "xpusim/report/model_report.h"
 #include "xpusim/report/serve_report.h"
+#include "xpusim/report/scale_report.h"
 #include "xpusim/report/train_report.h"
 #include "xpusim/report/trust_report.h"
 #include "xpusim/report/validation_report.h"
@@ -94,8 +95,18 @@ Json serve_document(const report::Provenance& prov, const validation::TrustData&
   return doc;
 }
 
+Json train_solver_document(const report::Provenance& prov, const validation::TrustData& trust,
+                           const scenario::TrainInputs& in, const scenario::SolverResult& result) {
+  Json doc = train_document(prov, trust, in, result.run);
+  doc["solver"] = report::solver_json(result);
+  return doc;
+}
+
 Json train(const Json& keys, const Session& s) {
   const scenario::TrainInputs in = scenario::train_inputs_from_json(nested("train", keys), "");
+  if (in.deadline || in.budget)
+    return train_solver_document(s.provenance(true, true), s.trust, in,
+                                 scenario::run_solver(in, s.catalog, s.models_dir(), s.params));
   const scenario::TrainRun run = scenario::run_train(in, s.catalog, s.models_dir(), s.params, false);
   return train_document(s.provenance(true, true), s.trust, in, run);
 }

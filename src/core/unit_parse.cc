@@ -16,13 +16,14 @@ struct UnitDef {
 };
 
 // Base-unit atoms. Prefixed forms are generated below. Case matters: b = bit, B = byte.
-constexpr std::array<UnitDef, 20> kAtoms = {{
+constexpr std::array<UnitDef, 21> kAtoms = {{
     {"s", 1.0, 1, 0, 0, 0, 0},
     {"sec", 1.0, 1, 0, 0, 0, 0},
     {"min", 60.0, 1, 0, 0, 0, 0},
     {"h", 3600.0, 1, 0, 0, 0, 0},
     {"hr", 3600.0, 1, 0, 0, 0, 0},
     {"day", 86400.0, 1, 0, 0, 0, 0},
+    {"d", 86400.0, 1, 0, 0, 0, 0},
     {"B", 1.0, 0, 1, 0, 0, 0},
     {"b", 0.125, 0, 1, 0, 0, 0},
     {"bit", 0.125, 0, 1, 0, 0, 0},
@@ -70,7 +71,7 @@ bool lookup_atom(const std::string& u, ParsedQuantity& out) {
       for (const auto& a : kAtoms) {
         if (rest == a.name && std::string(a.name) != "$" && std::string(a.name) != "USD" &&
             std::string(a.name) != "min" && std::string(a.name) != "h" &&
-            std::string(a.name) != "hr" && std::string(a.name) != "day" &&
+            std::string(a.name) != "hr" && std::string(a.name) != "day" && std::string(a.name) != "d" &&
             std::string(a.name) != "sec") {
           // Binary prefixes only make sense on bytes and bits.
           if (ps.size() == 2 && a.b == 0) continue;

@@ -85,6 +85,8 @@ Json inputs_json(const scenario::TrainInputs& in) {
   put(workload, "global_batch", in.global_batch);
   put(workload, "seq_len", in.seq_len);
   if (in.train_tokens) workload["train_tokens"] = as_count(*in.train_tokens);
+  put(workload, "deadline", in.deadline);
+  put(workload, "budget_usd", in.budget);
   j["workload"] = workload;
   put_overrides(j, in.overrides);
   Json scale = Json::object();

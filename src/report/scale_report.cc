@@ -156,4 +156,62 @@ std::string scaling_text(const scenario::ScalingCurve& c) {
   return o.str();
 }
 
+namespace {
+
+const char* kind_name(scenario::SolverKind k) { return k == scenario::SolverKind::Deadline ? "deadline" : "budget"; }
+
+const char* outcome(const scenario::SolverProbe& p, scenario::SolverKind k) {
+  if (!p.found) return "no plan";
+  if (k == scenario::SolverKind::Deadline) return p.meets ? "meets deadline" : "misses deadline";
+  return p.meets ? "within budget" : "over budget";
+}
+
+}  // namespace
+
+Json solver_json(const scenario::SolverResult& r) {
+  Json tried = Json::array();
+  for (const auto& p : r.choice.tried) {
+    Json t{{"chips", p.chips}, {"outcome", outcome(p, r.kind)}};
+    if (p.found) {
+      t["time_to_train_s"] = p.time_to_train_s;
+      t["cost_usd"] = p.cost_usd;
+    } else {
+      t["reason"] = p.note;
+    }
+    tried.push_back(t);
+  }
+  const bool deadline = r.kind == scenario::SolverKind::Deadline;
+  return Json{{"kind", kind_name(r.kind)},
+              {"target", r.target_text},
+              {deadline ? "deadline_s" : "budget_usd", r.target},
+              {"met", r.choice.met},
+              {"chips", r.choice.chips},
+              {"plan", plan_json(r.run.built.scenario.plan)},
+              {"time_to_train_s", core::to_seconds(*r.run.time_to_train_with_failures)},
+              {"goodput_fraction", r.run.goodput.goodput_fraction},
+              {"cost_usd", r.cost_usd},
+              {"tried", tried}};
+}
+
+std::string solver_text(const scenario::SolverResult& r) {
+  std::ostringstream o;
+  const bool deadline = r.kind == scenario::SolverKind::Deadline;
+  o << "xpusim train --" << kind_name(r.kind) << " " << r.target_text << ": " << r.model << " on " << r.system
+    << (deadline ? " (fewest chips that train in time, failures included)\n"
+                 : " (fastest run within the money, failures included)\n");
+  o << core::strformat("%10s  %-16s %18s %14s\n", "chips", "outcome", "days w/ failures", "cost $M");
+  for (const auto& p : r.choice.tried)
+    o << core::strformat("%10s  %-16s %18s %14s\n", core::fmt_int(p.chips).c_str(), outcome(p, r.kind),
+                         p.found ? fmt_num(p.time_to_train_s / core::kSecondsPerDay, 4).c_str() : "-",
+                         p.found ? fmt_num(p.cost_usd / 1e6, 4).c_str() : "-");
+  const auto& pl = r.run.built.scenario.plan;
+  o << (r.choice.met ? "answer: " : "infeasible: no count meets the " + std::string(kind_name(r.kind)) +
+                                        "; best achievable: ")
+    << core::fmt_int(r.choice.chips) << " chips (tp " << pl.tp << " pp " << pl.pp << " dp " << pl.dp << " cp "
+    << pl.cp << " ep " << pl.ep << " vpp " << pl.vpp << ", global batch " << pl.global_batch << "): "
+    << fmt_num(days(*r.run.time_to_train_with_failures), 4) << " days with failures (goodput "
+    << fmt_num(r.run.goodput.goodput_fraction * 100.0, 3) << "%), $" << fmt_num(r.cost_usd / 1e6, 4) << "M\n\n";
+  return o.str();
+}
+
 }  // namespace xpusim::report

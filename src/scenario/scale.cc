@@ -65,6 +65,11 @@ void check_scale_inputs(const TrainInputs& in, core::Diagnostics& d) {
   config::check_positive_number(d, "--checkpoint-interval", in.checkpoint_interval);
   check_monte_carlo(in, d);
   check_pue(in.pue, d);
+  // The solver's counts drop these (inputs_at_count); anywhere else (a sweep point) they would
+  // be silently ignored.
+  if (in.deadline || in.budget)
+    d.error(in.deadline ? "deadline" : "budget_usd", "the deadline and budget solvers run through xpusim train",
+            in.deadline.value_or(""), "xpusim train --deadline D or --budget USD (or api::train)");
   if (in.scaling) {
     try {
       parse_scaling(*in.scaling);

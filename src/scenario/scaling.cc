@@ -6,18 +6,6 @@ namespace xpusim::scenario {
 
 namespace {
 
-// Each point: the user's inputs at `chips`, the analytical executor unless one is given, no
-// Monte Carlo (the curve compares closed forms).
-TrainInputs point_inputs(const TrainInputs& in, long long chips) {
-  TrainInputs p = in;
-  p.chips = chips;
-  p.scaling.reset();
-  p.runs.reset();
-  p.seed.reset();
-  if (!p.executor) p.executor = "analytical";
-  return p;
-}
-
 void mark_gains(ScalingCurve& c) {
   const ScalingPoint* prev = nullptr;
   for (auto& p : c.points) {
@@ -28,6 +16,18 @@ void mark_gains(ScalingCurve& c) {
 }
 
 }  // namespace
+
+TrainInputs inputs_at_count(const TrainInputs& in, long long chips) {
+  TrainInputs p = in;
+  p.chips = chips;
+  p.scaling.reset();
+  p.deadline.reset();
+  p.budget.reset();
+  p.runs.reset();
+  p.seed.reset();
+  if (!p.executor) p.executor = "analytical";
+  return p;
+}
 
 ScalingCurve run_scaling(const TrainInputs& in, const hw::Catalog& cat, const std::string& models_dir,
                          const calib::Params& params) {
@@ -40,7 +40,7 @@ ScalingCurve run_scaling(const TrainInputs& in, const hw::Catalog& cat, const st
     ScalingPoint pt;
     pt.chips = chips;
     try {
-      pt.run = run_train(point_inputs(in, chips), cat, models_dir, params, false);
+      pt.run = run_train(inputs_at_count(in, chips), cat, models_dir, params, false);
       pt.found = true;
       curve.model = pt.run.built.scenario.model.id;
     } catch (const core::InputError& e) {

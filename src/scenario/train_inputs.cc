@@ -45,6 +45,8 @@ void read_train_workload(config::FieldReader& r, TrainInputs& in) {
   read_count(wr, "global_batch", in.global_batch);
   read_count(wr, "seq_len", in.seq_len);
   read_positive_number(wr, "train_tokens", in.train_tokens);
+  read_text(wr, "deadline", in.deadline);
+  read_positive_number(wr, "budget_usd", in.budget);
   wr.finish();
 }
 
@@ -213,6 +215,17 @@ void mark_searched(const TrainInputs& in, const mapping::TrainPlan& p, engine::T
   }
 }
 
+// What to try when no plan fits: more chips (memory), or fewer when a fixed global batch cannot
+// give every data-parallel rank a whole micro-batch.
+std::string more_or_fewer_chips(const TrainInputs& in) {
+  const std::string plan = "a plan given with --tp/--pp/--recompute";
+  if (in.global_batch && *in.chips > *in.global_batch)
+    return "fewer chips (a global batch of " + std::to_string(*in.global_batch) +
+           " sequences employs at most that many data-parallel ranks; train --scaling FROM..TO gives the largest "
+           "useful chip count), more chips, or " + plan;
+  return "more chips, or " + plan;
+}
+
 // tp or pp left out: the plan search picks the rest, each candidate's global batch by the one
 // rule of defaults (the critical batch, or the recipe's local batch without accumulation).
 void search_rest_of_plan(const TrainInputs& in, const engine::DefaultsRule& rule, BuiltTrain& out) {
@@ -237,7 +250,7 @@ void search_rest_of_plan(const TrainInputs& in, const engine::DefaultsRule& rule
   if (!best.found)
     core::fail("--chips", "no plan of the search space fits " + s.model.id + " on " + std::to_string(*in.chips) +
                               " × " + s.system->chip.name,
-               std::to_string(*in.chips), "more chips, or a plan given with --tp/--pp/--recompute");
+               std::to_string(*in.chips), more_or_fewer_chips(in));
   s = best.best;
   if (in.dp && best.best.plan.dp != *in.dp)
     core::fail("--dp", "no plan with this data-parallel degree was found", std::to_string(*in.dp));
@@ -285,6 +298,8 @@ void fill_unset(TrainInputs& given, const TrainInputs& fallback) {
                           {&given.framework, &fallback.framework}})
     fill(*dst, *src);
   fill(given.train_tokens, fallback.train_tokens);
+  fill(given.deadline, fallback.deadline);
+  fill(given.budget, fallback.budget);
   fill(given.overrides.price_usd_per_chip_hour, fallback.overrides.price_usd_per_chip_hour);
   fill(given.overrides.tdp_w, fallback.overrides.tdp_w);
   fill(given.allow_fallback, fallback.allow_fallback);

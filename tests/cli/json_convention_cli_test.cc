@@ -114,6 +114,8 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"train_goodput", "train --system trn2-48xl --model llama3.1-8b --chips 16 --tp 4 --pp 1 --train-tokens 1e10 "
                                  "--runs 5 --spares 1 --pue 1.2 --json"},
         Command{"train_scaling", "train --system h100-sxm-dgx --model llama3.1-8b --seq-len 4096 --scaling 8..32 --json"},
+        Command{"train_deadline", "train --system h100-sxm-dgx --model llama3.1-8b --seq-len 4096 --train-tokens 2e12 "
+                                  "--deadline 10d --json"},
         Command{"serve", "serve --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 5 --requests 100 "
                          "--in-len 256 --out-len 32 --json"},
         Command{"serve_search", "serve --search --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 2 "

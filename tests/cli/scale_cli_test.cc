@@ -93,4 +93,97 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{"--train-tokens 1e9 --runs 0", "--runs"}, BadFlag{"--scaling 64..8", "--scaling"},
                       BadFlag{"--scaling 8-64", "--scaling"}));
 
+// The deadline and budget solvers (scenario/solver.h): the answer re-checked against the counts
+// tried, monotone in the target, infeasible targets exit 1 with the best achievable.
+const std::string kSolver = "train --system h100-sxm-dgx --model llama3.1-8b --seq-len 4096 --train-tokens 2e12 ";
+
+Json solver_json(const std::string& target) {
+  const auto r = run_cli(kSolver + target + " --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return Json::parse(r.out);
+}
+
+TEST(ScaleCli, DeadlineGivesTheFewestChipsThatFinishWithFailures) {
+  const Json j = solver_json("--deadline 10d");
+  const Json& s = j["solver"];
+  EXPECT_EQ(s["kind"], "deadline");
+  EXPECT_DOUBLE_EQ(s["deadline_s"].get<double>(), 10 * 86400.0);
+  ASSERT_TRUE(s["met"].get<bool>());
+  const long long chips = s["chips"].get<long long>();
+  EXPECT_EQ(j["chips"].get<long long>(), chips);
+  EXPECT_EQ(s["plan"], j["plan"]);
+  // The time with failures is the goodput's, within the deadline; every count tried that meets it
+  // has at least as many chips, every smaller one misses it.
+  EXPECT_DOUBLE_EQ(s["time_to_train_s"].get<double>(), j["goodput"]["time_to_train_s"].get<double>());
+  EXPECT_LE(s["time_to_train_s"].get<double>(), 10 * 86400.0);
+  EXPECT_GT(s["time_to_train_s"].get<double>(), j["time_to_train_s"].get<double>()) << "failures cost time";
+  bool answer_tried = false;
+  for (const auto& t : s["tried"]) {
+    const bool meets = t["outcome"] == "meets deadline";
+    if (t["outcome"] != "no plan") EXPECT_EQ(meets, t["time_to_train_s"].get<double>() <= 10 * 86400.0) << t.dump();
+    if (meets) EXPECT_GE(t["chips"].get<long long>(), chips);
+    answer_tried |= t["chips"].get<long long>() == chips && meets;
+  }
+  EXPECT_TRUE(answer_tried);
+  EXPECT_EQ(j["inputs"]["workload"]["deadline"], "10d");
+}
+
+TEST(ScaleCli, LooserDeadlineNeverNeedsMoreChips) {
+  long long chips = 1LL << 62;
+  for (const char* d : {"--deadline 4d", "--deadline 240h", "--deadline 3.5e6s"}) {
+    const long long c = solver_json(d)["solver"]["chips"].get<long long>();
+    EXPECT_LE(c, chips) << d;
+    chips = c;
+  }
+}
+
+TEST(ScaleCli, BudgetGivesTheFastestRunWithinTheMoney) {
+  double time = 1e300;
+  for (const char* b : {"--budget 3.4e5", "--budget 4e5", "--budget 1e6"}) {
+    const Json s = solver_json(b)["solver"];
+    ASSERT_TRUE(s["met"].get<bool>()) << b;
+    EXPECT_LE(s["cost_usd"].get<double>(), std::stod(std::string(b).substr(9))) << b;
+    // No count tried within the money is faster.
+    for (const auto& t : s["tried"])
+      if (t["outcome"] == "within budget")
+        EXPECT_GE(t["time_to_train_s"].get<double>(), s["time_to_train_s"].get<double>()) << t.dump();
+    EXPECT_LE(s["time_to_train_s"].get<double>(), time) << b << ": a larger budget is never slower";
+    time = s["time_to_train_s"].get<double>();
+  }
+}
+
+TEST(ScaleCli, UnreachableDeadlineExitsOneWithTheBestAchievable) {
+  const auto r = run_cli(kSolver + "--deadline 1h --json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("infeasible: no chip count"), std::string::npos) << r.err;
+  const Json s = Json::parse(r.out)["solver"];
+  EXPECT_FALSE(s["met"].get<bool>());
+  for (const auto& t : s["tried"])
+    if (t.contains("time_to_train_s"))
+      EXPECT_GE(t["time_to_train_s"].get<double>(), s["time_to_train_s"].get<double>()) << "the fastest tried";
+  const auto text = run_cli(kSolver + "--deadline 1h");
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_NE(text.out.find("infeasible: no count meets the deadline; best achievable: "), std::string::npos) << text.out;
+}
+
+class SolverCliBadFlag : public ::testing::TestWithParam<BadFlag> {};
+
+TEST_P(SolverCliBadFlag, ExitsTwoNamingTheFlag) {
+  const auto r = run_cli("train --system h100-sxm-dgx --model llama3.1-8b " + std::string(GetParam().args));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find(std::string("error: ") + GetParam().flag + ":"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Flags, SolverCliBadFlag,
+    ::testing::Values(BadFlag{"--train-tokens 1e12 --deadline 30", "--deadline"},
+                      BadFlag{"--train-tokens 1e12 --deadline 30W", "--deadline"},
+                      BadFlag{"--train-tokens 1e12 --deadline -2d", "--deadline"},
+                      BadFlag{"--deadline 30d", "--deadline"}, BadFlag{"--budget 1e6", "--budget"},
+                      BadFlag{"--train-tokens 1e12 --budget 0", "--budget"},
+                      BadFlag{"--train-tokens 1e12 --deadline 30d --budget 1e6", "--budget"},
+                      BadFlag{"--train-tokens 1e12 --deadline 30d --chips 64", "--chips"},
+                      BadFlag{"--train-tokens 1e12 --deadline 30d --scaling 8..64", "--scaling"}));
+
 }  // namespace

@@ -33,6 +33,14 @@ class SameDocumentAsTheCli(unittest.TestCase):
     def test_train_equals_cli_json(self):
         self.assertEqual(xpusim.train(**TRAIN), cli_json("train", *TRAIN_FLAGS))
 
+    def test_train_deadline_solver_equals_cli_json(self):
+        keys = dict(system="h100-sxm-dgx", model="llama3.1-8b", seq_len=4096, train_tokens=2e12, deadline="10d")
+        doc = xpusim.train(**keys)
+        self.assertEqual(doc, cli_json("train", "--system", "h100-sxm-dgx", "--model", "llama3.1-8b", "--seq-len",
+                                       "4096", "--train-tokens", "2e12", "--deadline", "10d"))
+        self.assertTrue(doc["solver"]["met"])
+        self.assertEqual(doc["solver"]["chips"], doc["chips"])
+
     def test_train_nested_keys_equal_flat_keys(self):
         nested = dict(system="h100-sxm-dgx", model="llama3.1-8b", chips=16, executor="analytical",
                       plan={"tp": 8, "pp": 1, "precision": "fp8"}, workload={"global_batch": 64, "seq_len": 4096})

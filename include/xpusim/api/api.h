@@ -14,6 +14,7 @@
 #include "xpusim/report/collective_report.h"
 #include "xpusim/report/json_convention.h"
 #include "xpusim/scenario/serve_inputs.h"
+#include "xpusim/scenario/solver.h"
 #include "xpusim/scenario/train_inputs.h"
 #include "xpusim/serve/scenario.h"
 #include "xpusim/validation/trust.h"
@@ -46,6 +47,7 @@ struct Session {
 validation::TrustData load_trust_data(const std::string& data_dir);
 
 /// `train --json`: scenario keys → the document (fits false and the reason when it does not fit).
+/// With `deadline` or `budget_usd` (and `train_tokens`), the solver's document (train_solver_document).
 Json train(const Json& keys, const Session& s);
 /// `serve --json`: one serving run (serve_infeasible_document when it cannot run).
 Json serve(const Json& keys, const Session& s);
@@ -61,6 +63,10 @@ Json model(const Json& keys, const Session& s);
 /// The documents of a run already made (the CLI's --json paths): the report plus the trust bands.
 Json train_document(const report::Provenance& prov, const validation::TrustData& trust,
                     const scenario::TrainInputs& in, const scenario::TrainRun& run);
+/// `train --deadline/--budget --json`: the chosen count's train document (its `chips` the answer)
+/// plus `solver` (report::solver_json); `solver.met` false when no count meets the target.
+Json train_solver_document(const report::Provenance& prov, const validation::TrustData& trust,
+                           const scenario::TrainInputs& in, const scenario::SolverResult& result);
 Json serve_document(const report::Provenance& prov, const validation::TrustData& trust, const hw::Catalog& cat,
                     const std::string& models_dir, const scenario::ServeInputs& in, const serve::ServeReport& rep);
 

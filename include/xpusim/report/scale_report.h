@@ -6,6 +6,7 @@
 
 #include "xpusim/report/json_convention.h"
 #include "xpusim/scenario/scale.h"
+#include "xpusim/scenario/solver.h"
 
 namespace xpusim::report {
 
@@ -19,5 +20,11 @@ std::string goodput_text(const scenario::TrainRun& run);
 /// count: chips, plan, tokens/s, per chip, MFU, goodput) and the largest useful chip count.
 Json scaling_document(const Provenance& provenance, const scenario::TrainInputs& in, const scenario::ScalingCurve& c);
 std::string scaling_text(const scenario::ScalingCurve& c);
+
+/// `solver` of `train --deadline/--budget --json`: kind, target, met, chosen chips, plan,
+/// time_to_train_s with failures, cost_usd of the whole run, and every count tried with its outcome.
+Json solver_json(const scenario::SolverResult& r);
+/// The counts tried and the answer (or the best achievable) in one line; the chosen run follows.
+std::string solver_text(const scenario::SolverResult& r);
 
 }  // namespace xpusim::report

@@ -50,6 +50,11 @@ struct ScalingCurve {
   bool flattened = false;
 };
 
+/// The user's inputs at `chips` for one point of the curve or one count of the solver: the
+/// analytical executor unless one is given, no Monte Carlo (points compare closed forms), no
+/// --scaling, --deadline or --budget.
+TrainInputs inputs_at_count(const TrainInputs& in, long long chips);
+
 /// One plan search per count (the analytical executor unless --executor is given) at the fixed
 /// global batch (--global-batch, else the critical-batch rule), with goodput.
 ScalingCurve run_scaling(const TrainInputs& in, const hw::Catalog& cat, const std::string& models_dir,

@@ -8,7 +8,7 @@
 //   system, model, chips, framework, executor, description
 //   plan:     tp, pp, dp, cp, ep, vpp, micro_batch, precision, allow_fallback, zero, recompute,
 //             schedule
-//   workload: global_batch, seq_len, train_tokens
+//   workload: global_batch, seq_len, train_tokens, deadline, budget_usd (scenario/solver.h)
 
 #include <memory>
 #include <optional>
@@ -45,6 +45,8 @@ struct TrainInputs {
   std::optional<long long> runs, seed;         ///< Monte Carlo of the whole run (needs train_tokens)
   std::optional<double> pue;                   ///< site PUE (default reliability.facility.pue)
   std::optional<std::string> scaling;          ///< "FROM..TO": the efficiency curve over chip counts
+  std::optional<std::string> deadline;         ///< "30d": fewest chips that train in time (scenario/solver.h)
+  std::optional<double> budget;                ///< USD: fastest run within the money (scenario/solver.h)
 };
 
 /// Reads a scenario file (nested plan: and workload:). Errors carry the file and key path.

@@ -50,6 +50,11 @@ TEST(UnitParse, SizesTimesPowerPrices) {
   EXPECT_DOUBLE_EQ(parse_quantity<Bytes>("32 MiB")->base(), 32.0 * 1048576.0);
   EXPECT_NEAR(parse_quantity<Seconds>("1.2 us")->base(), 1.2e-6, 1e-18);
   EXPECT_NEAR(parse_quantity<Seconds>("1300 ns")->base(), 1.3e-6, 1e-18);
+  // Durations of training runs (train --deadline): days as "d" or "day", with or without a space.
+  EXPECT_DOUBLE_EQ(parse_quantity<Seconds>("30d")->base(), 30.0 * 86400.0);
+  EXPECT_DOUBLE_EQ(parse_quantity<Seconds>("2.5 day")->base(), 2.5 * 86400.0);
+  EXPECT_DOUBLE_EQ(parse_quantity<Seconds>("720h")->base(), 720.0 * 3600.0);
+  EXPECT_DOUBLE_EQ(parse_quantity<Seconds>("2.5e6 s")->base(), 2.5e6);
   EXPECT_DOUBLE_EQ(parse_quantity<Watts>("1000 W")->base(), 1000.0);
   EXPECT_DOUBLE_EQ(parse_quantity<Watts>("1.4 kW")->base(), 1400.0);
   EXPECT_NEAR(parse_quantity<DollarRate>("$21.50/h")->base(), 21.5 / 3600.0, 1e-15);
