@@ -141,8 +141,12 @@ Json serve_infeasible_document(const Provenance& provenance, const scenario::Ser
 std::string serve_text(const serve::ServeReport& rep) {
   const auto& s = rep.sim;
   std::ostringstream o;
-  o << strformat("%s on %lld x %s (%s, tp=%d pp=%d ep=%d, %d engine(s)%s)\n", rep.scenario.model.c_str(),
-                 rep.chips_used, rep.scenario.system.c_str(), rep.framework.c_str(), rep.scenario.tp, rep.scenario.pp,
+  const std::string where =
+      rep.pools.size() == 2 ? strformat("%lld x %s + %lld x %s", rep.pools[0].chips, rep.pools[0].system.c_str(),
+                                        rep.pools[1].chips, rep.pools[1].system.c_str())
+                            : strformat("%lld x %s", rep.chips_used, rep.scenario.system.c_str());
+  o << strformat("%s on %s (%s, tp=%d pp=%d ep=%d, %d engine(s)%s)\n", rep.scenario.model.c_str(), where.c_str(),
+                 rep.framework.c_str(), rep.scenario.tp, rep.scenario.pp,
                  rep.scenario.ep, rep.engines,
                  rep.decode_engines ? strformat(" + %d decode", rep.decode_engines).c_str() : "");
   o << strformat("memory per chip: weights %.1f GiB, workspace %.1f GiB, KV cache %.1f GiB of %.1f GiB HBM (%lld tokens/engine)\n",
