@@ -47,6 +47,10 @@ void add_plan_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f) {
   add_optional(app, "--block-size", in.block_size, "KV page size in tokens");
   app.add_flag("--no-chunked-prefill", f.no_chunk, "whole prompts only");
   add_optional(app, "--prefill-chips", in.prefill_chips, "disaggregated: chips in the prefill pool");
+  add_optional(app, "--prefill-system", in.prefill_system,
+               "heterogeneous disaggregation: the prefill pool's system (with --decode-system, docs/fusion.md)");
+  add_optional(app, "--decode-system", in.decode_system, "heterogeneous disaggregation: the decode pool's system");
+  add_optional(app, "--decode-chips", in.decode_chips, "heterogeneous disaggregation: chips in the decode pool");
   add_optional(app, "--draft-len", in.draft_len, "speculative decoding: draft tokens per step");
   add_optional(app, "--acceptance", in.acceptance, "speculative decoding: per-token acceptance");
   add_optional(app, "--draft-model", in.draft_model, "speculative decoding: draft model id");

@@ -9,6 +9,7 @@
 #include "flags.h"
 #include "xpusim/api/api.h"
 #include "xpusim/report/html_report.h"
+#include "xpusim/report/mix_report.h"
 #include "xpusim/report/scale_report.h"
 #include "xpusim/report/train_report.h"
 #include "xpusim/report/trust_report.h"
@@ -91,6 +92,17 @@ int run_solver(const scenario::TrainInputs& in, const hw::Catalog& cat, const ca
   return 1;
 }
 
+// --mix A:N,B:M: one pipeline over two kinds of chip (docs/fusion.md).
+int run_mix(const scenario::TrainInputs& in, const std::string& mix, const hw::Catalog& cat, const calib::Params& params,
+            bool json, const std::string& calibration_file) {
+  const scenario::MixResult r = scenario::run_train_mix(in, mix, cat, data_dir() + "/models", params);
+  if (json) std::cout << report::mix_document(provenance(true, true, calibration_file), in, mix, r).dump(2) << "\n";
+  else std::cout << report::mix_text(r);
+  if (r.fits) return 0;
+  if (!json) std::cerr << "infeasible: " << r.reason << "\n";
+  return 1;
+}
+
 void write_trace(const std::string& path, const engine::TrainResult& r) {
   std::ofstream out(path);
   if (!out) core::fail("--trace", "cannot write file", path, "a writable path");
@@ -102,9 +114,12 @@ void write_trace(const std::string& path, const engine::TrainResult& r) {
 int run_train(const Args& args) {
   CLI::App app{"Simulate one training step: step time, tokens/s, MFU, breakdown, memory per chip", "xpusim train"};
   scenario::TrainInputs in;
-  std::string scenario_file, trace, calibration_file, html;
+  std::string scenario_file, trace, calibration_file, html, mix;
   bool json = false;
   add_train_flags(app, in);
+  app.add_option("--mix", mix,
+                 "A:N,B:M: one pipeline whose first stages run on N chips of system A and the rest on M chips of "
+                 "B, layers split so that stages finish together (docs/fusion.md)");
   add_calibration_option(app, calibration_file);
   add_catalog_option(app);
   app.add_option("--scenario", scenario_file, "YAML scenario file (flags given on the command line win)");
@@ -120,8 +135,16 @@ int run_train(const Args& args) {
   const bool solver = in.deadline || in.budget;
   if (solver && !html.empty()) core::fail("--html", "not available with --deadline/--budget", html, "a single training step");
   if (solver && !trace.empty()) core::fail("--trace", "not available with --deadline/--budget", trace, "a single training step");
+  if (!mix.empty() && (solver || in.scaling))
+    core::fail("--mix", "not available with --deadline/--budget/--scaling", mix, "one mixed pipeline at the given chips");
   if (solver) return run_solver(in, cat, params, json, calibration_file);
   if (in.scaling) return run_scaling(in, cat, params, json, calibration_file);
+  if (!mix.empty()) {
+    if (!html.empty() || !trace.empty())
+      core::fail(html.empty() ? "--trace" : "--html", "not available with --mix", html.empty() ? trace : html,
+                 "text or --json");
+    return run_mix(in, mix, cat, params, json, calibration_file);
+  }
   const auto started = std::chrono::steady_clock::now();
   // The HTML timeline is the event executor's trace (none when the analytical one was asked for).
   const bool html_trace = !html.empty() && in.executor.value_or("event") == "event";

@@ -482,6 +482,7 @@ SystemSpec parse_system_json(const Json& root, const std::string& file, core::Di
   s.chip_id = f.str("chip");
   s.projected = f.boolean_or("projected", false);
   s.description = f.str_or("description", "");
+  s.fusion_domain = f.str_or("fusion_domain", "");
   s.node_name = f.str("node_name");
   s.domain_name = f.str("domain_name");
   auto per_node = r.integer("chips_per_node", 1);

@@ -104,6 +104,8 @@ Json inputs_json(const scenario::TrainInputs& in) {
 Json inputs_json(const scenario::ServeInputs& in) {
   Json j = Json::object();
   put(j, "system", in.system);
+  put(j, "prefill_system", in.prefill_system);
+  put(j, "decode_system", in.decode_system);
   put(j, "model", in.model);
   put(j, "chips", in.chips);
   put(j, "framework", in.framework);
@@ -122,6 +124,7 @@ Json inputs_json(const scenario::ServeInputs& in) {
   put(plan, "block_size", in.block_size);
   put(plan, "chunked_prefill", in.chunked_prefill);
   put(plan, "prefill_chips", in.prefill_chips);
+  put(plan, "decode_chips", in.decode_chips);
   put(plan, "draft_len", in.draft_len);
   put(plan, "acceptance", in.acceptance);
   put(plan, "draft_model", in.draft_model);

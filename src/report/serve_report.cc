@@ -69,6 +69,44 @@ Json candidate_json(const serve::PlanCandidate& c) {
               {"note", c.note}};
 }
 
+// Heterogeneous disaggregation: the pools and the KV link (docs/json.md, "serve").
+Json hetero_json(const serve::ServeReport& rep) {
+  Json pools = Json::array();
+  for (const auto& p : rep.pools)
+    pools.push_back({{"role", p.role}, {"system", p.system}, {"framework", p.framework}, {"chips", p.chips},
+                     {"engines", p.engines}, {"utilisation", p.utilisation}, {"energy_j", p.energy_j},
+                     {"cost_usd", p.dollars}, {"power_per_chip_w", p.power_per_chip_w},
+                     {"kv_tokens_per_engine", p.memory.kv_tokens}});
+  const auto& l = rep.kv_link;
+  Json link{{"fabric", l.fabric},
+            {"fusion_domain", l.domain},
+            {"rate_per_chip_per_direction_gb_s", l.rate_per_direction.base() / 1e9},
+            {"latency_us", l.latency.base() * 1e6},
+            {"slower_system", l.slower_system},
+            {"bytes_per_token_per_chip", rep.kv_bytes_per_token_per_chip},
+            {"bytes_total", rep.kv_bytes_total},
+            {"transfers", rep.sim.kv_transfers},
+            {"transfer_mean_ms", rep.kv_transfer_mean_ms}};
+  if (!l.fusion) link["why_not_fusion"] = l.why_not_fusion;
+  return Json{{"pools", pools}, {"kv_transfer", link}};
+}
+
+std::string hetero_text(const serve::ServeReport& rep) {
+  std::ostringstream o;
+  for (const auto& p : rep.pools)
+    o << strformat("  %-7s pool: %lld x %s (%s), %d engine(s), utilisation %.1f%%, energy %.1f kJ, cost $%.4f\n",
+                   p.role.c_str(), p.chips, p.system.c_str(), p.framework.c_str(), p.engines, 100 * p.utilisation,
+                   p.energy_j / 1e3, p.dollars);
+  const auto& l = rep.kv_link;
+  o << strformat("  KV transfer over %s%s: %.1f GB/s per chip per direction (slower endpoint: %s), latency %.1f us\n",
+                 l.fabric.c_str(), l.fusion ? (" (domain " + l.domain + ")").c_str() : "",
+                 l.rate_per_direction.base() / 1e9, l.slower_system.c_str(), l.latency.base() * 1e6);
+  o << strformat("  KV moved: %lld transfers, %.3f GB in all, %.0f B per token per chip, mean %.3f ms per request\n",
+                 rep.sim.kv_transfers, rep.kv_bytes_total / 1e9, rep.kv_bytes_per_token_per_chip,
+                 rep.kv_transfer_mean_ms);
+  return o.str();
+}
+
 void percentile_row(std::ostream& o, const char* name, const serve::Percentiles& p, const char* unit) {
   o << strformat("  %-6s mean %9.2f  p50 %9.2f  p90 %9.2f  p99 %9.2f %s\n", name, p.mean, p.p50, p.p90, p.p99, unit);
 }
@@ -91,6 +129,7 @@ Json serve_document(const Provenance& provenance, const scenario::ServeInputs& i
   for (const auto& p : rep.sim.timeline)
     timeline.push_back({{"time_s", p.time_s}, {"kv_utilisation", p.kv_utilisation}, {"batch", p.batch}});
   j["timeline"] = timeline;
+  if (!rep.pools.empty()) j["heterogeneous"] = hetero_json(rep);
   j["assumptions"] = rep.assumptions;
   return document("serve", provenance, inputs_json(in), j);
 }
@@ -102,8 +141,12 @@ Json serve_infeasible_document(const Provenance& provenance, const scenario::Ser
 std::string serve_text(const serve::ServeReport& rep) {
   const auto& s = rep.sim;
   std::ostringstream o;
-  o << strformat("%s on %lld x %s (%s, tp=%d pp=%d ep=%d, %d engine(s)%s)\n", rep.scenario.model.c_str(),
-                 rep.chips_used, rep.scenario.system.c_str(), rep.framework.c_str(), rep.scenario.tp, rep.scenario.pp,
+  const std::string where =
+      rep.pools.size() == 2 ? strformat("%lld x %s + %lld x %s", rep.pools[0].chips, rep.pools[0].system.c_str(),
+                                        rep.pools[1].chips, rep.pools[1].system.c_str())
+                            : strformat("%lld x %s", rep.chips_used, rep.scenario.system.c_str());
+  o << strformat("%s on %s (%s, tp=%d pp=%d ep=%d, %d engine(s)%s)\n", rep.scenario.model.c_str(), where.c_str(),
+                 rep.framework.c_str(), rep.scenario.tp, rep.scenario.pp,
                  rep.scenario.ep, rep.engines,
                  rep.decode_engines ? strformat(" + %d decode", rep.decode_engines).c_str() : "");
   o << strformat("memory per chip: weights %.1f GiB, workspace %.1f GiB, KV cache %.1f GiB of %.1f GiB HBM (%lld tokens/engine)\n",
@@ -124,6 +167,7 @@ std::string serve_text(const serve::ServeReport& rep) {
   o << strformat("decode step at the mean batch: %.2f ms = linear %.2f + attention %.2f + comm %.2f + overhead %.2f\n",
                  core::to_ms(st.total), core::to_ms(st.linear), core::to_ms(st.attention), core::to_ms(st.comm),
                  core::to_ms(st.overhead));
+  if (!rep.pools.empty()) o << hetero_text(rep);
   for (const auto& a : rep.assumptions) o << "  assumption: " << a << "\n";
   return o.str();
 }

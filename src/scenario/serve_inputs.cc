@@ -32,6 +32,7 @@ void read_plan_keys(config::FieldReader& r, ServeInputs& in) {
   read_count(r, "block_size", in.block_size);
   read_flag(r, "chunked_prefill", in.chunked_prefill);
   read_count(r, "prefill_chips", in.prefill_chips);
+  read_count(r, "decode_chips", in.decode_chips);
   read_non_negative_count(r, "draft_len", in.draft_len);
   read_fraction(r, "acceptance", in.acceptance);
   read_text(r, "draft_model", in.draft_model);
@@ -53,6 +54,8 @@ void read_workload_keys(config::FieldReader& r, ServeInputs& in) {
 
 void read_top_keys(config::FieldReader& r, ServeInputs& in) {
   read_text(r, "system", in.system);
+  read_text(r, "prefill_system", in.prefill_system);
+  read_text(r, "decode_system", in.decode_system);
   read_text(r, "model", in.model);
   read_count(r, "chips", in.chips);
   read_text(r, "framework", in.framework);
@@ -107,6 +110,9 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   sc.static_batch = in.static_batch.value_or(sc.static_batch);
   sc.block_size = in.block_size.value_or(sc.block_size);
   sc.prefill_chips = in.prefill_chips.value_or(sc.prefill_chips);
+  sc.decode_chips = in.decode_chips.value_or(sc.decode_chips);
+  sc.prefill_system = in.prefill_system.value_or("");
+  sc.decode_system = in.decode_system.value_or("");
   sc.draft_len = static_cast<int>(in.draft_len.value_or(sc.draft_len));
   sc.acceptance = in.acceptance.value_or(sc.acceptance);
   sc.draft_model = in.draft_model.value_or(sc.draft_model);
@@ -161,6 +167,8 @@ void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
     if (!dst) dst = src;
   };
   for (auto [dst, src] : {std::pair{&given.system, &fallback.system}, {&given.model, &fallback.model},
+                          {&given.prefill_system, &fallback.prefill_system},
+                          {&given.decode_system, &fallback.decode_system},
                           {&given.framework, &fallback.framework}, {&given.precision, &fallback.precision},
                           {&given.weight_precision, &fallback.weight_precision},
                           {&given.kv_precision, &fallback.kv_precision}, {&given.scheduler, &fallback.scheduler},
@@ -170,7 +178,8 @@ void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
                           {&given.ep, &fallback.ep}, {&given.max_num_seqs, &fallback.max_num_seqs},
                           {&given.max_batched_tokens, &fallback.max_batched_tokens},
                           {&given.static_batch, &fallback.static_batch}, {&given.block_size, &fallback.block_size},
-                          {&given.prefill_chips, &fallback.prefill_chips}, {&given.draft_len, &fallback.draft_len},
+                          {&given.prefill_chips, &fallback.prefill_chips}, {&given.decode_chips, &fallback.decode_chips},
+                          {&given.draft_len, &fallback.draft_len},
                           {&given.in_len, &fallback.in_len}, {&given.out_len, &fallback.out_len},
                           {&given.requests, &fallback.requests}, {&given.concurrency, &fallback.concurrency},
                           {&given.seed, &fallback.seed}})
@@ -189,7 +198,8 @@ void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {
   for (const auto& [flag, v] : {std::pair{"--chips", in.chips}, {"--tp", in.tp}, {"--pp", in.pp}, {"--ep", in.ep},
                                 {"--max-num-seqs", in.max_num_seqs}, {"--max-batched-tokens", in.max_batched_tokens},
                                 {"--static-batch", in.static_batch}, {"--block-size", in.block_size},
-                                {"--prefill-chips", in.prefill_chips}, {"--in-len", in.in_len},
+                                {"--prefill-chips", in.prefill_chips}, {"--decode-chips", in.decode_chips},
+                                {"--in-len", in.in_len},
                                 {"--out-len", in.out_len}, {"--requests", in.requests},
                                 {"--concurrency", in.concurrency}})
     config::check_positive_count(d, flag, v);
@@ -203,7 +213,14 @@ void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {
 
 serve::ServeScenario build_serve(const ServeInputs& in) {
   core::Diagnostics d;
-  if (!in.system) d.error("system", "required", "", "a catalog id (xpusim catalog lists them)");
+  const bool hetero = in.prefill_system || in.decode_system;
+  if (!in.system && !hetero) d.error("system", "required", "", "a catalog id (xpusim catalog lists them)");
+  if (in.system && hetero)
+    d.error("system", "give either --system or --prefill-system/--decode-system", *in.system,
+            "the pools' systems only");
+  if (!hetero && in.decode_chips)
+    d.error("decode_chips", "needs --prefill-system and --decode-system", std::to_string(*in.decode_chips),
+            "--chips and --prefill-chips for pools of one system");
   serve::ServeScenario sc = scenario_without_load(in, d);
   const int loads = in.rate.has_value() + in.concurrency.has_value() + in.offline.value_or(false) +
                     in.arrivals.has_value();

@@ -305,9 +305,210 @@ void prepare_load(ServeScenario& sc, const workload::ModelSpec& model, const cal
 
 }  // namespace
 
+// ---------------------------------------------------------------- heterogeneous disaggregation
+
+namespace {
+
+// Both systems, both pool sizes, and no colocated-only flag.
+void check_hetero_inputs(const ServeScenario& sc) {
+  core::Diagnostics d;
+  if (sc.prefill_system.empty() != sc.decode_system.empty())
+    d.error(sc.prefill_system.empty() ? "prefill_system" : "decode_system", "heterogeneous serving needs both systems",
+            "", "--prefill-system A --decode-system B");
+  if (sc.prefill_chips <= 0) d.error("prefill_chips", "required with --prefill-system/--decode-system",
+                                     std::to_string(sc.prefill_chips), "a positive count");
+  if (sc.decode_chips <= 0) d.error("decode_chips", "required with --prefill-system/--decode-system",
+                                    std::to_string(sc.decode_chips), "a positive count");
+  if (sc.chips > 0) d.error("chips", "not used with heterogeneous pools (chips = prefill_chips + decode_chips)",
+                           std::to_string(sc.chips), "--prefill-chips and --decode-chips");
+  if (sc.attention_dp) d.error("attention_dp", "not available with heterogeneous pools", "true", "tp x pp engines");
+  if (sc.draft_len > 0) d.error("draft_len", "not available with heterogeneous pools", std::to_string(sc.draft_len), "0");
+  d.throw_if_any();
+}
+
+// Each pool's chips against its engines and its system.
+void check_pool_chips(const std::string& field, long long chips, long long engine_chips, const hw::SystemSpec& sys,
+                      core::Diagnostics& d) {
+  if (chips % engine_chips != 0)
+    d.error(field, "must be a multiple of tp x pp (" + std::to_string(engine_chips) + ")", std::to_string(chips));
+  if (sys.max_chips.value > 0 && chips > sys.max_chips.value)
+    d.error(field, "more chips than " + sys.id + "'s largest cluster (" + std::to_string(sys.max_chips.value) + ")",
+            std::to_string(chips));
+}
+
+// One pool: its framework (the chip's default unless given), topology and step-cost model.
+struct Pool {
+  const hw::SystemSpec* sys = nullptr;
+  std::string framework;
+  FrameworkProfile prof;
+  std::unique_ptr<net::Topology> topo;
+  std::unique_ptr<StepCostModel> cost;
+};
+
+Pool make_pool(const ServeScenario& sc, const hw::SystemSpec& sys, const workload::ModelSpec& model,
+               const Precisions& p, const calib::Params& params, ServeReport& rep) {
+  Pool pool;
+  pool.sys = &sys;
+  ServeScenario own = sc;
+  pool.prof = resolve_framework(own, sys, params, rep);
+  pool.framework = framework_name(*own.framework);
+  const ReplicaPlan plan = replica_plan(sc, p);
+  const net::TopologyOptions opts{net::network_params(params), std::nullopt};
+  if (plan.group_chips() > 1)
+    pool.topo = std::make_unique<net::Topology>(net::Topology::build(sys, topo_chips(sys, plan.group_chips()), opts));
+  pool.cost = std::make_unique<StepCostModel>(sys, model, plan, pool.prof, mapping::memory_params(params),
+                                              pool.topo.get());
+  return pool;
+}
+
+// tp when unset: the larger of the two systems' defaults, so that the weights fit both.
+void fill_hetero_tp(ServeScenario& sc, const hw::SystemSpec& a, const hw::SystemSpec& b,
+                    const workload::ModelSpec& model, Dtype weights, const calib::Params& params, ServeReport& rep) {
+  if (sc.tp > 0) return;
+  const double share = params.number("serving.defaults.max_weight_share_of_hbm");
+  const long long pool = std::min(sc.prefill_chips, sc.decode_chips) / std::max(1, sc.pp);
+  sc.tp = std::max(default_tp(a, model, weights, pool, false, share), default_tp(b, model, weights, pool, false, share));
+  rep.assumptions.push_back("tp = " + std::to_string(sc.tp) + " in both pools (the larger of the two systems' "
+                            "smallest power of two with weights <= " + fmt(share * 100, 0) + "% of HBM per chip)");
+}
+
+// The KV hand-off: each prefill chip sends its shard to its decode counterpart over the link.
+void set_kv_link(const ServeScenario& sc, const Pool& pre, const Pool& dec, const calib::Params& params,
+                 SimSpec& spec, ServeReport& rep) {
+  rep.kv_link = net::cross_link(*pre.sys, sc.prefill_chips, *dec.sys, sc.decode_chips, net::network_params(params));
+  const core::Bytes per_token = pre.cost->memory().kv_per_token;
+  rep.kv_bytes_per_token_per_chip = per_token.base();
+  spec.kv_transfer_latency = rep.kv_link.latency;
+  spec.kv_transfer_per_token = per_token / rep.kv_link.rate_per_direction;
+  (rep.kv_link.fusion ? spec.kv_transfer_scale_up_per_token : spec.kv_transfer_scale_out_per_token) = per_token;
+  if (!rep.kv_link.fusion) rep.assumptions.push_back("KV cache over the scale-out network: " + rep.kv_link.why_not_fusion);
+}
+
+// A pool's utilisation, energy and cost from its own chips' activity.
+PoolReport pool_report(const std::string& role, const Pool& pool, long long chips, int engines, int index,
+                       const calib::Params& params, const ServeReport& rep) {
+  PoolReport p;
+  p.role = role;
+  p.system = pool.sys->id;
+  p.framework = pool.framework;
+  p.chips = chips;
+  p.engines = engines;
+  const double dur = rep.sim.duration.base();
+  p.memory = pool.cost->memory();
+  if (dur <= 0) return p;
+  p.utilisation = rep.sim.pool_busy_time[index].base() / (dur * engines);
+  const double engine_chips = static_cast<double>(chips) / engines;
+  const cost::Activity per_chip = rep.sim.pool_activity[index].scaled(engine_chips / static_cast<double>(chips));
+  const auto e = cost::energy_cost(*pool.sys, params, per_chip, rep.sim.duration);
+  p.energy_j = core::to_joules(e.total_energy) * static_cast<double>(chips);
+  p.dollars = core::to_dollars(e.dollars) * static_cast<double>(chips);
+  p.power_per_chip_w = core::to_watts(e.average_power);
+  return p;
+}
+
+// Throughput per chip, goodput, and energy and cost summed over both pools.
+void fill_hetero_rates(const ServeScenario& sc, ServeReport& rep) {
+  const double chips = static_cast<double>(sc.chips);
+  if (rep.sim.duration.base() <= 0) return;
+  rep.output_tokens_per_s_per_chip = rep.sim.output_tokens_per_s / chips;
+  rep.goodput_requests_per_s = goodput(rep.sim, sc.ttft_slo, sc.tpot_slo);
+  double joules = 0, dollars = 0;
+  for (const auto& p : rep.pools) joules += p.energy_j, dollars += p.dollars;
+  rep.power_per_chip_w = joules / rep.sim.duration.base() / chips;
+  if (rep.sim.output_tokens > 0) {
+    const double tokens = static_cast<double>(rep.sim.output_tokens);
+    rep.joules_per_output_token = joules / tokens;
+    rep.site_joules_per_output_token = rep.joules_per_output_token * rep.pue;
+    rep.dollars_per_million_output_tokens = dollars * 1e6 / tokens;
+  }
+  rep.kv_bytes_total = rep.kv_bytes_per_token_per_chip * rep.sim.kv_transfer_tokens *
+                       static_cast<double>(rep.scenario.tp * rep.scenario.pp);
+  if (rep.sim.kv_transfers > 0)
+    rep.kv_transfer_mean_ms = core::to_ms(rep.sim.kv_transfer_time) / static_cast<double>(rep.sim.kv_transfers);
+}
+
+// Layout checks of a heterogeneous run (InputError).
+void check_hetero_layout(const ServeScenario& sc, const hw::SystemSpec& pre, const hw::SystemSpec& dec,
+                         const workload::ModelSpec& model) {
+  core::Diagnostics d;
+  const long long engine_chips = static_cast<long long>(sc.tp) * sc.pp;
+  check_model_split(sc, model, false, d);
+  check_pool_chips("prefill_chips", sc.prefill_chips, engine_chips, pre, d);
+  check_pool_chips("decode_chips", sc.decode_chips, engine_chips, dec, d);
+  check_load(sc, d);
+  d.throw_if_any();
+}
+
+// The two pools' engines, the scheduler, the KV link and the load.
+SimSpec hetero_spec(const ServeScenario& sc, const Pool& pre, const Pool& dec, const calib::Params& params,
+                    ServeReport& rep) {
+  const long long engine_chips = static_cast<long long>(sc.tp) * sc.pp;
+  SimSpec spec;
+  spec.scheduler = scheduler_of(sc, pre.prof);
+  rep.assumptions.push_back("scheduler: " + pre.framework + "'s (the prefill pool's framework) in both pools");
+  spec.pool = PoolSpec{pre.cost.get(), static_cast<int>(sc.prefill_chips / engine_chips)};
+  spec.disaggregated = true;
+  spec.decode_pool = PoolSpec{dec.cost.get(), static_cast<int>(sc.decode_chips / engine_chips)};
+  set_kv_link(sc, pre, dec, params, spec, rep);
+  spec.load = sc.load;
+  spec.timeout = sc.timeout;
+  spec.trace.enabled = sc.trace;
+  if (sc.load.arrival == ArrivalKind::Trace) spec.load.requests = static_cast<long long>(sc.load.trace.size());
+  return spec;
+}
+
+// Layout, pools, rates, energy and cost, and the sample steps of a finished run.
+void fill_hetero_report(const ServeScenario& sc, const SimSpec& spec, const Pool& pre, const Pool& dec,
+                        const calib::Params& params, ServeReport& rep) {
+  rep.scenario = sc;
+  rep.framework = pre.framework + " + " + dec.framework;
+  rep.engines = spec.pool.engines;
+  rep.decode_engines = spec.decode_pool.engines;
+  rep.chips_used = sc.chips;
+  rep.memory = pre.cost->memory();
+  rep.pue = sc.pue.value_or(params.number("reliability.facility.pue"));
+  rep.pools.push_back(pool_report("prefill", pre, sc.prefill_chips, rep.engines, 0, params, rep));
+  rep.pools.push_back(pool_report("decode", dec, sc.decode_chips, rep.decode_engines, 1, params, rep));
+  fill_hetero_rates(sc, rep);
+  rep.price_estimated = true;
+  fill_sample_steps(sc, *dec.cost, rep);
+  const StepCost decode_step = rep.sample_decode_step;
+  fill_sample_steps(sc, *pre.cost, rep);
+  rep.sample_decode_step = decode_step;
+}
+
+core::Result<ServeReport> run_hetero(const ServeScenario& in, const ServeEnv& env) {
+  const calib::Params& params = *env.calibration;
+  ServeReport rep;
+  ServeScenario sc = in;
+  check_hetero_inputs(sc);
+  const hw::SystemSpec& sys_p = env.catalog->system(sc.prefill_system, "prefill_system");
+  const hw::SystemSpec& sys_d = env.catalog->system(sc.decode_system, "decode_system");
+  sc.system = sys_p.id;
+  sc.chips = sc.prefill_chips + sc.decode_chips;
+  const workload::ModelSpec model = workload::load_model(sc.model, env.models_dir);
+  const Precisions precisions = resolve_precisions(sc);
+  check_degrees(sc);
+  fill_hetero_tp(sc, sys_p, sys_d, model, precisions.weights, params, rep);
+  check_hetero_layout(sc, sys_p, sys_d, model);
+  prepare_load(sc, model, params);
+  const Pool pre = make_pool(sc, sys_p, model, precisions, params, rep);
+  const Pool dec = make_pool(sc, sys_d, model, precisions, params, rep);
+  for (const Pool* p : {&pre, &dec})
+    if (auto refusal = memory_refusal(sc, p->cost->memory(), precisions.weights))
+      return core::make_error(p->sys->id + ": " + *refusal);
+  const SimSpec spec = hetero_spec(sc, pre, dec, params, rep);
+  rep.sim = simulate(spec);
+  fill_hetero_report(sc, spec, pre, dec, params, rep);
+  return rep;
+}
+
+}  // namespace
+
 core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& env) {
   XS_CHECK(env.catalog != nullptr, "run_scenario: no catalog");
   XS_CHECK(env.calibration != nullptr, "ServeEnv::calibration not set");
+  if (!in.prefill_system.empty() || !in.decode_system.empty()) return run_hetero(in, env);
   const calib::Params& params = *env.calibration;
   ServeReport rep;
   ServeScenario sc = in;

@@ -146,7 +146,7 @@ class Sim {
   void push(SimTime t, EvKind k, int id) { ev_.push(Event{t, seq_++, k, id}); }
   void advance_clock(SimTime t);
   // Results.
-  void add_activity(const StepCost& c, core::Dtype math, double times);
+  void add_activity(const StepCost& c, core::Dtype math, double times, int pool);
   void summarise();
   void record_requests();
   double running(const Engine& en) const {
@@ -413,17 +413,19 @@ StepWork Sim::continuous_step_work(const Engine& en) const {
   return w;
 }
 
-void Sim::add_activity(const StepCost& c, core::Dtype math, double times) {
-  res_.activity.add_flops(math, c.flops * times);
-  res_.activity.hbm_bytes += c.hbm_bytes * times;
-  res_.activity.scale_up_bytes += c.scale_up_bytes * times;
-  res_.activity.scale_out_bytes += c.scale_out_bytes * times;
+void Sim::add_activity(const StepCost& c, core::Dtype math, double times, int pool) {
+  for (cost::Activity* a : {&res_.activity, &res_.pool_activity[pool]}) {
+    a->add_flops(math, c.flops * times);
+    a->hbm_bytes += c.hbm_bytes * times;
+    a->scale_up_bytes += c.scale_up_bytes * times;
+    a->scale_out_bytes += c.scale_out_bytes * times;
+  }
 }
 
 // The step's time, with its activity (per chip of the engine) added to the run's.
 double Sim::step_seconds(const Engine& en, const StepWork& w) {
   const StepCost c = en.cost->cost(w);
-  add_activity(c, en.cost->plan().plan.math_dtype, 1.0);
+  add_activity(c, en.cost->plan().plan.math_dtype, 1.0, en.pool);
   double secs = c.total.base();
   if (w.decode_seqs > 0 && s_.spec.draft_len > 0 && s_.spec.draft) {
     // Draft model: draft_len sequential single-token steps at the same batch and context.
@@ -431,7 +433,7 @@ double Sim::step_seconds(const Engine& en, const StepWork& w) {
     d.decode_seqs = w.decode_seqs;
     d.decode_context = w.decode_context;
     const StepCost dc = s_.spec.draft->cost(d);
-    add_activity(dc, s_.spec.draft->plan().plan.math_dtype, s_.spec.draft_len);
+    add_activity(dc, s_.spec.draft->plan().plan.math_dtype, s_.spec.draft_len, en.pool);
     secs += s_.spec.draft_len * dc.total.base();
   }
   return secs;
@@ -444,6 +446,7 @@ void Sim::record_step(int e, const StepWork& w, SimTime t, SimTime dt) {
   area_batch_ += running(en) * static_cast<double>(dt) * core::kSecondsPerPicosecond;
   area_kv_ += std::min(1.0, kv_used(en) / cap) * static_cast<double>(dt) * core::kSecondsPerPicosecond;
   res_.busy_time += from_sim_time(dt);
+  res_.pool_busy_time[en.pool] += from_sim_time(dt);
   ++res_.steps;
   if (s_.trace.enabled && static_cast<long long>(res_.trace.steps.size()) < s_.trace.max_steps)
     res_.trace.steps.push_back(StepRecord{e, en.pool, t, t + dt, w.decode_seqs, w.prefill_tokens, w.prefill_seqs});
@@ -589,8 +592,13 @@ void Sim::finish_prefills(Engine& en, SimTime t) {
       q.prefilled = true;
       const double prompt = static_cast<double>(q.prompt);
       const double secs = s_.kv_transfer_latency.base() + s_.kv_transfer_per_token.base() * prompt;
-      res_.activity.scale_up_bytes += s_.kv_transfer_scale_up_per_token * prompt;
-      res_.activity.scale_out_bytes += s_.kv_transfer_scale_out_per_token * prompt;
+      for (cost::Activity* a : {&res_.activity, &res_.pool_activity[0]}) {
+        a->scale_up_bytes += s_.kv_transfer_scale_up_per_token * prompt;
+        a->scale_out_bytes += s_.kv_transfer_scale_out_per_token * prompt;
+      }
+      ++res_.kv_transfers;
+      res_.kv_transfer_tokens += prompt;
+      res_.kv_transfer_time += core::seconds(secs);
       push(t + to_sim_time(core::seconds(secs)), EvKind::KvArrive, c.req);
     } else {
       join_decode(en, c.req);

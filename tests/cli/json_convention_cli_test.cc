@@ -50,11 +50,14 @@ const std::set<std::string> kUnitless = {
     "axis", "blocks", "scale_shape", "elements", "rmse", "max_abs_error", "max_rel_error", "tensor_scale",
     "saturated_fraction", "flushed_to_zero_fraction", "bits_per_element", "m", "k", "n",
     // sweep: a point's number
-    "index"};
+    "index",
+    // NVLink Fusion (docs/fusion.md): fractions of time in [0, 1], counts
+    "utilisation", "idle_fraction", "bubble_fraction", "stages", "transfers"};
 // Counts among the unitless names: printed as integers.
 const std::set<std::string> kCounts = {"chips", "tp", "pp", "dp", "requests", "events", "tokens_per_step",
                                        "spares", "runs", "largest_useful_chips",
-                                       "train_tokens", "n", "ok", "preemptions", "timed_out_requests", "index"};
+                                       "train_tokens", "n", "ok", "preemptions", "timed_out_requests", "index",
+                                       "stages", "transfers"};
 
 bool has_unit_word(const std::string& key) {
   std::stringstream ss(key);
@@ -120,6 +123,11 @@ INSTANTIATE_TEST_SUITE_P(
                          "--in-len 256 --out-len 32 --json"},
         Command{"serve_search", "serve --search --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 2 "
                                 "--requests 100 --in-len 256 --out-len 32 --json"},
+        Command{"serve_hetero", "serve --model llama3.1-8b --precision fp8 --tp 2 --prefill-system gb300-fusion-mixed-rack "
+                                "--prefill-chips 2 --decode-system trn4-fusion-mixed-rack --decode-chips 2 --rate 5 "
+                                "--requests 50 --in-len 512 --out-len 16 --json"},
+        Command{"train_mix", "train --model llama3.1-8b --tp 2 --global-batch 8 --seq-len 2048 "
+                             "--mix trn4-fusion-mixed-rack:4,gb300-fusion-mixed-rack:4 --json"},
         Command{"validate", "validate --json"},
         Command{"catalog_list", "catalog list --json"},
         Command{"catalog_show_system", "catalog show trn3-ultraserver-gen2 --json"},

@@ -136,6 +136,10 @@ struct SystemSpec {
   /// Power drawn per chip by the rest of the system (host CPU, NICs, switches, fans) at load.
   Sourced<core::Watts> overhead_power_per_chip;
   std::string description;
+  /// NVLink Fusion domain this system's scale-up fabric belongs to (empty = none): systems of
+  /// different chips naming the same domain share one scale-up fabric (a mixed rack), and
+  /// traffic between them runs at the slower endpoint's scale-up rate (docs/fusion.md).
+  std::string fusion_domain;
   std::vector<FactRecord> facts;  ///< every number of the system file with its provenance
 };
 

@@ -3,10 +3,10 @@
 // resolution into a serve::ServeScenario (one run) or a serve::SearchSpec (--search/--compare).
 //
 // Scenario file shape (docs/scenarios.md), shared with training:
-//   system, model, chips, framework, description
+//   system, model, chips, framework, description, prefill_system, decode_system
 //   plan:     tp, pp, ep, attention_dp, precision, weight_precision, kv_precision, scheduler,
 //             max_num_seqs, max_batched_tokens, static_batch, block_size, chunked_prefill,
-//             prefill_chips, draft_len, acceptance, draft_model
+//             prefill_chips, decode_chips, draft_len, acceptance, draft_model
 //   workload: in_len, out_len, requests, seed, one of rate / concurrency / offline / arrivals,
 //             timeout, ttft_slo, tpot_slo
 
@@ -24,10 +24,11 @@ namespace xpusim::scenario {
 /// Every input optional: unset means "the documented default", never 0.
 struct ServeInputs {
   std::optional<std::string> system, model, framework;
+  std::optional<std::string> prefill_system, decode_system;  ///< heterogeneous pools (docs/fusion.md)
   std::optional<long long> chips;
   // plan:
   std::optional<long long> tp, pp, ep, max_num_seqs, max_batched_tokens, static_batch, block_size;
-  std::optional<long long> prefill_chips, draft_len;
+  std::optional<long long> prefill_chips, decode_chips, draft_len;
   std::optional<bool> attention_dp, chunked_prefill;
   std::optional<std::string> precision, weight_precision, kv_precision, scheduler, draft_model;
   std::optional<double> acceptance;

@@ -12,6 +12,7 @@
 #include "xpusim/core/result.h"
 #include "xpusim/core/units.h"
 #include "xpusim/hw/catalog.h"
+#include "xpusim/net/fusion.h"
 #include "xpusim/serve/framework.h"
 #include "xpusim/serve/simulator.h"
 
@@ -39,6 +40,11 @@ struct ServeScenario {
   long long max_num_seqs = 0, max_batched_tokens = 0, static_batch = 0, block_size = 0;
   LoadSpec load;
   long long prefill_chips = 0;   ///< > 0: disaggregated, this many chips prefill, the rest decode
+  /// Heterogeneous disaggregation (docs/fusion.md): prefill on prefill_chips chips of
+  /// prefill_system, decode on decode_chips chips of decode_system; chips = their sum. Both
+  /// systems set, or neither.
+  std::string prefill_system, decode_system;
+  long long decode_chips = 0;
   int draft_len = 0;             ///< speculative decoding: tokens drafted per step (0 = off)
   double acceptance = 0.7;       ///< per-token acceptance
   std::string draft_model;       ///< draft model id/path (empty = heads on the target, no cost)
@@ -53,6 +59,19 @@ struct ServeEnv {
   const hw::Catalog* catalog = nullptr;
   std::string models_dir;
   const calib::Params* calibration = nullptr;  ///< fitted and assumed parameters; must be set
+};
+
+/// One pool of a heterogeneous run: its system, chips and what it did.
+struct PoolReport {
+  std::string role;             ///< "prefill" or "decode"
+  std::string system, framework;
+  long long chips = 0;
+  int engines = 0;
+  double utilisation = 0;       ///< busy engine time over engines x duration
+  double energy_j = 0;          ///< the pool's chips, with their overhead power
+  double dollars = 0;
+  double power_per_chip_w = 0;
+  ReplicaMemory memory;         ///< per chip
 };
 
 struct ServeReport {
@@ -73,6 +92,12 @@ struct ServeReport {
   bool energy_estimated = true, price_estimated = true;
   StepCost sample_decode_step;          ///< one decode step at the mean batch (breakdown)
   StepCost sample_prefill_step;         ///< one whole prompt of in_len tokens alone (breakdown)
+  // Heterogeneous disaggregation only (pools empty otherwise).
+  std::vector<PoolReport> pools;        ///< prefill, decode
+  net::CrossLink kv_link;               ///< the link the KV caches crossed
+  double kv_bytes_per_token_per_chip = 0;
+  double kv_bytes_total = 0;            ///< all chips, the whole run
+  double kv_transfer_mean_ms = 0;       ///< per request
 };
 
 /// Why a scenario cannot run (expected infeasibility, exit 1): the memory breakdown.

@@ -189,6 +189,12 @@ struct SimResult {
   /// engine's chips do the same work): FLOPs in the math dtype, HBM bytes, link bytes
   /// (including disaggregated KV transfers). cost/ turns it into energy.
   cost::Activity activity;
+  /// The same per pool (0: colocated or prefill, 1: decode), for pools of different chips.
+  cost::Activity pool_activity[2];
+  core::Seconds pool_busy_time[2];  ///< Σ over the pool's engines of time spent in steps
+  long long kv_transfers = 0;       ///< disaggregated: KV caches sent prefill → decode
+  double kv_transfer_tokens = 0;    ///< prompt tokens whose KV was sent
+  core::Seconds kv_transfer_time;   ///< Σ over transfers of the send time
   long long clipped_requests = 0;   ///< requests clipped to the model's context
   /// Throughput. Open-loop Poisson runs (≥ 100 requests): completions between the arrival of
   /// the 10th-percentile request and the last arrival over that window (steady state, no

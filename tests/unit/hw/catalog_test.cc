@@ -188,10 +188,29 @@ TEST(CatalogData, Trainium4IsProjectedFromAnnouncedMultiples) {
   EXPECT_NEAR(s.chip.hbm_bandwidth.value / t3.hbm_bandwidth.value, 4.0, 1e-9);
   EXPECT_EQ(s.chip.peak.at(Dtype::Mxfp8).confidence, hw::Confidence::Projected);
   for (const auto& id : real_catalog().system_ids()) {
-    if (id != "trn4-projected") {
-      EXPECT_FALSE(real_catalog().system(id).projected) << id;
+    const auto& sys = real_catalog().system(id);
+    // The projected Trainium4 and the halves of the mixed Trainium4 + GB300 Fusion rack.
+    if (id != "trn4-projected" && sys.fusion_domain.empty()) {
+      EXPECT_FALSE(sys.projected) << id;
     }
   }
+}
+
+TEST(CatalogData, MixedFusionRackHalvesShareOneDomain) {
+  const auto& trn4 = real_catalog().system("trn4-fusion-mixed-rack");
+  const auto& gb300 = real_catalog().system("gb300-fusion-mixed-rack");
+  EXPECT_EQ(trn4.fusion_domain, gb300.fusion_domain);
+  EXPECT_FALSE(trn4.fusion_domain.empty());
+  EXPECT_TRUE(trn4.projected);
+  EXPECT_TRUE(gb300.projected);
+  EXPECT_EQ(trn4.chip.id, "trainium4");
+  EXPECT_EQ(gb300.chip.id, "gb300");
+  EXPECT_LE(trn4.chips_per_domain + gb300.chips_per_domain, 72);  // NVLink Fusion domains of up to 72 [24]
+  // NVLink 5 at 1.8 TB/s per GPU; Trainium4's port at the catalog's projected NVLink 6 value.
+  EXPECT_DOUBLE_EQ(gb300.scale_up.back().bandwidth_per_chip.value.base(), 1.8e12);
+  EXPECT_DOUBLE_EQ(trn4.scale_up.back().bandwidth_per_chip.value.base(),
+                   real_catalog().system("trn4-projected").scale_up.back().bandwidth_per_chip.value.base());
+  EXPECT_TRUE(real_catalog().system("gb300-nvl72").fusion_domain.empty());
 }
 
 TEST(CatalogData, ScaleUpSizesMultiplyToDomain) {

@@ -1,0 +1,171 @@
+#include "xpusim/scenario/train_mix.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/engine/mix.h"
+
+namespace xpusim::scenario {
+
+namespace {
+
+constexpr const char* kMixShape = "two parts SYSTEM:CHIPS,SYSTEM:CHIPS, e.g. trn4-fusion-mixed-rack:16,gb300-fusion-mixed-rack:16";
+
+MixPart parse_part(const std::string& part, const std::string& whole) {
+  const size_t colon = part.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == part.size())
+    core::fail("--mix", "bad part '" + part + "'", whole, kMixShape);
+  const std::string count = part.substr(colon + 1);
+  if (!std::all_of(count.begin(), count.end(), [](unsigned char c) { return std::isdigit(c); }) || count.size() > 9 ||
+      std::stoll(count) <= 0)
+    core::fail("--mix", "chips must be a positive whole number in '" + part + "'", whole, kMixShape);
+  return MixPart{part.substr(0, colon), std::stoll(count)};
+}
+
+// The homogeneous run of one kind: its system and chips, pp = its stages.
+TrainRun run_kind(const TrainInputs& base, const MixPart& part, int stages, const hw::Catalog& cat,
+                  const std::string& models_dir, const calib::Params& params) {
+  TrainInputs in = base;
+  in.system = part.system;
+  in.chips = part.chips;
+  in.pp = stages;
+  in.executor = "analytical";
+  return run_train(in, cat, models_dir, params, false);
+}
+
+// Forward + backward time of one layer for one micro-batch, from the homogeneous run's
+// critical-path compute and exposed TP/CP/EP collectives over its largest stage.
+double layer_time(const TrainRun& run) {
+  const auto& b = run.result.breakdown;
+  const double per_mb = (b.compute + b.tp_comm + b.cp_comm + b.ep_comm).base() /
+                        static_cast<double>(run.built.scenario.plan.micro_batches());
+  const int most = *std::max_element(run.result.stage_layers.begin(), run.result.stage_layers.end());
+  return per_mb / std::max(1, most);
+}
+
+MixKindResult kind_result(const TrainRun& run, const MixPart& part, int stages) {
+  MixKindResult k;
+  k.system = part.system;
+  k.chip = run.built.scenario.system->chip.id;
+  k.projected = run.built.scenario.system->projected;
+  k.chips = part.chips;
+  k.stages = stages;
+  k.layer_time_s = layer_time(run);
+  const auto& b = run.result.breakdown;
+  k.rest_s = (b.dp_comm + b.optimizer + b.other).base();
+  k.pp_comm_s = b.pp_comm.base();
+  return k;
+}
+
+// Stages per kind: chips / (tp x dp x cp); a diagnostic when they do not divide.
+std::vector<int> stages_of(const std::vector<MixPart>& parts, long long group) {
+  core::Diagnostics d;
+  std::vector<int> stages;
+  for (const auto& p : parts) {
+    if (p.chips % group != 0)
+      d.error("--mix", "chips of " + p.system + " must be a multiple of tp x dp x cp (" + std::to_string(group) + ")",
+              std::to_string(p.chips));
+    stages.push_back(static_cast<int>(p.chips / group));
+  }
+  d.throw_if_any();
+  return stages;
+}
+
+// Stage times of the split, the beat, and each kind's idle share.
+void apply_split(MixResult& r) {
+  size_t stage = 0;
+  for (auto& k : r.kinds) {
+    for (int s = 0; s < k.stages; ++s, ++stage)
+      k.stage_time_s = std::max(k.stage_time_s, r.stage_layers[stage] * k.layer_time_s);
+    r.beat_s = std::max(r.beat_s, k.stage_time_s);
+  }
+  for (auto& k : r.kinds) k.idle_fraction = 1.0 - k.stage_time_s / r.beat_s;
+}
+
+// Activations cross the kinds' boundary once forward (fill) and once backward (drain) on the
+// critical path; every micro-batch crosses both ways.
+void cross_traffic(MixResult& r, const workload::ModelSpec& model, int cp) {
+  r.activation_bytes_per_chip = static_cast<double>(r.micro_batch) * static_cast<double>(r.seq_len) *
+                                static_cast<double>(model.hidden) * 2.0 / (static_cast<double>(r.tp) * cp);
+  r.cross_transfer_s = net::cross_link_time(r.link, core::Bytes::from_base(r.activation_bytes_per_chip)).base();
+  r.cross_bytes_per_step = 2.0 * static_cast<double>(r.micro_batches) * r.activation_bytes_per_chip *
+                           static_cast<double>(r.tp) * cp * r.dp;
+}
+
+void combine(MixResult& r) {
+  const int stages = static_cast<int>(r.stage_layers.size());
+  r.compute_s = static_cast<double>(r.micro_batches) * r.beat_s;
+  r.bubble_s = (stages - 1) * r.beat_s;
+  r.pp_comm_s = 2.0 * r.cross_transfer_s;
+  for (const auto& k : r.kinds) {
+    r.rest_s = std::max(r.rest_s, k.rest_s);
+    r.pp_comm_s = std::max(r.pp_comm_s, 2.0 * r.cross_transfer_s + k.pp_comm_s);
+  }
+  r.step_s = r.compute_s + r.bubble_s + r.pp_comm_s + r.rest_s;
+  r.bubble_fraction = r.bubble_s / r.step_s;
+  r.tokens_per_s = static_cast<double>(r.global_batch) * static_cast<double>(r.seq_len) / r.step_s;
+}
+
+}  // namespace
+
+std::vector<MixPart> parse_mix(const std::string& text) {
+  std::vector<MixPart> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    parts.push_back(parse_part(part, text));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (parts.size() != 2) core::fail("--mix", "needs exactly two kinds of chip", text, kMixShape);
+  if (parts[0].system == parts[1].system)
+    core::fail("--mix", "both parts name the same system '" + parts[0].system + "'", text, "two different systems");
+  return parts;
+}
+
+MixResult run_train_mix(const TrainInputs& in, const std::string& mix, const hw::Catalog& cat,
+                        const std::string& models_dir, const calib::Params& params) {
+  const std::vector<MixPart> parts = parse_mix(mix);
+  for (const auto& p : parts) cat.system(p.system, "--mix");
+  if (in.system || in.chips || in.pp)
+    core::fail(in.system ? "--system" : in.chips ? "--chips" : "--pp", "not with --mix (it names the systems, chips and stages)",
+               "", "--mix A:N,B:M with --tp/--dp");
+  MixResult r;
+  r.tp = static_cast<int>(in.tp.value_or(1));
+  r.dp = static_cast<int>(in.dp.value_or(1));
+  const int cp = static_cast<int>(in.cp.value_or(1));
+  const std::vector<int> stages = stages_of(parts, static_cast<long long>(r.tp) * r.dp * cp);
+  TrainInputs base = in;
+  base.tp = r.tp;
+  base.dp = r.dp;
+  const TrainRun first = run_kind(base, parts[0], stages[0], cat, models_dir, params);
+  const auto& plan = first.built.scenario.plan;
+  base.micro_batch = plan.micro_batch;  // the second kind runs the first's batch
+  base.global_batch = plan.global_batch;
+  base.seq_len = plan.seq_len;
+  const TrainRun second = run_kind(base, parts[1], stages[1], cat, models_dir, params);
+  r.model = first.built.scenario.model.id;
+  r.layers = first.built.scenario.model.layers;
+  r.micro_batch = plan.micro_batch;
+  r.global_batch = plan.global_batch;
+  r.micro_batches = plan.micro_batches();
+  r.seq_len = plan.seq_len;
+  r.kinds = {kind_result(first, parts[0], stages[0]), kind_result(second, parts[1], stages[1])};
+  r.stage_layers = engine::mixed_layer_split(r.layers, stages, {r.kinds[0].layer_time_s, r.kinds[1].layer_time_s});
+  apply_split(r);
+  r.link = net::cross_link(*first.built.scenario.system, parts[0].chips, *second.built.scenario.system, parts[1].chips,
+                           net::network_params(params));
+  if (!r.link.fusion) r.assumptions.push_back("activations cross over the scale-out network: " + r.link.why_not_fusion);
+  cross_traffic(r, first.built.scenario.model, cp);
+  for (const TrainRun* run : {&first, &second})
+    if (!run->result.fits) {
+      r.fits = false;
+      r.reason += (r.reason.empty() ? "" : "; ") + run->built.scenario.system->id + ": " + run->result.reason;
+    }
+  combine(r);
+  return r;
+}
+
+}  // namespace xpusim::scenario

@@ -1,0 +1,155 @@
+// Trainium4 and GB300 in one NVLink Fusion domain (docs/fusion.md): heterogeneous disaggregated
+// serving (serve --prefill-system/--decode-system) and mixed training (train --mix).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+
+using xpusim::test::run_cli;
+using Json = nlohmann::json;
+
+namespace {
+
+const std::string kTrn4 = "trn4-fusion-mixed-rack";
+const std::string kGb300 = "gb300-fusion-mixed-rack";
+
+std::string hetero_serve(const std::string& prefill, const std::string& decode) {
+  return "serve --model llama3.1-8b --precision fp8 --tp 2 --prefill-system " + prefill + " --prefill-chips 4" +
+         " --decode-system " + decode + " --decode-chips 4 --rate 20 --requests 100 --in-len 2048 --out-len 32";
+}
+
+Json json_of(const std::string& args) {
+  auto r = run_cli(args + " --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return Json::parse(r.out);
+}
+
+TEST(FusionServe, KvMovesOverNvlinkFusionAtTheSlowerEndpointsRate) {
+  const Json j = json_of(hetero_serve(kGb300, kTrn4));
+  const Json& link = j["heterogeneous"]["kv_transfer"];
+  EXPECT_EQ(link["fabric"], "nvlink-fusion");
+  EXPECT_EQ(link["fusion_domain"], "trn4-gb300-fusion-rack");
+  EXPECT_EQ(link["slower_system"], kGb300);  // NVLink 5, 1.8 TB/s vs Trainium4's 3.6 TB/s
+  const double rate = link["rate_per_chip_per_direction_gb_s"].get<double>();
+  EXPECT_LT(rate, 900.0);  // at most half of GB300's 1.8 TB/s (both directions)
+  EXPECT_GT(rate, 450.0);
+  // Every request's KV crosses once: prompt x bytes per token per chip x tp chips.
+  const double per_token = link["bytes_per_token_per_chip"].get<double>();
+  EXPECT_EQ(link["transfers"], 100);
+  EXPECT_NEAR(link["bytes_total"].get<double>(), per_token * 2048 * 100 * 2, 1.0);
+  const double expect_ms = link["latency_us"].get<double>() / 1e3 + per_token * 2048 / (rate * 1e9) * 1e3;
+  EXPECT_NEAR(link["transfer_mean_ms"].get<double>(), expect_ms, 1e-9);
+  // The other direction runs at the same, slower, rate.
+  const Json back = json_of(hetero_serve(kTrn4, kGb300));
+  EXPECT_DOUBLE_EQ(back["heterogeneous"]["kv_transfer"]["rate_per_chip_per_direction_gb_s"].get<double>(), rate);
+}
+
+TEST(FusionServe, PoolsReportTheirOwnChipsAndEnergyAndCostAddUp) {
+  const Json j = json_of(hetero_serve(kGb300, kTrn4));
+  const Json& pools = j["heterogeneous"]["pools"];
+  ASSERT_EQ(pools.size(), 2u);
+  EXPECT_EQ(pools[0]["role"], "prefill");
+  EXPECT_EQ(pools[0]["system"], kGb300);
+  EXPECT_EQ(pools[1]["system"], kTrn4);
+  EXPECT_NE(pools[0]["framework"], pools[1]["framework"]);  // each chip's own serving stack
+  double joules = 0, dollars = 0;
+  for (const auto& p : pools) {
+    EXPECT_GT(p["utilisation"].get<double>(), 0.0);
+    EXPECT_LE(p["utilisation"].get<double>(), 1.0);
+    joules += p["energy_j"].get<double>();
+    dollars += p["cost_usd"].get<double>();
+  }
+  const double tokens = 100.0 * 32;
+  EXPECT_NEAR(j["energy_j_per_output_token"].get<double>(), joules / tokens, 1e-9 * joules);
+  EXPECT_NEAR(j["cost_usd_per_million_output_tokens"].get<double>(), dollars * 1e6 / tokens, 1e-9 * dollars * 1e6);
+  EXPECT_EQ(j["chips"], 8);
+}
+
+TEST(FusionServe, SystemsOutsideOneFusionDomainUseTheScaleOutNetwork) {
+  const Json j = json_of(hetero_serve("gb300-nvl72", "trn4-projected"));
+  const Json& link = j["heterogeneous"]["kv_transfer"];
+  EXPECT_EQ(link["fabric"], "scale-out");
+  EXPECT_NE(link["why_not_fusion"].get<std::string>().find("do not share an NVLink Fusion domain"), std::string::npos);
+  EXPECT_LT(link["rate_per_chip_per_direction_gb_s"].get<double>(), 100.0);  // 800 Gb/s NICs
+  auto text = run_cli(hetero_serve("gb300-nvl72", "trn4-projected"));
+  EXPECT_NE(text.out.find("KV cache over the scale-out network"), std::string::npos) << text.out;
+}
+
+TEST(FusionServe, BadInputNamesTheField) {
+  auto unknown = run_cli(hetero_serve(kGb300, "trn4-fusion-mixed-rak"));
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("decode_system"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find(kTrn4), std::string::npos) << unknown.err;  // did you mean
+  auto one = run_cli("serve --model llama3.1-8b --prefill-system " + kGb300 + " --prefill-chips 4 --decode-chips 4");
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_NE(one.err.find("needs both systems"), std::string::npos) << one.err;
+  auto uneven = run_cli("serve --model llama3.1-8b --tp 2 --prefill-system " + kGb300 + " --prefill-chips 4 " +
+                        "--decode-system " + kTrn4 + " --decode-chips 3");
+  EXPECT_EQ(uneven.exit_code, 2);
+  EXPECT_NE(uneven.err.find("decode_chips"), std::string::npos) << uneven.err;
+  auto both = run_cli("serve --model llama3.1-8b --system gb300-nvl72 --prefill-system " + kGb300 +
+                      " --prefill-chips 4 --decode-system " + kTrn4 + " --decode-chips 4");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("either --system"), std::string::npos) << both.err;
+}
+
+std::string mix(const std::string& parts, const std::string& extra = "") {
+  return "train --model llama3.1-8b --tp 2 --dp 1 --micro-batch 1 --global-batch 16 --seq-len 4096 --mix " + parts +
+         extra;
+}
+
+TEST(FusionTrain, LayersFollowMeasuredTimesAndActivationsCrossTheFusionLink) {
+  const Json j = json_of(mix(kTrn4 + ":4," + kGb300 + ":4"));
+  const Json& kinds = j["kinds"];
+  ASSERT_EQ(kinds.size(), 2u);
+  EXPECT_EQ(kinds[0]["stages"], 2);
+  EXPECT_EQ(kinds[1]["stages"], 2);
+  int layers = 0;
+  for (const auto& l : j["stage_layers"]) layers += l.get<int>();
+  EXPECT_EQ(layers, 32);
+  // Stages finish together: the kinds' stage times differ by less than one layer of the slower.
+  const double t0 = kinds[0]["layer_time_ms"], t1 = kinds[1]["layer_time_ms"];
+  const double s0 = kinds[0]["stage_time_ms"], s1 = kinds[1]["stage_time_ms"];
+  EXPECT_LE(std::abs(s0 - s1), std::max(t0, t1) + 1e-9);
+  const Json& link = j["activation_transfer"];
+  EXPECT_EQ(link["fabric"], "nvlink-fusion");
+  EXPECT_EQ(link["slower_system"], kGb300);
+  // One micro-batch of 4,096 tokens x hidden 4,096 x 2 B, split over tp = 2.
+  EXPECT_DOUBLE_EQ(link["bytes_per_crossing_per_chip"].get<double>(), 4096.0 * 4096 * 2 / 2);
+  const double rate = link["rate_per_chip_per_direction_gb_s"].get<double>() * 1e9;
+  EXPECT_NEAR(link["crossing_ms"].get<double>(),
+              link["latency_us"].get<double>() / 1e3 + 4096.0 * 4096 / rate * 1e3, 1e-9);
+  EXPECT_DOUBLE_EQ(link["bytes_per_step"].get<double>(), 2.0 * 16 * 4096.0 * 4096 * 2 / 2 * 2);
+  EXPECT_GT(j["bubble_fraction"].get<double>(), 0.0);
+  EXPECT_LT(j["bubble_fraction"].get<double>(), 1.0);
+}
+
+TEST(FusionTrain, KindsOutsideOneDomainCrossOverScaleOut) {
+  const Json j = json_of(mix("trn4-projected:4,gb300-nvl72:4"));
+  EXPECT_EQ(j["activation_transfer"]["fabric"], "scale-out");
+  EXPECT_FALSE(j["assumptions"].empty());
+}
+
+TEST(FusionTrain, BadMixIsBadInput) {
+  for (const std::string& bad : {kTrn4, kTrn4 + ":4", kTrn4 + ":x," + kGb300 + ":4", kTrn4 + ":4," + kTrn4 + ":4",
+                                 kTrn4 + ":4," + kGb300 + ":4,gb300-nvl72:4"}) {
+    auto r = run_cli(mix(bad));
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--mix"), std::string::npos) << bad << ": " << r.err;
+  }
+  auto unknown = run_cli(mix("trn4-fusion-mixed-rak:4," + kGb300 + ":4"));
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find(kTrn4), std::string::npos) << unknown.err;
+  auto uneven = run_cli(mix(kTrn4 + ":3," + kGb300 + ":4"));
+  EXPECT_EQ(uneven.exit_code, 2);
+  EXPECT_NE(uneven.err.find("multiple of tp x dp x cp (2)"), std::string::npos) << uneven.err;
+  auto with_system = run_cli(mix(kTrn4 + ":4," + kGb300 + ":4", " --system gb300-nvl72"));
+  EXPECT_EQ(with_system.exit_code, 2);
+  EXPECT_NE(with_system.err.find("not with --mix"), std::string::npos) << with_system.err;
+}
+
+}  // namespace
