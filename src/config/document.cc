@@ -23,6 +23,40 @@ namespace {
   throw core::InputError(d);
 }
 
+/// Offset of the first byte that does not start a well-formed UTF-8 sequence (the Unicode
+/// standard's table 3-7: no overlong forms, surrogates or code points past U+10FFFF), or npos.
+/// Every string of a document is checked, so that writing one out (--json, a diagnostic) can
+/// never fail.
+std::size_t invalid_utf8_at(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    std::size_t len = 1;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (b < 0x80) len = 1;
+    else if (b >= 0xC2 && b <= 0xDF) len = 2;
+    else if (b >= 0xE0 && b <= 0xEF) len = 3, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+    else if (b >= 0xF0 && b <= 0xF4) len = 4, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+    else return i;
+    if (s.size() - i < len) return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF)) return i;
+    }
+    i += len;
+  }
+  return std::string::npos;
+}
+
+[[noreturn]] void fail_utf8(const std::string& path, int line, const std::string& message) {
+  core::Diagnostic d;
+  d.file = path;
+  d.line = line;
+  d.message = message;
+  d.expected = "UTF-8 text";
+  throw core::InputError(d);
+}
+
 }  // namespace
 
 std::string read_text_file(const std::string& path, const std::string& what) {
@@ -39,6 +73,10 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   ss << in.rdbuf();
   std::string text = ss.str();
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // UTF-8 byte-order mark
+  if (const std::size_t at = invalid_utf8_at(text); at != std::string::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
+    fail_utf8(path, static_cast<int>(line), "not valid UTF-8 (byte " + std::to_string(at + 1) + ")");
+  }
   return text;
 }
 
@@ -54,7 +92,9 @@ class YamlConverter {
 
  private:
   void count(int depth);
-  static Json scalar(const YAML::Node& n);
+  Json scalar(const YAML::Node& n) const;
+  /// A scalar's text; an escape ("\\uD800") that makes it invalid UTF-8 is a diagnostic.
+  std::string text_of(const YAML::Node& n) const;
   std::string file_;
   long long nodes_ = 0;
 };
@@ -71,8 +111,15 @@ void YamlConverter::count(int depth) {
     fail_limit(file_, "number of values after alias expansion", nodes_, DocumentLimits::kMaxNodes);
 }
 
-Json YamlConverter::scalar(const YAML::Node& n) {
-  const std::string s = n.Scalar();
+std::string YamlConverter::text_of(const YAML::Node& n) const {
+  std::string s = n.as<std::string>();
+  if (invalid_utf8_at(s) != std::string::npos)
+    fail_utf8(file_, n.Mark().line + 1, "an escape in this value is not a Unicode character (a lone surrogate?)");
+  return s;
+}
+
+Json YamlConverter::scalar(const YAML::Node& n) const {
+  const std::string s = text_of(n);
   if (n.Tag() == "!") return s;  // quoted: keep as string
   if (s == "true" || s == "True") return true;
   if (s == "false" || s == "False") return false;
@@ -99,7 +146,7 @@ Json YamlConverter::convert(const YAML::Node& n, int depth) {
     }
     case YAML::NodeType::Map: {
       Json o = Json::object();
-      for (const auto& kv : n) o[kv.first.as<std::string>()] = convert(kv.second, depth + 1);
+      for (const auto& kv : n) o[text_of(kv.first)] = convert(kv.second, depth + 1);
       return o;
     }
   }
