@@ -5,40 +5,6 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   list(APPEND XS_WARNINGS -Wno-maybe-uninitialized -Wno-restrict)  # gcc-only false positives
 endif()
 
-# A precompiled header for the test executables (docs/performance.md, "CI time"): gtest,
-# nlohmann/json and the standard headers, parsed once per build tree instead of once per test
-# source (1.3-3.9 s of CPU less per source, measured). The layers' libraries have none: most of
-# their sources include neither json nor gtest, and loading the PCH cost them 0.5-1.2 s each.
-# Off by default under ccache (a PCH build is a cache miss for ccache unless its sloppiness is set);
-# CI and scripts/setup.sh build without ccache, with the PCH.
-if(CMAKE_CXX_COMPILER_LAUNCHER)
-  set(xs_pch_default OFF)
-else()
-  set(xs_pch_default ON)
-endif()
-option(XS_PCH "Precompiled headers for the third-party and standard headers" ${xs_pch_default})
-set(XS_PCH_HEADERS <nlohmann/json.hpp> <algorithm> <cmath> <filesystem> <fstream> <functional> <iostream> <map>
-    <memory> <optional> <set> <sstream> <string> <vector>)
-
-# xs_pch_source(TARGET HEADERS...): TARGET (a static library of one empty source) builds the PCH
-# that xs_use_pch() shares.
-function(xs_pch_source target)
-  set(src ${CMAKE_BINARY_DIR}/${target}.cc)
-  if(NOT EXISTS ${src})
-    file(WRITE ${src} "// The translation unit that builds the ${target} precompiled header.\n")
-  endif()
-  add_library(${target} STATIC ${src})
-  target_compile_options(${target} PRIVATE ${XS_WARNINGS})
-  target_precompile_headers(${target} PRIVATE ${ARGN})
-endfunction()
-
-# xs_use_pch(TARGET PCH_TARGET): TARGET's sources include PCH_TARGET's precompiled header.
-function(xs_use_pch target pch_target)
-  if(XS_PCH)
-    target_precompile_headers(${target} REUSE_FROM ${pch_target})
-  endif()
-endfunction()
-
 # xs_add_layer(NAME SOURCES ... DEPS ...): one static library per layer, public headers in
 # include/xpusim/NAME. Layering is enforced by the include path: each layer gets its own include
 # root in the build tree holding only the link xpusim/NAME -> include/xpusim/NAME, and that root
@@ -68,7 +34,6 @@ function(xs_add_test name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest_main)
   target_compile_options(${name} PRIVATE ${XS_WARNINGS})
   target_compile_definitions(${name} PRIVATE XS_TESTDATA_DIR="${PROJECT_SOURCE_DIR}/data")
-  xs_use_pch(${name} xpusim_pch_test)
   if(NOT ARG_LABELS)
     set(ARG_LABELS fast)
   endif()
