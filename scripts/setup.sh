@@ -26,6 +26,5 @@ fi
 
 JOBS=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${XS_CMAKE_FLAGS:-} >/dev/null
-# XS_BUILD_TARGETS (default: everything) builds only those targets, e.g. "xpusim xpusim_python".
-cmake --build build -j"$JOBS" ${XS_BUILD_TARGETS:+--target $XS_BUILD_TARGETS} >/dev/null
+cmake --build build -j"$JOBS" >/dev/null
 echo "xpusim setup: built build/xpusim" >&2
