@@ -25,8 +25,8 @@ namespace {
 
 /// Offset of the first byte that does not start a well-formed UTF-8 sequence (the Unicode
 /// standard's table 3-7: no overlong forms, surrogates or code points past U+10FFFF), or npos.
-/// Every string of a document is checked, so that writing one out (--json, a diagnostic) can
-/// never fail.
+/// Every text file is checked, so that writing one of its strings out (--json, a diagnostic)
+/// can never fail.
 std::size_t invalid_utf8_at(const std::string& s) {
   std::size_t i = 0;
   while (i < s.size()) {
@@ -48,11 +48,13 @@ std::size_t invalid_utf8_at(const std::string& s) {
   return std::string::npos;
 }
 
-[[noreturn]] void fail_utf8(const std::string& path, int line, const std::string& message) {
+/// Every string of a document comes from its text (YAML escapes of surrogates or past U+10FFFF
+/// are malformed YAML), so a text that is UTF-8 gives strings that are.
+[[noreturn]] void fail_utf8(const std::string& path, const std::string& text, std::size_t at) {
   core::Diagnostic d;
   d.file = path;
-  d.line = line;
-  d.message = message;
+  d.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  d.message = "not valid UTF-8 (byte " + std::to_string(at + 1) + ")";
   d.expected = "UTF-8 text";
   throw core::InputError(d);
 }
@@ -73,10 +75,7 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   ss << in.rdbuf();
   std::string text = ss.str();
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // UTF-8 byte-order mark
-  if (const std::size_t at = invalid_utf8_at(text); at != std::string::npos) {
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
-    fail_utf8(path, static_cast<int>(line), "not valid UTF-8 (byte " + std::to_string(at + 1) + ")");
-  }
+  if (const std::size_t at = invalid_utf8_at(text); at != std::string::npos) fail_utf8(path, text, at);
   return text;
 }
 
@@ -92,9 +91,7 @@ class YamlConverter {
 
  private:
   void count(int depth);
-  Json scalar(const YAML::Node& n) const;
-  /// A scalar's text; an escape ("\\uD800") that makes it invalid UTF-8 is a diagnostic.
-  std::string text_of(const YAML::Node& n) const;
+  static Json scalar(const YAML::Node& n);
   std::string file_;
   long long nodes_ = 0;
 };
@@ -111,15 +108,8 @@ void YamlConverter::count(int depth) {
     fail_limit(file_, "number of values after alias expansion", nodes_, DocumentLimits::kMaxNodes);
 }
 
-std::string YamlConverter::text_of(const YAML::Node& n) const {
-  std::string s = n.as<std::string>();
-  if (invalid_utf8_at(s) != std::string::npos)
-    fail_utf8(file_, n.Mark().line + 1, "an escape in this value is not a Unicode character (a lone surrogate?)");
-  return s;
-}
-
-Json YamlConverter::scalar(const YAML::Node& n) const {
-  const std::string s = text_of(n);
+Json YamlConverter::scalar(const YAML::Node& n) {
+  const std::string s = n.Scalar();
   if (n.Tag() == "!") return s;  // quoted: keep as string
   if (s == "true" || s == "True") return true;
   if (s == "false" || s == "False") return false;
@@ -146,7 +136,7 @@ Json YamlConverter::convert(const YAML::Node& n, int depth) {
     }
     case YAML::NodeType::Map: {
       Json o = Json::object();
-      for (const auto& kv : n) o[text_of(kv.first)] = convert(kv.second, depth + 1);
+      for (const auto& kv : n) o[kv.first.as<std::string>()] = convert(kv.second, depth + 1);
       return o;
     }
   }
