@@ -167,6 +167,16 @@ Json load_json_file(const std::string& path) {
     d.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
     d.message = "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos));
     throw core::InputError(d);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number past the range of a double ("2e308"): nlohmann's "number overflow parsing '…'"
+    // (fuzz_config; it reached main() as an internal error).
+    const std::string what = e.what();
+    const auto pos = what.find("number overflow");
+    core::Diagnostic d;
+    d.file = path;
+    d.message = "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos));
+    d.expected = "numbers within ±1.8e308";
+    throw core::InputError(d);
   }
 }
 

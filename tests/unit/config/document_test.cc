@@ -170,3 +170,10 @@ TEST(Document, TextThatIsNotUtf8IsADiagnosticWithItsLine) {
     EXPECT_NE(load_error(write_temp("bad.yaml", "a: '" + bad + "'\n")).find("UTF-8"), std::string::npos) << bad;
   EXPECT_EQ(load_error(write_temp("good.yaml", "a: 'Grüße €5 𝄞'\n")), "");
 }
+
+// fuzz_config: a number past the range of a double was nlohmann's out_of_range, an internal error.
+TEST(Document, JsonNumberOutOfRangeIsADiagnostic) {
+  const std::string msg = load_error(write_temp("huge.json", "{\"a\": [1, 2e308]}"));
+  EXPECT_NE(msg.find("number overflow parsing '2e308'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("huge.json"), std::string::npos) << msg;
+}
