@@ -1,7 +1,6 @@
 // xpusim command-line entry point: dispatches to one sub-command per file and maps errors to
 // exit codes (0 ok, 1 infeasible, 2 bad input, 3 internal error).
 
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
