@@ -98,7 +98,7 @@ const Command kCommands[] = {
     Command{"replay", "replay {CHAKRA} --system h100-sxm-dgx"},
     Command{"calibrate", "calibrate {HOPPER} --params compute.nvidia-hopper.gemm_efficiency --folds none"},
     Command{"train_scenario", "train --scenario {DATA}/scenarios/train-llama3.1-8b-trn2.yaml"},
-    Command{"serve_scenario", "serve --scenario {DATA}/scenarios/serve-trn3-llama70b.yaml"},
+    Command{"serve_scenario", "serve --scenario {DATA}/scenarios/serve-trn3-llama70b.yaml --requests 300"},
 };
 
 INSTANTIATE_TEST_SUITE_P(
