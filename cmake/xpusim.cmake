@@ -1,6 +1,9 @@
 # Helpers shared by every layer.
 
-set(XS_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wno-maybe-uninitialized -Wno-restrict)
+set(XS_WARNINGS -Wall -Wextra -Wpedantic -Wshadow)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  list(APPEND XS_WARNINGS -Wno-maybe-uninitialized -Wno-restrict)  # gcc-only false positives
+endif()
 
 # xs_add_layer(NAME SOURCES ... DEPS ...): one static library per layer, public headers in
 # include/xpusim/NAME. Layering is enforced by the include path: each layer gets its own include

@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 PACKAGES=(g++ cmake make libgtest-dev libbenchmark-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
           universal-ctags pybind11-dev python3-dev python3-numpy python3-pandas openmpi-bin libopenmpi-dev
           chromium libprotobuf-dev protobuf-compiler)
+# scripts/test.sh adds the sanitizer tree's compiler (clang-14, libclang-rt-14-dev) here, so that
+# one apt-get run installs everything.
+PACKAGES+=(${XS_EXTRA_PACKAGES:-})
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

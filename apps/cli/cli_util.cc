@@ -1,5 +1,6 @@
 #include "cli_util.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -23,6 +24,27 @@ CatalogChoice& catalog_choice() {
 }
 
 }  // namespace
+
+std::string data_dir() {
+  const char* env = std::getenv("XPUSIM_DATA_DIR");
+  if (env && *env) return env;
+  return XS_DATA_DIR;
+}
+
+int parse(CLI::App& app, const Args& args) {
+  std::vector<std::string> rev(args.rbegin(), args.rend());
+  try {
+    app.parse(rev);
+  } catch (const CLI::CallForHelp& e) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "error: " << app.get_name() << ": " << e.what() << "\n"
+              << "run '" << app.get_name() << " --help' for usage\n";
+    return 2;
+  }
+  return -1;
+}
 
 void add_catalog_option(CLI::App& app) {
   app.add_option("--catalog-dir", catalog_choice().user_dirs,

@@ -1,7 +1,6 @@
 // xpusim command-line entry point: dispatches to one sub-command per file and maps errors to
 // exit codes (0 ok, 1 infeasible, 2 bad input, 3 internal error).
 
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -12,27 +11,6 @@
 #include "xpusim/core/suggest.h"
 
 namespace xpusim::cli {
-
-std::string data_dir() {
-  const char* env = std::getenv("XPUSIM_DATA_DIR");
-  if (env && *env) return env;
-  return XS_DATA_DIR;
-}
-
-int parse(CLI::App& app, const Args& args) {
-  std::vector<std::string> rev(args.rbegin(), args.rend());
-  try {
-    app.parse(rev);
-  } catch (const CLI::CallForHelp& e) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << app.get_name() << ": " << e.what() << "\n"
-              << "run '" << app.get_name() << " --help' for usage\n";
-    return 2;
-  }
-  return -1;
-}
 
 namespace {
 

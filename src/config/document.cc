@@ -23,6 +23,42 @@ namespace {
   throw core::InputError(d);
 }
 
+/// Offset of the first byte that does not start a well-formed UTF-8 sequence (the Unicode
+/// standard's table 3-7: no overlong forms, surrogates or code points past U+10FFFF), or npos.
+/// Every text file is checked, so that writing one of its strings out (--json, a diagnostic)
+/// can never fail.
+std::size_t invalid_utf8_at(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    std::size_t len = 1;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (b < 0x80) len = 1;
+    else if (b >= 0xC2 && b <= 0xDF) len = 2;
+    else if (b >= 0xE0 && b <= 0xEF) len = 3, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+    else if (b >= 0xF0 && b <= 0xF4) len = 4, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+    else return i;
+    if (s.size() - i < len) return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF)) return i;
+    }
+    i += len;
+  }
+  return std::string::npos;
+}
+
+/// Every string of a document comes from its text (YAML escapes of surrogates or past U+10FFFF
+/// are malformed YAML), so a text that is UTF-8 gives strings that are.
+[[noreturn]] void fail_utf8(const std::string& path, const std::string& text, std::size_t at) {
+  core::Diagnostic d;
+  d.file = path;
+  d.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  d.message = "not valid UTF-8 (byte " + std::to_string(at + 1) + ")";
+  d.expected = "UTF-8 text";
+  throw core::InputError(d);
+}
+
 }  // namespace
 
 std::string read_text_file(const std::string& path, const std::string& what) {
@@ -39,6 +75,7 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   ss << in.rdbuf();
   std::string text = ss.str();
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // UTF-8 byte-order mark
+  if (const std::size_t at = invalid_utf8_at(text); at != std::string::npos) fail_utf8(path, text, at);
   return text;
 }
 
@@ -129,6 +166,16 @@ Json load_json_file(const std::string& path) {
     const size_t upto = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
     d.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
     d.message = "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos));
+    throw core::InputError(d);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number past the range of a double ("2e308"): nlohmann's "number overflow parsing '…'"
+    // (fuzz_config; it reached main() as an internal error).
+    const std::string what = e.what();
+    const auto pos = what.find("number overflow");
+    core::Diagnostic d;
+    d.file = path;
+    d.message = "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos));
+    d.expected = "numbers within ±1.8e308";
     throw core::InputError(d);
   }
 }

@@ -185,7 +185,7 @@ Tensor parse_npy(const std::string& b, const std::string& path) {
   t.data.resize(static_cast<size_t>(n));
   const char* p = b.data() + data_off;
   if (itemsize == 4) {
-    std::memcpy(t.data.data(), p, need);
+    if (need > 0) std::memcpy(t.data.data(), p, need);  // data() may be null for 0 elements
   } else {
     for (int64_t i = 0; i < n; ++i) {
       double v;

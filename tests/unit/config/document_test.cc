@@ -156,3 +156,24 @@ TEST(DocumentLimits, BriefShowsAHugeValueWithoutSerialisingIt) {
   EXPECT_EQ(b.substr(0, 7), "[0,1,2,");
   EXPECT_EQ(config::brief(Json(std::string(500, 'x'))).size(), 60u);
 }
+
+// Every string of a document is UTF-8, so that a diagnostic or a --json output quoting it can be
+// written (fuzz_config found a YAML key with bytes 0xFF that made config::brief throw).
+TEST(Document, TextThatIsNotUtf8IsADiagnosticWithItsLine) {
+  for (const std::string& f : {std::string("latin1.yaml"), std::string("latin1.json"), std::string("latin1.csv")}) {
+    const std::string msg = load_error(write_temp(f, "a: 1\nb\xff\xfe: 2\n"));
+    EXPECT_NE(msg.find("not valid UTF-8 (byte 7)"), std::string::npos) << f << ": " << msg;
+  }
+  EXPECT_NE(load_error(write_temp("surrogate.yaml", "a: 1\nb: \"\\ud800\"\n")).find("malformed YAML at line 2"),
+            std::string::npos);  // an escape cannot make a string that is not UTF-8
+  for (const std::string& bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"})
+    EXPECT_NE(load_error(write_temp("bad.yaml", "a: '" + bad + "'\n")).find("UTF-8"), std::string::npos) << bad;
+  EXPECT_EQ(load_error(write_temp("good.yaml", "a: 'Grüße €5 𝄞'\n")), "");
+}
+
+// fuzz_config: a number past the range of a double was nlohmann's out_of_range, an internal error.
+TEST(Document, JsonNumberOutOfRangeIsADiagnostic) {
+  const std::string msg = load_error(write_temp("huge.json", "{\"a\": [1, 2e308]}"));
+  EXPECT_NE(msg.find("number overflow parsing '2e308'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("huge.json"), std::string::npos) << msg;
+}
