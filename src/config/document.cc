@@ -110,6 +110,11 @@ Json load_json_file(const std::string& path) {
     d.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
     d.message = "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos));
     throw core::InputError(d);
+  } catch (const nlohmann::json::out_of_range& e) {  // a number beyond double: 1e999
+    core::Diagnostic d;
+    d.file = path;
+    d.message = "malformed JSON: " + std::string(e.what());
+    throw core::InputError(d);
   }
 }
 

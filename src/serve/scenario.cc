@@ -345,6 +345,10 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   if (sc.load.arrival == ArrivalKind::Trace) b.spec.load.requests = static_cast<long long>(sc.load.trace.size());
 
   rep.sim = simulate(b.spec);
+  if (rep.sim.requests > LatencyStats::kExactValues)
+    rep.assumptions.push_back("latency percentiles over " + std::to_string(rep.sim.requests) +
+                              " requests from a histogram of 1% buckets (within 0.5% of exact; exact up to " +
+                              std::to_string(LatencyStats::kExactValues) + " requests)");
   if (rep.sim.clipped_requests > 0)
     rep.assumptions.push_back(std::to_string(rep.sim.clipped_requests) + " drawn request lengths exceeded the model's context (" +
                               std::to_string(model.max_position) + " tokens) and were clipped to it");

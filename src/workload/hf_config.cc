@@ -39,7 +39,7 @@ void require_positive(core::Diagnostics& d, const std::string& field, long long 
 /// The largest value accepted for an integer field of a config.json (config/limits.h).
 long long field_limit(const std::string& key) {
   namespace L = core::limits;
-  static const std::pair<std::initializer_list<const char*>, long long> kTable[] = {
+  static const std::pair<std::vector<std::string>, long long> kTable[] = {
       {{"num_hidden_layers", "n_layer", "n_layers", "first_k_dense_replace", "decoder_sparse_step",
         "moe_layer_freq"}, L::kLayers},
       {{"num_attention_heads", "n_head", "n_heads", "num_key_value_heads", "num_kv_heads", "kv_n_heads"}, L::kHeads},
@@ -49,7 +49,7 @@ long long field_limit(const std::string& key) {
       {{"intermediate_size", "n_inner", "ffn_hidden_size", "moe_intermediate_size"}, L::kIntermediate},
       {{"max_position_embeddings", "n_positions", "max_seq_len", "sliding_window"}, L::kPositions}};
   for (const auto& [keys, max] : kTable)
-    for (const char* k : keys)
+    for (const auto& k : keys)
       if (key == k) return max;
   return L::kHidden;  // hidden_size, head_dim, LoRA ranks, expansion_ratio
 }
