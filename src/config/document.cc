@@ -90,15 +90,13 @@ Json YamlConverter::convert(const YAML::Node& n, int depth) {
 
 Json load_json_file(const std::string& path) {
   const std::string text = read_text_file(path);
-  // Depth is checked while parsing, so a deeply nested document never reaches code that
-  // recurses over it.
-  const auto depth_guard = [&path](int depth, nlohmann::json::parse_event_t, Json&) {
-    if (depth > DocumentLimits::kMaxNesting)
-      fail_limit(path, "nesting depth (arrays and objects inside each other)", depth, DocumentLimits::kMaxNesting);
-    return true;
-  };
+  // Depth is checked before parsing (a linear scan), so a deeply nested document never reaches
+  // code that recurses over it.
+  const int depth = core::json_nesting_depth(text);
+  if (depth > DocumentLimits::kMaxNesting)
+    fail_limit(path, "nesting depth (arrays and objects inside each other)", depth, DocumentLimits::kMaxNesting);
   try {
-    return Json::parse(text, depth_guard);
+    return Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann reports "parse error at line L, column C: ..."; keep its text after the tag.
     std::string what = e.what();

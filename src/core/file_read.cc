@@ -1,5 +1,6 @@
 #include "xpusim/core/file_read.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +16,25 @@ void fail_limit(const std::string& file, const std::string& what, long long foun
   d.value = std::to_string(found);
   d.expected = "at most " + std::to_string(limit) + " (docs/errors.md, \"Limits\")";
   throw InputError(d);
+}
+
+int json_nesting_depth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 std::string read_regular_file(const std::string& path, const std::string& what, long long max_bytes) {

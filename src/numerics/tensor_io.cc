@@ -1,5 +1,6 @@
 #include "xpusim/numerics/tensor_io.h"
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -226,13 +227,11 @@ std::string npy_bytes_u8(const std::vector<int64_t>& shape, const uint8_t* data)
 namespace {
 
 nlohmann::json parse_st_header(const std::string& b, uint64_t n, const std::string& path) {
-  // Depth is checked while parsing: a header of nested arrays never reaches recursive code.
-  const auto depth_guard = [&path](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-    if (depth > kMaxHeaderNesting) core::fail_limit(path, "safetensors header nesting depth", depth, kMaxHeaderNesting);
-    return true;
-  };
+  // Depth is checked before parsing: a header of nested arrays never reaches recursive code.
+  const int depth = core::json_nesting_depth(std::string_view(b.data() + 8, n));
+  if (depth > kMaxHeaderNesting) core::fail_limit(path, "safetensors header nesting depth", depth, kMaxHeaderNesting);
   try {
-    return nlohmann::json::parse(b.begin() + 8, b.begin() + 8 + static_cast<std::ptrdiff_t>(n), depth_guard);
+    return nlohmann::json::parse(b.begin() + 8, b.begin() + 8 + static_cast<std::ptrdiff_t>(n));
   } catch (const nlohmann::json::exception& e) {
     file_error(path, "safetensors header", "malformed JSON header", e.what(), "a JSON object");
   }

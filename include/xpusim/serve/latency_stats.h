@@ -21,7 +21,7 @@ Percentiles percentiles(std::vector<double> v);
 class LatencyStats {
  public:
   /// Values kept exactly before the histogram takes over (docs/serving.md, "Bounded memory").
-  static constexpr long long kExactValues = 100'000;
+  static constexpr long long kExactValues = 1'000'000;
   /// Relative width of a histogram bucket.
   static constexpr double kBucketRatio = 1.01;
 

@@ -82,7 +82,7 @@ struct LoadSpec {
 /// means match the load's, fitted on the first kFitDraws draws.
 class RequestStream {
  public:
-  static constexpr long long kFitDraws = 100'000;
+  static constexpr long long kFitDraws = 1'000'000;
   explicit RequestStream(const LoadSpec& load);
   ~RequestStream();
   long long total() const { return total_; }

@@ -46,7 +46,8 @@ TEST(Checked, NarrowingIsRangeChecked) {
   EXPECT_EQ(checked_int(32, "layers"), 32);
   EXPECT_NE(error_of([] { checked_int((1LL << 32) + 32, "layers"); }).find("layers"), std::string::npos);
   EXPECT_EQ(checked_int64(4096.0, "hidden", 0, 1 << 20), 4096);
-  for (double bad : {std::nan(""), INFINITY, -INFINITY, 1e30, 0x1p63, 2.5, -1.0})
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double bad : {std::nan(""), inf, -inf, 1e30, 0x1p63, 2.5, -1.0})
     EXPECT_NE(error_of([&] { checked_int64(bad, "hidden", 0, INT64_MAX); }), "") << bad;
 }
 
