@@ -34,7 +34,7 @@ int json_nesting_depth(std::string_view text) {
       --depth;
     }
   }
-  return deepest;
+  return std::max(0, deepest - 1);  // the root container is depth 0 (as nlohmann counts)
 }
 
 std::string read_regular_file(const std::string& path, const std::string& what, long long max_bytes) {

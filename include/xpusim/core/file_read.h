@@ -12,7 +12,8 @@ namespace xpusim::core {
 /// otherwise. `what` names the kind of file expected ("an existing, readable <what>").
 std::string read_regular_file(const std::string& path, const std::string& what, long long max_bytes);
 
-/// The deepest nesting of arrays and objects in JSON text (brackets inside strings skipped): a
+/// The deepest nesting of arrays and objects in JSON text, the root being depth 0 (brackets
+/// inside strings skipped): a
 /// linear pre-scan, so that a reader can refuse a deep document before parsing it (nlohmann's
 /// depth callback makes parsing quadratic in the size of an object).
 int json_nesting_depth(std::string_view text);
