@@ -4,6 +4,7 @@
 //   mx stats IN [--tensor NAME | --all] [--rounding R] [--scale-rule S] [--layout L] [--axis N] [--json]
 //   mx gemm A.npy B.npy --format F [--format-b F] [--rounding R] [--scale-rule S] [--out C.npy] [--json]
 // Argument parsing and printing only; the numerics live in xpusim_numerics.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <string>
@@ -69,7 +70,8 @@ std::vector<Tensor> read_inputs(const std::string& path, const std::string& tens
     throw core::InputError(core::Diagnostic{path, 0, "IN", "unrecognised input file type", "",
                                             ".npy or .safetensors", ""});
   }
-  const std::vector<std::string> names = safetensors_names(bytes, path);
+  const SafetensorsFile file(bytes, path);
+  const std::vector<std::string> names = file.names();
   std::vector<std::string> chosen;
   if (!tensor.empty()) {
     chosen = {tensor};
@@ -80,7 +82,7 @@ std::vector<Tensor> read_inputs(const std::string& path, const std::string& tens
                                             "one of " + core::join(names), ""});
   }
   std::vector<Tensor> out;
-  for (const auto& n : chosen) out.push_back(parse_safetensors(bytes, path, n));
+  for (const auto& n : chosen) out.push_back(file.tensor(n));
   return out;
 }
 
@@ -133,6 +135,15 @@ Tensor read_matrix(const std::string& path) {
   if (t.shape.size() != 2) {
     throw core::InputError(core::Diagnostic{path, 0, "shape", "GEMM operands must be matrices",
                                             shape_string(t.shape), "a 2-D array", ""});
+  }
+  // A NaN or inf operand has no fp32 reference to compare against: the error figures would be
+  // empty and read as an exact result.
+  const auto bad = std::find_if(t.data.begin(), t.data.end(), [](float x) { return !std::isfinite(x); });
+  if (bad != t.data.end()) {
+    const auto i = bad - t.data.begin();
+    throw core::InputError(core::Diagnostic{path, 0, "element " + std::to_string(i), "GEMM operands must be finite",
+                                            std::isnan(*bad) ? "nan" : (*bad > 0 ? "inf" : "-inf"),
+                                            "finite numbers", ""});
   }
   return t;
 }

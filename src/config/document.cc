@@ -3,25 +3,20 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "xpusim/core/file_read.h"
 #include "xpusim/core/suggest.h"
 
 namespace xpusim::config {
 
-namespace {
+using core::fail_limit;
 
-[[noreturn]] void fail_limit(const std::string& path, const std::string& what, long long found,
-                            long long limit) {
-  core::Diagnostic d;
-  d.file = path;
-  d.message = what + " exceeds the limit";
-  d.value = std::to_string(found);
-  d.expected = "at most " + std::to_string(limit) + " (docs/errors.md, \"Limits\")";
-  throw core::InputError(d);
-}
+namespace {
 
 /// Offset of the first byte that does not start a well-formed UTF-8 sequence (the Unicode
 /// standard's table 3-7: no overlong forms, surrogates or code points past U+10FFFF), or npos.
@@ -62,18 +57,7 @@ std::size_t invalid_utf8_at(const std::string& s) {
 }  // namespace
 
 std::string read_text_file(const std::string& path, const std::string& what) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    core::fail("", "'" + path + "' is a directory, not a file", path, "an existing, readable " + what);
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
-    core::fail("", "'" + path + "' is not a regular file", path, "an existing, readable " + what);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) core::fail("", "cannot open file '" + path + "'", path, "an existing, readable " + what);
-  const auto size = static_cast<long long>(std::filesystem::file_size(path, ec));
-  if (!ec && size > DocumentLimits::kMaxBytes) fail_limit(path, "file size in bytes", size, DocumentLimits::kMaxBytes);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text = core::read_regular_file(path, what, DocumentLimits::kMaxBytes);
   if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // UTF-8 byte-order mark
   if (const std::size_t at = invalid_utf8_at(text); at != std::string::npos) fail_utf8(path, text, at);
   return text;
@@ -147,15 +131,13 @@ Json YamlConverter::convert(const YAML::Node& n, int depth) {
 
 Json load_json_file(const std::string& path) {
   const std::string text = read_text_file(path);
-  // Depth is checked while parsing, so a deeply nested document never reaches code that
-  // recurses over it.
-  const auto depth_guard = [&path](int depth, nlohmann::json::parse_event_t, Json&) {
-    if (depth > DocumentLimits::kMaxNesting)
-      fail_limit(path, "nesting depth (arrays and objects inside each other)", depth, DocumentLimits::kMaxNesting);
-    return true;
-  };
+  // Depth is checked before parsing (a linear scan), so a deeply nested document never reaches
+  // code that recurses over it.
+  const int depth = core::json_nesting_depth(text);
+  if (depth > DocumentLimits::kMaxNesting)
+    fail_limit(path, "nesting depth (arrays and objects inside each other)", depth, DocumentLimits::kMaxNesting);
   try {
-    return Json::parse(text, depth_guard);
+    return Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann reports "parse error at line L, column C: ..."; keep its text after the tag.
     std::string what = e.what();
@@ -285,9 +267,14 @@ long long FieldReader::integer(const std::string& key) {
   if (!v) return 0;
   if (!v->is_number_integer()) {
     // Accept integral floats written as 4096.0; reject everything else.
-    if (v->is_number_float() && v->get<double>() == static_cast<double>(static_cast<long long>(v->get<double>())))
-      return static_cast<long long>(v->get<double>());
+    // The range test comes first: casting a double outside int64 (or NaN/inf) is undefined.
+    const double x = v->is_number_float() ? v->get<double>() : 0.5;
+    if (std::isfinite(x) && std::fabs(x) < 0x1p63 && x == std::floor(x)) return static_cast<long long>(x);
     type_error(key, *v, "an integer");
+    return 0;
+  }
+  if (v->is_number_unsigned() && v->get<unsigned long long>() > static_cast<unsigned long long>(INT64_MAX)) {
+    diags_.error(path_of(key), "out of range", brief(*v), "an integer of at most " + std::to_string(INT64_MAX));
     return 0;
   }
   return v->get<long long>();
@@ -306,6 +293,10 @@ double FieldReader::number(const std::string& key) {
   if (!v) return 0.0;
   if (!v->is_number()) {
     type_error(key, *v, "a number");
+    return 0.0;
+  }
+  if (!std::isfinite(v->get<double>())) {  // 1e999 parses as inf
+    type_error(key, *v, "a finite number");
     return 0.0;
   }
   return v->get<double>();

@@ -22,7 +22,9 @@ ErrorStats error_stats(const float* ref, const float* approx, int64_t n) {
     }
   }
   s.rmse = s.elements ? std::sqrt(se / static_cast<double>(s.elements)) : 0.0;
-  s.snr_db = se == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(sx / se);
+  // No finite reference element: nothing was compared, which is not an exact result.
+  if (s.elements == 0) s.snr_db = std::numeric_limits<double>::quiet_NaN();
+  else s.snr_db = se == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(sx / se);
   return s;
 }
 

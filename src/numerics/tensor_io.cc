@@ -1,6 +1,8 @@
 #include "xpusim/numerics/tensor_io.h"
 
+#include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -8,7 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "xpusim/core/limits.h"
+#include "xpusim/core/checked.h"
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/core/file_read.h"
 #include "xpusim/core/suggest.h"
 
 namespace xpusim::numerics {
@@ -88,12 +93,25 @@ std::string npy_bytes(const std::vector<int64_t>& shape, const char* descr, cons
   return out;
 }
 
+constexpr int kMaxHeaderNesting = 64;  ///< as config documents (docs/errors.md)
+
+/// Rank and element count within config/limits.h; the element count is computed checked.
+void check_shape(const std::vector<int64_t>& shape, const std::string& path, const std::string& field) {
+  namespace L = core::limits;
+  if (static_cast<long long>(shape.size()) > L::kTensorRank)
+    core::fail_limit(path, field + ": tensor rank", static_cast<long long>(shape.size()), L::kTensorRank);
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d > L::kTensorElements || __builtin_mul_overflow(n, d, &n) || n > L::kTensorElements)
+      file_error(path, field, "tensor elements exceed the limit", shape_string(shape),
+                 "at most " + std::to_string(L::kTensorElements) + " elements (docs/errors.md, \"Limits\")");
+  }
+}
+
 }  // namespace
 
 int64_t shape_numel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
+  return core::checked_product(shape.data(), shape.size(), "tensor elements");
 }
 
 std::string shape_string(const std::vector<int64_t>& shape) {
@@ -114,9 +132,7 @@ float fp16_to_float(uint16_t h) {
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) file_error(path, "", "cannot open file", "", "a readable .npy or .safetensors file");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return core::read_regular_file(path, ".npy or .safetensors file", core::limits::kTensorFileBytes);
 }
 
 void write_file(const std::string& path, const std::string& bytes) {
@@ -169,12 +185,14 @@ Tensor parse_npy(const std::string& b, const std::string& path) {
     item = trim(item);
     if (item.empty()) continue;
     char* end = nullptr;
+    errno = 0;
     const long long d = std::strtoll(item.c_str(), &end, 10);
-    if (*end != '\0' || d < 0) {
+    if (*end != '\0' || d < 0 || errno == ERANGE) {
       file_error(path, "npy header.shape", "malformed shape", shape_s, "non-negative integers");
     }
     t.shape.push_back(d);
   }
+  check_shape(t.shape, path, "npy header.shape");
   const int64_t n = shape_numel(t.shape);
   const size_t need = static_cast<size_t>(n) * itemsize;
   if (b.size() - data_off < need) {
@@ -208,38 +226,87 @@ std::string npy_bytes_u8(const std::vector<int64_t>& shape, const uint8_t* data)
 
 namespace {
 
-struct StHeader {
-  nlohmann::json json;
-  size_t data_off = 0;
-};
-
-StHeader st_header(const std::string& b, const std::string& path) {
-  if (b.size() < 8) {
-    file_error(path, "safetensors header", "file truncated", std::to_string(b.size()) + " bytes",
-               "an 8-byte header length");
-  }
-  const uint64_t n = read_le(b, 0, 8);
-  if (n > b.size() - 8) {
-    file_error(path, "safetensors header", "header length exceeds the file",
-               std::to_string(n), "at most " + std::to_string(b.size() - 8));
-  }
-  StHeader h;
+nlohmann::json parse_st_header(const std::string& b, uint64_t n, const std::string& path) {
+  // Depth is checked before parsing: a header of nested arrays never reaches recursive code.
+  const int depth = core::json_nesting_depth(std::string_view(b.data() + 8, n));
+  if (depth > kMaxHeaderNesting) core::fail_limit(path, "safetensors header nesting depth", depth, kMaxHeaderNesting);
   try {
-    h.json = nlohmann::json::parse(b.substr(8, n));
+    return nlohmann::json::parse(b.begin() + 8, b.begin() + 8 + static_cast<std::ptrdiff_t>(n));
   } catch (const nlohmann::json::exception& e) {
     file_error(path, "safetensors header", "malformed JSON header", e.what(), "a JSON object");
   }
-  if (!h.json.is_object()) file_error(path, "safetensors header", "header is not a JSON object");
-  h.data_off = 8 + n;
-  return h;
+}
+
+int st_itemsize(const std::string& dtype, const std::string& path, const std::string& field) {
+  if (dtype == "F32") return 4;
+  if (dtype == "F16" || dtype == "BF16") return 2;
+  if (dtype == "F64") return 8;
+  file_error(path, field + ".dtype", "unsupported dtype", dtype, "F32, F16 or BF16");
+}
+
+std::vector<int64_t> st_shape(const nlohmann::json& shape, const std::string& path, const std::string& field) {
+  std::vector<int64_t> out;
+  for (const auto& d : shape) {
+    if (!d.is_number_unsigned() || d.get<uint64_t>() > static_cast<uint64_t>(core::limits::kTensorElements)) {
+      file_error(path, field, "malformed shape", shape.dump(),
+                 "non-negative integers of at most " + std::to_string(core::limits::kTensorElements));
+    }
+    out.push_back(d.get<int64_t>());
+  }
+  check_shape(out, path, field);
+  return out;
+}
+
+std::vector<float> st_decode(const char* p, int64_t n, const std::string& dtype) {
+  std::vector<float> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    if (dtype == "F32") {
+      std::memcpy(&out[i], p + 4 * i, 4);
+    } else if (dtype == "F64") {
+      double v;
+      std::memcpy(&v, p + 8 * i, 8);
+      out[i] = static_cast<float>(v);
+    } else {
+      uint16_t bits;
+      std::memcpy(&bits, p + 2 * i, 2);  // little-endian host, as the format
+      out[i] = dtype == "BF16" ? bf16_to_float(bits) : fp16_to_float(bits);
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
-std::vector<std::string> safetensors_names(const std::string& bytes, const std::string& path) {
-  const StHeader h = st_header(bytes, path);
+struct SafetensorsFile::Header {
+  nlohmann::json json;
+};
+
+SafetensorsFile::SafetensorsFile(const std::string& bytes, std::string path) : bytes_(bytes), path_(std::move(path)) {
+  const std::string& b = bytes_;
+  if (b.size() < 8) {
+    file_error(path_, "safetensors header", "file truncated", std::to_string(b.size()) + " bytes",
+               "an 8-byte header length");
+  }
+  const uint64_t n = read_le(b, 0, 8);
+  if (n > b.size() - 8) {
+    file_error(path_, "safetensors header", "header length exceeds the file", std::to_string(n),
+               "at most " + std::to_string(b.size() - 8));
+  }
+  if (n > static_cast<uint64_t>(core::limits::kSafetensorsHeaderBytes))
+    core::fail_limit(path_, "safetensors header length in bytes", static_cast<long long>(n),
+                     core::limits::kSafetensorsHeaderBytes);
+  auto h = std::make_shared<Header>(Header{parse_st_header(b, n, path_)});
+  if (!h->json.is_object()) file_error(path_, "safetensors header", "header is not a JSON object");
+  if (static_cast<long long>(h->json.size()) > core::limits::kTensorCount + 1)
+    core::fail_limit(path_, "tensors in a safetensors file", static_cast<long long>(h->json.size()),
+                     core::limits::kTensorCount);
+  header_ = std::move(h);
+  data_off_ = 8 + n;
+}
+
+std::vector<std::string> SafetensorsFile::names() const {
   std::vector<std::pair<uint64_t, std::string>> items;
-  for (auto it = h.json.begin(); it != h.json.end(); ++it) {
+  for (auto it = header_->json.begin(); it != header_->json.end(); ++it) {
     if (it.key() == "__metadata__") continue;
     uint64_t off = 0;
     const auto& v = it.value();
@@ -249,72 +316,58 @@ std::vector<std::string> safetensors_names(const std::string& bytes, const std::
     items.emplace_back(off, it.key());
   }
   std::stable_sort(items.begin(), items.end());
-  std::vector<std::string> names;
-  for (auto& [o, n] : items) names.push_back(n);
-  return names;
+  std::vector<std::string> out;
+  out.reserve(items.size());
+  for (auto& [o, n] : items) out.push_back(std::move(n));
+  return out;
 }
 
-Tensor parse_safetensors(const std::string& b, const std::string& path, const std::string& name) {
-  const StHeader h = st_header(b, path);
-  if (!h.json.contains(name) || name == "__metadata__") {
-    const std::vector<std::string> names = safetensors_names(b, path);
-    file_error(path, "--tensor", "no tensor of that name", name,
-               names.empty() ? std::string("a tensor name (the file has none)")
-                             : "one of " + core::join(names),
-               core::did_you_mean(name, names));
+Tensor SafetensorsFile::tensor(const std::string& name) const {
+  const auto it = header_->json.find(name);
+  if (it == header_->json.end() || name == "__metadata__") {
+    const std::vector<std::string> all = names();
+    file_error(path_, "--tensor", "no tensor of that name", name,
+               all.empty() ? std::string("a tensor name (the file has none)") : "one of " + core::join(all),
+               core::did_you_mean(name, all));
   }
-  const auto& e = h.json[name];
+  const auto& e = *it;
   const std::string field = "tensor '" + name + "'";
   if (!e.is_object() || !e.contains("dtype") || !e["dtype"].is_string() || !e.contains("shape") ||
       !e["shape"].is_array() || !e.contains("data_offsets") || !e["data_offsets"].is_array() ||
       e["data_offsets"].size() != 2) {
-    file_error(path, field, "malformed header entry", e.dump(),
+    file_error(path_, field, "malformed header entry", e.dump(),
                "{\"dtype\": ..., \"shape\": [...], \"data_offsets\": [begin, end]}");
   }
   Tensor t;
   t.name = name;
   t.dtype = e["dtype"].get<std::string>();
-  int itemsize = 0;
-  if (t.dtype == "F32") itemsize = 4;
-  else if (t.dtype == "F16" || t.dtype == "BF16") itemsize = 2;
-  else if (t.dtype == "F64") itemsize = 8;
-  else file_error(path, field + ".dtype", "unsupported dtype", t.dtype, "F32, F16 or BF16");
-  for (const auto& d : e["shape"]) {
-    if (!d.is_number_unsigned()) {
-      file_error(path, field + ".shape", "malformed shape", e["shape"].dump(), "non-negative integers");
-    }
-    t.shape.push_back(d.get<int64_t>());
-  }
+  const int itemsize = st_itemsize(t.dtype, path_, field);
+  t.shape = st_shape(e["shape"], path_, field + ".shape");
   const auto& offs = e["data_offsets"];
   if (!offs[0].is_number_unsigned() || !offs[1].is_number_unsigned()) {
-    file_error(path, field + ".data_offsets", "malformed offsets", offs.dump(), "two non-negative integers");
+    file_error(path_, field + ".data_offsets", "malformed offsets", offs.dump(), "two non-negative integers");
   }
   const uint64_t b0 = offs[0].get<uint64_t>(), b1 = offs[1].get<uint64_t>();
   const int64_t n = shape_numel(t.shape);
   const uint64_t need = static_cast<uint64_t>(n) * itemsize;
   if (b1 < b0 || b1 - b0 != need) {
-    file_error(path, field + ".data_offsets", "size does not match dtype and shape", offs.dump(),
+    file_error(path_, field + ".data_offsets", "size does not match dtype and shape", offs.dump(),
                std::to_string(need) + " bytes for shape " + shape_string(t.shape) + " of " + t.dtype);
   }
-  if (h.data_off + b1 > b.size()) {
-    file_error(path, field, "file truncated", std::to_string(b.size() - h.data_off) + " data bytes",
+  if (b1 > bytes_.size() - data_off_) {
+    file_error(path_, field, "file truncated", std::to_string(bytes_.size() - data_off_) + " data bytes",
                "at least " + std::to_string(b1));
   }
-  const char* p = b.data() + h.data_off + b0;
-  t.data.resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    if (itemsize == 4) {
-      std::memcpy(&t.data[i], p + 4 * i, 4);
-    } else if (itemsize == 8) {
-      double v;
-      std::memcpy(&v, p + 8 * i, 8);
-      t.data[i] = static_cast<float>(v);
-    } else {
-      const uint16_t bits = static_cast<uint16_t>(read_le(b, h.data_off + b0 + 2 * i, 2));
-      t.data[i] = t.dtype == "BF16" ? bf16_to_float(bits) : fp16_to_float(bits);
-    }
-  }
+  t.data = st_decode(bytes_.data() + data_off_ + b0, n, t.dtype);
   return t;
+}
+
+std::vector<std::string> safetensors_names(const std::string& bytes, const std::string& path) {
+  return SafetensorsFile(bytes, path).names();
+}
+
+Tensor parse_safetensors(const std::string& b, const std::string& path, const std::string& name) {
+  return SafetensorsFile(b, path).tensor(name);
 }
 
 }  // namespace xpusim::numerics

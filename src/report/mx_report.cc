@@ -43,7 +43,8 @@ Json format_stats_json(const QuantStats& r) {
 
 void format_stats_text(std::ostream& o, const QuantStats& r) {
   const std::string snr =
-      std::isfinite(r.error.snr_db) ? core::strformat("%.2f", r.error.snr_db) : std::string("inf");
+      std::isfinite(r.error.snr_db) ? core::strformat("%.2f", r.error.snr_db)
+                                    : std::string(std::isnan(r.error.snr_db) ? "n/a" : "inf");
   o << core::strformat("  %-11s %12s %9s %12s %12s %11s %11s %9.4f\n", format_info(r.format).name,
                        num(r.error.rmse).c_str(), snr.c_str(), num(r.error.max_abs_error).c_str(),
                        num(r.error.max_rel_error).c_str(), pct(r.saturated_fraction).c_str(),

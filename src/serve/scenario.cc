@@ -268,7 +268,7 @@ void fill_rates_and_energy(const ServeScenario& sc, const hw::SystemSpec& sys, c
   if (rep.sim.duration.base() <= 0) return;
   const double chips = static_cast<double>(sc.chips);
   rep.output_tokens_per_s_per_chip = rep.sim.output_tokens_per_s / chips;
-  rep.goodput_requests_per_s = goodput(rep.sim, sc.ttft_slo, sc.tpot_slo);
+  rep.goodput_requests_per_s = goodput(rep.sim);
   const cost::Activity per_chip = rep.sim.activity.scaled(static_cast<double>(engine_chips) / chips);
   const auto e = cost::energy_cost(sys, params, per_chip, rep.sim.duration);
   rep.power_per_chip_w = core::to_watts(e.average_power);
@@ -540,10 +540,16 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   if (b.spec.disaggregated) rep.decode_engines = b.spec.decode_pool.engines;
   b.spec.load = sc.load;
   b.spec.timeout = sc.timeout;
+  b.spec.ttft_slo = sc.ttft_slo;
+  b.spec.tpot_slo = sc.tpot_slo;
   b.spec.trace.enabled = sc.trace;
   if (sc.load.arrival == ArrivalKind::Trace) b.spec.load.requests = static_cast<long long>(sc.load.trace.size());
 
   rep.sim = simulate(b.spec);
+  if (rep.sim.requests > LatencyStats::kExactValues)
+    rep.assumptions.push_back("latency percentiles over " + std::to_string(rep.sim.requests) +
+                              " requests from a histogram of 1% buckets (within 0.5% of exact; exact up to " +
+                              std::to_string(LatencyStats::kExactValues) + " requests)");
   if (rep.sim.clipped_requests > 0)
     rep.assumptions.push_back(std::to_string(rep.sim.clipped_requests) + " drawn request lengths exceeded the model's context (" +
                               std::to_string(model.max_position) + " tokens) and were clipped to it");

@@ -16,31 +16,9 @@ double SpecDecodeSpec::tokens_per_step() const {
   return (1.0 - std::pow(a, draft_len + 1)) / (1.0 - a);
 }
 
-Percentiles percentiles(std::vector<double> v) {
-  Percentiles p;
-  if (v.empty()) return p;
-  std::sort(v.begin(), v.end());
-  double s = 0;
-  for (double x : v) s += x;
-  p.mean = s / static_cast<double>(v.size());
-  auto at = [&](double q) {  // nearest-rank
-    const size_t n = v.size();
-    size_t i = static_cast<size_t>(std::ceil(q * static_cast<double>(n)));
-    i = std::clamp<size_t>(i, 1, n);
-    return v[i - 1];
-  };
-  p.p50 = at(0.50);
-  p.p90 = at(0.90);
-  p.p99 = at(0.99);
-  return p;
-}
-
-double goodput(const SimResult& r, core::Seconds ttft_slo, core::Seconds tpot_slo) {
+double goodput(const SimResult& r) {
   if (r.duration.base() <= 0) return 0;
-  long long ok = 0;
-  for (size_t i = 0; i < r.ttft_each_s.size(); ++i)
-    if (r.ttft_each_s[i] <= ttft_slo.base() && r.tpot_each_s[i] <= tpot_slo.base()) ++ok;
-  return static_cast<double>(ok) / r.duration.base();
+  return static_cast<double>(r.met_slos) / r.duration.base();
 }
 
 namespace {
@@ -60,6 +38,7 @@ struct ReqState {
   int engine = -1;
   int stamp = 0;             ///< invalidates stale heap entries after preemption
   bool prefilled = false;    ///< disaggregated: KV arrived, decode only
+  bool released = false;     ///< finished and no longer referenced (a static batch keeps its own)
 };
 
 struct PrefillJob { int req; long long done; };
@@ -113,15 +92,18 @@ struct Event {
 
 class Sim {
  public:
-  explicit Sim(const SimSpec& s) : s_(s), a_(s.spec.tokens_per_step()) {}
+  explicit Sim(const SimSpec& s) : s_(s), a_(s.spec.tokens_per_step()), stream_(s.load) {}
   SimResult run();
 
  private:
-  // Set-up.
-  void load_requests(const std::vector<Request>& reqs);
+  // Set-up and the requests' lifetime: drawn from the stream when due, retired when done.
+  int materialize();
+  void set_window();
   void add_pool(const PoolSpec& p, int pool);
-  void start_arrivals(const std::vector<Request>& reqs, size_t& next);
-  void event_loop(size_t next);
+  void start_arrivals();
+  void top_up_offline();
+  void retire();
+  void event_loop();
   void handle(const Event& ev);
   // Requests and engines.
   void arrive(int req, SimTime t);
@@ -148,7 +130,12 @@ class Sim {
   // Results.
   void add_activity(const StepCost& c, core::Dtype math, double times, int pool);
   void summarise();
-  void record_requests();
+  Percentiles ttft_ms() const;
+  long long pool_engines(int pool) const {
+    return std::count_if(eng_.begin(), eng_.end(), [pool](const Engine& en) { return en.pool == pool; });
+  }
+  void record_latency(const ReqState& q, SimTime t);
+  void record_request(int r, const ReqState& q);
   double running(const Engine& en) const {
     return static_cast<double>(en.n_dec + static_cast<long long>(en.prefilling.size()) +
                                static_cast<long long>(en.static_batch.size()));
@@ -156,13 +143,19 @@ class Sim {
   double kv_used(const Engine& en) const;
   bool is_static() const { return s_.scheduler.kind == SchedulerKind::StaticBatch && !s_.disaggregated; }
   long long decode_q() const { return s_.spec.draft_len > 0 ? s_.spec.draft_len + 1 : 1; }
-  ReqState& req(int r) { return req_[static_cast<size_t>(r)]; }
-  const ReqState& req(int r) const { return req_[static_cast<size_t>(r)]; }
+  ReqState& req(int r) { return req_[static_cast<size_t>(r - base_)]; }
+  const ReqState& req(int r) const { return req_[static_cast<size_t>(r - base_)]; }
+  /// Retired requests (finished, released and dropped from memory) are done too.
+  bool finished(int r) const { return r < base_ || req(r).finish >= 0; }
   Engine& engine(int e) { return eng_[static_cast<size_t>(e)]; }
 
   const SimSpec& s_;
   double a_;
-  std::vector<ReqState> req_;
+  RequestStream stream_;
+  std::deque<ReqState> req_;       ///< requests base_, base_ + 1, … not yet retired
+  long long base_ = 0;
+  long long offline_next_ = 0;     ///< offline: requests handed to the engines so far
+  LatencyStats ttft_s_, tpot_ms_, e2e_s_;
   std::vector<Engine> eng_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> ev_;
   long long seq_ = 0;
@@ -178,7 +171,7 @@ class Sim {
   // Steady-state window of an open-loop (Poisson) run: from the arrival of the 10th-percentile
   // request to the last arrival; completions inside it measure the sustained rate without the
   // start-up ramp and the drain after the last arrival.
-  SimTime win_lo_ = 0, win_hi_ = -1;
+  SimTime win_lo_ = 0, win_hi_ = -1;  ///< kNever until the request that sets it is drawn
   long long win_req_ = 0, win_in_ = 0;
   double emitted_ = 0;             ///< output tokens emitted so far (all engines)
   SimTime mark_lo_ = -1, mark_hi_ = -1;
@@ -188,8 +181,9 @@ class Sim {
     if (mark_lo_ < 0 && t >= win_lo_) { mark_lo_ = t; emitted_lo_ = emitted_; }
     if (mark_hi_ < 0 && t >= win_hi_) { mark_hi_ = t; emitted_hi_ = emitted_; }
   }
-  std::vector<double> tpot_ms_;
 };
+
+constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
 
 double Sim::kv_used(const Engine& en) const {
   if (s_.scheduler.kv_policy == KvPolicy::Reserve) return static_cast<double>(en.reserved);
@@ -219,7 +213,7 @@ void Sim::arrive(int r, SimTime t) {
   if (first_arrival_ < 0) first_arrival_ = t;
   ++in_system_;
   const int e = route(0);
-  req_[static_cast<size_t>(r)].engine = e;
+  req(r).engine = e;
   enqueue(e, r, t);
 }
 
@@ -245,7 +239,7 @@ bool Sim::kv_admits(const Engine& en, const ReqState& r) const {
 }
 
 void Sim::join_decode(Engine& en, int r) {
-  auto& q = req_[static_cast<size_t>(r)];
+  auto& q = req(r);
   const long long rem = q.out_len - q.generated;
   q.dec_start = en.dec_steps;
   q.gen_at_start = q.generated;
@@ -266,8 +260,9 @@ void Sim::preempt_for_growth(Engine& en) {
     while (!en.dec_stack.empty()) {
       auto [r, st] = en.dec_stack.back();
       en.dec_stack.pop_back();
-      auto& q = req_[static_cast<size_t>(r)];
-      if (q.stamp != st || q.finish >= 0) continue;
+      if (finished(r)) continue;
+      auto& q = req(r);
+      if (q.stamp != st) continue;
       const double k = static_cast<double>(en.dec_steps - q.dec_start);
       en.ctx_sum -= q.ctx_at_start + k * a_;
       --en.n_dec;
@@ -292,7 +287,7 @@ bool Sim::form_static(Engine& en) {
     if (en.waiting.empty()) return false;
     long long need = 0;
     while (!en.waiting.empty() && static_cast<long long>(en.static_batch.size()) < b) {
-      const auto& q = req_[static_cast<size_t>(en.waiting.front())];
+      const auto& q = req(en.waiting.front());
       const long long n = q.in_len + q.out_len;
       if (!en.static_batch.empty() && need + n > en.kv_cap) break;  // KV caps the batch
       need += n;
@@ -302,7 +297,7 @@ bool Sim::form_static(Engine& en) {
     en.static_step = -1;
     en.static_len = 0;
     for (int r : en.static_batch)
-      en.static_len = std::max(en.static_len, req_[static_cast<size_t>(r)].out_len);
+      en.static_len = std::max(en.static_len, req(r).out_len);
     en.reserved = need;
   }
   return true;
@@ -319,7 +314,7 @@ bool Sim::form_continuous(Engine& en) {
   auto admissible = [&](bool has_work) {
     if (en.waiting.empty()) return false;
     if (running(en) >= static_cast<double>(sc.max_num_seqs)) return false;
-    const auto& head = req_[static_cast<size_t>(en.waiting.front())];
+    const auto& head = req(en.waiting.front());
     if (sc.schedule_ahead && has_work && head.queued_at > en.cutoff) return false;
     if (sc.max_prefill_seqs > 0 && !head.prefilled && en.pool == 0 &&
         static_cast<long long>(en.chunks.size()) >= sc.max_prefill_seqs)
@@ -339,7 +334,7 @@ bool Sim::form_continuous(Engine& en) {
   // Continue chunked prefills, then admit.
   for (auto& p : en.prefilling) {
     if (budget <= 0) break;
-    const long long left = req_[static_cast<size_t>(p.req)].prompt - p.done;
+    const long long left = req(p.req).prompt - p.done;
     long long c = sc.chunked_prefill ? std::min(left, budget) : left;
     if (!sc.chunked_prefill && c > budget && !en.chunks.empty()) continue;
     en.chunks.push_back(Chunk{p.req, c});
@@ -347,7 +342,7 @@ bool Sim::form_continuous(Engine& en) {
   }
   while (admissible(en.step_decodes || !en.chunks.empty()) && (budget > 0 || decode_pool)) {
     const int r = en.waiting.front();
-    auto& rq = req_[static_cast<size_t>(r)];
+    auto& rq = req(r);
     if (decode_pool || rq.prefilled) {
       en.waiting.pop_front();
       if (sc.kv_policy == KvPolicy::Reserve) {
@@ -483,36 +478,52 @@ void Sim::try_start(int e, SimTime t, bool after_step) {
 }
 
 void Sim::finish(int r, SimTime t) {
-  auto& q = req_[static_cast<size_t>(r)];
+  auto& q = req(r);
   q.finish = t;
   --in_system_;
   last_finish_ = std::max(last_finish_, t);
   ++res_.requests;
   res_.output_tokens += q.out_len;
   res_.input_tokens += q.in_len;
-  const double ttft = core::sim_seconds(q.first - q.arrival);
-  const double e2e = core::sim_seconds(t - q.arrival);
-  const double tpot = q.out_len > 1 ? core::sim_seconds(t - q.first) / static_cast<double>(q.out_len - 1) : 0.0;
   if (t >= win_lo_ && t <= win_hi_) {
     ++win_req_;
     win_in_ += q.in_len;
   }
-  res_.ttft_each_s.push_back(ttft);
-  res_.tpot_each_s.push_back(tpot);
-  res_.e2e_each_s.push_back(e2e);
-  if (q.out_len > 1) tpot_ms_.push_back(tpot * 1e3);
-  if (s_.timeout.base() > 0 && e2e > s_.timeout.base()) ++res_.timed_out;
+  record_latency(q, t);
+  if (s_.trace.enabled && r < s_.trace.max_requests) record_request(r, q);
+  q.released = !is_static();  // a static batch still reads its finished members
   // Closed loop: the client sends its next request at once.
   if (s_.load.arrival == ArrivalKind::ClosedLoop && issued_ < total_) {
-    const int nr = static_cast<int>(issued_++);
-    req_[static_cast<size_t>(nr)].arrival = t;
+    ++issued_;
+    const int nr = materialize();
+    req(nr).arrival = t;
     push(t, EvKind::Arrival, nr);
   }
 }
 
+// TTFT, TPOT and end-to-end latency of a finished request, the timeout and SLO counts.
+void Sim::record_latency(const ReqState& q, SimTime t) {
+  const double ttft = core::sim_seconds(q.first - q.arrival);
+  const double e2e = core::sim_seconds(t - q.arrival);
+  const double tpot = q.out_len > 1 ? core::sim_seconds(t - q.first) / static_cast<double>(q.out_len - 1) : 0.0;
+  ttft_s_.add(ttft);
+  e2e_s_.add(e2e);
+  if (q.out_len > 1) tpot_ms_.add(tpot * 1e3);
+  if (res_.requests <= LatencyStats::kExactValues) {
+    res_.ttft_each_s.push_back(ttft);
+    res_.tpot_each_s.push_back(tpot);
+    res_.e2e_each_s.push_back(e2e);
+  } else if (!res_.ttft_each_s.empty()) {
+    for (auto* v : {&res_.ttft_each_s, &res_.tpot_each_s, &res_.e2e_each_s}) std::vector<double>().swap(*v);
+  }
+  if (s_.timeout.base() > 0 && e2e > s_.timeout.base()) ++res_.timed_out;
+  if ((s_.ttft_slo.base() <= 0 || ttft <= s_.ttft_slo.base()) && (s_.tpot_slo.base() <= 0 || tpot <= s_.tpot_slo.base()))
+    ++res_.met_slos;
+}
+
 void Sim::static_step_done(Engine& en, SimTime t) {
   long long live = 0;
-  for (int r : en.static_batch) live += req(r).finish < 0 ? 1 : 0;
+  for (int r : en.static_batch) live += finished(r) ? 0 : 1;
   emitted_ += static_cast<double>(live);
   mark(t);
   if (en.static_step < 0) {
@@ -531,6 +542,7 @@ void Sim::static_step_done(Engine& en, SimTime t) {
     }
   }
   if (en.static_step >= en.static_len - 1) {
+    for (int r : en.static_batch) req(r).released = true;
     en.static_batch.clear();
     en.reserved = 0;
   }
@@ -556,8 +568,9 @@ void Sim::finish_decodes(Engine& en, SimTime t) {
   while (!en.heap.empty() && en.heap.top().finish_step <= en.dec_steps) {
     const HeapItem h = en.heap.top();
     en.heap.pop();
+    if (finished(h.req)) continue;
     auto& q = req(h.req);
-    if (q.stamp != h.stamp || q.finish >= 0) continue;
+    if (q.stamp != h.stamp) continue;
     en.ctx_sum -= q.ctx_at_start + a_ * static_cast<double>(en.dec_steps - q.dec_start);
     --en.n_dec;
     en.reserved -= q.reserved;
@@ -620,21 +633,37 @@ void Sim::step_done(int e, SimTime t) {
   try_start(e, t, true);
 }
 
-void Sim::load_requests(const std::vector<Request>& reqs) {
-  total_ = static_cast<long long>(reqs.size());
-  req_.resize(reqs.size());
-  for (size_t i = 0; i < reqs.size(); ++i) {
-    auto& q = req_[i];
-    q.arrival = reqs[i].arrival;
-    q.in_len = reqs[i].in_len;
-    q.out_len = reqs[i].out_len;
-    q.max_out = std::max(q.out_len, reqs[i].max_out);
-    q.prompt = q.in_len;
-    if (reqs[i].clipped) ++res_.clipped_requests;
+// Draws the next request of the stream into memory; returns its id.
+int Sim::materialize() {
+  const Request r = stream_.next();
+  const int id = static_cast<int>(base_ + static_cast<long long>(req_.size()));
+  ReqState q;
+  q.arrival = r.arrival;
+  q.in_len = r.in_len;
+  q.out_len = r.out_len;
+  q.max_out = std::max(q.out_len, r.max_out);
+  q.prompt = q.in_len;
+  req_.push_back(q);
+  if (r.clipped) ++res_.clipped_requests;
+  // The steady-state window of a Poisson run opens at the 10th-percentile arrival and closes
+  // at the last one; each is known once that request is drawn (before it arrives).
+  if (s_.load.arrival == ArrivalKind::Poisson && total_ >= 100) {
+    if (id == total_ / 10) win_lo_ = q.arrival;
+    if (id == total_ - 1) win_hi_ = q.arrival;
   }
-  if (s_.load.arrival == ArrivalKind::Poisson && reqs.size() >= 100) {
-    win_lo_ = reqs[reqs.size() / 10].arrival;
-    win_hi_ = reqs.back().arrival;
+  return id;
+}
+
+void Sim::set_window() {
+  total_ = stream_.total();
+  if (s_.load.arrival == ArrivalKind::Poisson && total_ >= 100) win_lo_ = win_hi_ = kNever;
+}
+
+// Drops finished requests from the front of memory (ids stay: req(r) is req_[r - base_]).
+void Sim::retire() {
+  while (!req_.empty() && req_.front().released) {
+    req_.pop_front();
+    ++base_;
   }
 }
 
@@ -650,26 +679,46 @@ void Sim::add_pool(const PoolSpec& p, int pool) {
 }
 
 // Closed loop starts `concurrency` clients at 0; offline queues every request at 0, before any
-// engine starts; open-loop arrivals are consumed in order from `next` by the event loop.
-void Sim::start_arrivals(const std::vector<Request>& reqs, size_t& next) {
-  next = 0;
+// engine starts, round-robin over the engines (the router's choice when all are idle), and
+// hands them out as the engines' queues run low; open-loop arrivals are drawn in order by the
+// event loop.
+void Sim::start_arrivals() {
   if (s_.load.arrival == ArrivalKind::ClosedLoop) {
     const long long c = std::min<long long>(std::max<long long>(1, s_.load.concurrency), total_);
-    for (long long i = 0; i < c; ++i) push(0, EvKind::Arrival, static_cast<int>(issued_++));
-    next = reqs.size();
+    for (long long i = 0; i < c; ++i) {
+      ++issued_;
+      push(0, EvKind::Arrival, materialize());
+    }
   }
   arrivals_done_ = s_.load.arrival == ArrivalKind::Offline;
   if (s_.load.arrival != ArrivalKind::Offline) return;
-  for (size_t i = 0; i < reqs.size(); ++i) {
-    if (first_arrival_ < 0) first_arrival_ = 0;
-    ++in_system_;
-    const int e = route(0);
-    req_[i].engine = e;
-    engine(e).waiting.push_back(static_cast<int>(i));
-    ++engine(e).outstanding;
-  }
-  next = reqs.size();
+  if (total_ > 0) first_arrival_ = 0;
+  in_system_ = total_;
+  const long long engines = pool_engines(0);
+  for (long long e = 0; e < engines; ++e) engine(static_cast<int>(e)).outstanding = total_ / engines + (e < total_ % engines);
+  top_up_offline();
   for (size_t e = 0; e < eng_.size(); ++e) try_start(static_cast<int>(e), 0);
+}
+
+// Offline: hands out queued requests in id order (request i to engine i mod engines) until every
+// engine's queue holds more than one step can admit, or none is left.
+void Sim::top_up_offline() {
+  const long long engines = pool_engines(0);
+  const long long want = std::max(s_.scheduler.max_num_seqs, s_.scheduler.static_batch) + 1;
+  auto low = [&] {
+    for (long long e = 0; e < engines; ++e)
+      if (static_cast<long long>(engine(static_cast<int>(e)).waiting.size()) < want) return true;
+    return false;
+  };
+  while (offline_next_ < total_ && low()) {
+    for (long long k = 0; k < engines && offline_next_ < total_; ++k) {  // one round
+      const int e = static_cast<int>(offline_next_ % engines);
+      ++offline_next_;
+      const int r = materialize();
+      req(r).engine = e;
+      engine(e).waiting.push_back(r);
+    }
+  }
 }
 
 void Sim::handle(const Event& ev) {
@@ -688,26 +737,30 @@ void Sim::handle(const Event& ev) {
     for (size_t e = 0; e < eng_.size(); ++e) try_start(static_cast<int>(e), ev.t);
 }
 
-// Open-loop arrivals (in order from `next`) interleaved with the event queue, arrivals first
-// at equal times.
-void Sim::event_loop(size_t next) {
-  const size_t arrivals = static_cast<size_t>(total_);
+// Open-loop arrivals (drawn in order) interleaved with the event queue, arrivals first at
+// equal times. Finished requests are retired between events.
+void Sim::event_loop() {
+  const bool open_loop = s_.load.arrival == ArrivalKind::Poisson || s_.load.arrival == ArrivalKind::Trace;
+  int next = open_loop && stream_.more() ? materialize() : -1;
   while (true) {
     const bool have_ev = !ev_.empty();
-    const bool have_arr = next < arrivals;
+    const bool have_arr = next >= 0;
     if (!have_ev && !have_arr) break;
-    if (have_arr && (!have_ev || req_[next].arrival <= ev_.top().t)) {
-      const SimTime t = req_[next].arrival;
+    if (have_arr && (!have_ev || req(next).arrival <= ev_.top().t)) {
+      const SimTime t = req(next).arrival;
       advance_clock(t);
-      arrive(static_cast<int>(next), t);
-      ++next;
-      if (next == arrivals && s_.load.arrival != ArrivalKind::ClosedLoop) arrivals_done_ = true;
-      continue;
+      const int r = next;
+      next = stream_.more() ? materialize() : -1;
+      arrive(r, t);
+      if (next < 0) arrivals_done_ = true;
+    } else {
+      const Event ev = ev_.top();
+      ev_.pop();
+      advance_clock(ev.t);
+      handle(ev);
     }
-    const Event ev = ev_.top();
-    ev_.pop();
-    advance_clock(ev.t);
-    handle(ev);
+    if (s_.load.arrival == ArrivalKind::Offline) top_up_offline();
+    retire();
   }
 }
 
@@ -729,41 +782,45 @@ void Sim::summarise() {
     res_.mean_kv_utilisation = area_kv_ / (dur * ne);
     res_.mean_in_system = area_in_system_ / dur;
   }
-  auto scaled = [](const std::vector<double>& v, double k) {
-    std::vector<double> o(v);
-    for (double& x : o) x *= k;
-    return o;
-  };
-  res_.ttft_ms = percentiles(scaled(res_.ttft_each_s, 1e3));
-  res_.tpot_ms = percentiles(tpot_ms_);
+  res_.ttft_ms = ttft_ms();
+  res_.tpot_ms = tpot_ms_.summary();
   res_.itl_ms = res_.tpot_ms;
-  res_.e2e_s = percentiles(res_.e2e_each_s);
+  res_.e2e_s = e2e_s_.summary();
 }
 
-// The first max_requests requests' phases (every request has finished when the run ends).
-void Sim::record_requests() {
-  res_.trace.steps_total = res_.steps;
-  res_.trace.requests_total = total_;
-  const long long n = std::min(total_, s_.trace.max_requests);
-  for (long long i = 0; i < n; ++i) {
-    const ReqState& q = req_[static_cast<size_t>(i)];
-    if (q.finish < 0) continue;
-    const SimTime start = q.prefill_start >= 0 ? q.prefill_start : q.arrival;
-    res_.trace.requests.push_back(RequestRecord{static_cast<int>(i), q.engine, q.arrival, start,
-                                                q.first >= 0 ? q.first : q.finish, q.finish, q.in_len, q.out_len});
+// TTFT percentiles in ms. While exact, from the values scaled to ms first (as the figures
+// always were: the same rounding).
+Percentiles Sim::ttft_ms() const {
+  if (!ttft_s_.exact()) {
+    Percentiles p = ttft_s_.summary();
+    for (double* x : {&p.mean, &p.p50, &p.p90, &p.p99}) *x *= 1e3;
+    return p;
   }
+  std::vector<double> ms(ttft_s_.values());
+  for (double& x : ms) x *= 1e3;
+  return percentiles(std::move(ms));
+}
+
+// A finished request's phases for the timeline (the first max_requests requests by id).
+void Sim::record_request(int r, const ReqState& q) {
+  const SimTime start = q.prefill_start >= 0 ? q.prefill_start : q.arrival;
+  res_.trace.requests.push_back(
+      RequestRecord{r, q.engine, q.arrival, start, q.first >= 0 ? q.first : q.finish, q.finish, q.in_len, q.out_len});
 }
 
 SimResult Sim::run() {
-  const std::vector<Request> reqs = generate_requests(s_.load);
-  load_requests(reqs);
+  set_window();
   add_pool(s_.pool, 0);
   if (s_.disaggregated) add_pool(s_.decode_pool, 1);
-  size_t next = 0;
-  start_arrivals(reqs, next);
-  event_loop(next);
+  start_arrivals();
+  event_loop();
   summarise();
-  if (s_.trace.enabled) record_requests();
+  if (s_.trace.enabled) {
+    res_.trace.steps_total = res_.steps;
+    res_.trace.requests_total = total_;
+    std::sort(res_.trace.requests.begin(), res_.trace.requests.end(),
+              [](const RequestRecord& x, const RequestRecord& y) { return x.id < y.id; });
+  }
   return std::move(res_);
 }
 

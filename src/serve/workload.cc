@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 
@@ -63,24 +64,18 @@ double fit_mean(const std::vector<double>& draws, double target, long long limit
   return scale;
 }
 
-/// The requests' (prompt, output) lengths: fixed, or OpenOrca-like log-normal draws whose
-/// means are the requested ones, within the data set's limits if the load states them.
-std::vector<std::pair<long long, long long>> draw_lengths(const LoadSpec& load, size_t n) {
-  std::vector<std::pair<long long, long long>> out(n, {std::max<long long>(1, load.in_len),
-                                                       std::max<long long>(1, load.out_len)});
-  if (load.lengths != LengthDist::OpenOrcaLike) return out;
+/// The scales that make the means of the OpenOrca-like length draws the requested ones, fitted
+/// on the first RequestStream::kFitDraws draws (all of them in a run of up to that many requests).
+std::pair<double, double> fit_length_scales(const LoadSpec& load, size_t n) {
+  const size_t m = std::min<size_t>(n, RequestStream::kFitDraws);
   Rng rng(load.seed ^ 0x9e3779b97f4a7c15ULL);
-  std::vector<double> in(n), outs(n);
-  for (size_t i = 0; i < n; ++i) {  // interleaved, as the draws always were
+  std::vector<double> in(m), outs(m);
+  for (size_t i = 0; i < m; ++i) {  // interleaved, as the draws always were
     in[i] = rng.lognormal(static_cast<double>(load.in_len), load.spread.input_sigma);
     outs[i] = rng.lognormal(static_cast<double>(load.out_len), load.spread.output_sigma);
   }
-  const double in_scale = fit_mean(in, static_cast<double>(load.in_len), load.max_drawn_in_len);
-  const double out_scale = fit_mean(outs, static_cast<double>(load.out_len), load.max_drawn_out_len);
-  for (size_t i = 0; i < n; ++i)
-    out[i] = {bounded_length(in[i] * in_scale, load.max_drawn_in_len),
-              bounded_length(outs[i] * out_scale, load.max_drawn_out_len)};
-  return out;
+  return {fit_mean(in, static_cast<double>(load.in_len), load.max_drawn_in_len),
+          fit_mean(outs, static_cast<double>(load.out_len), load.max_drawn_out_len)};
 }
 
 }  // namespace
@@ -95,28 +90,49 @@ std::string arrival_name(ArrivalKind k) {
   return "?";
 }
 
-std::vector<Request> generate_requests(const LoadSpec& load) {
-  if (load.arrival == ArrivalKind::Trace) return load.trace;
-  const size_t n = static_cast<size_t>(std::max<long long>(0, load.requests));
-  const auto lengths = draw_lengths(load, n);
-  std::vector<Request> out;
-  out.reserve(n);
-  Rng rng(load.seed);
+struct RequestStream::State {
+  Rng lengths, arrivals;
   double t = 0;
-  for (size_t i = 0; i < n; ++i) {
-    Request r;
-    r.in_len = lengths[i].first;
-    r.out_len = lengths[i].second;
+};
+
+RequestStream::RequestStream(const LoadSpec& load)
+    : load_(load),
+      total_(load.arrival == ArrivalKind::Trace ? static_cast<long long>(load.trace.size())
+                                                : std::max<long long>(0, load.requests)),
+      state_(std::make_unique<State>(State{Rng(load.seed ^ 0x9e3779b97f4a7c15ULL), Rng(load.seed)})) {
+  if (load.lengths == LengthDist::OpenOrcaLike && load.arrival != ArrivalKind::Trace)
+    scales_ = fit_length_scales(load, static_cast<size_t>(total_));
+}
+
+RequestStream::~RequestStream() = default;
+
+Request RequestStream::next() {
+  if (load_.arrival == ArrivalKind::Trace) return load_.trace[static_cast<size_t>(issued_++)];
+  ++issued_;
+  Request r;
+  r.in_len = std::max<long long>(1, load_.in_len);
+  r.out_len = std::max<long long>(1, load_.out_len);
+  if (load_.lengths == LengthDist::OpenOrcaLike) {
+    const double in = state_->lengths.lognormal(static_cast<double>(load_.in_len), load_.spread.input_sigma);
+    const double out = state_->lengths.lognormal(static_cast<double>(load_.out_len), load_.spread.output_sigma);
+    r.in_len = bounded_length(in * scales_.first, load_.max_drawn_in_len);
+    r.out_len = bounded_length(out * scales_.second, load_.max_drawn_out_len);
     // Drawn lengths stay within the model's context (fixed lengths are the user's own).
-    if (load.lengths == LengthDist::OpenOrcaLike)
-      r.clipped = clip_to_context(load.max_context, r.in_len, r.out_len);
-    r.max_out = std::max(r.out_len, load.max_out_len);
-    if (load.arrival == ArrivalKind::Poisson) {
-      t += rng.exponential(1.0 / load.rate_per_s);
-      r.arrival = to_sim_time(core::seconds(t));
-    }
-    out.push_back(r);
+    r.clipped = clip_to_context(load_.max_context, r.in_len, r.out_len);
   }
+  r.max_out = std::max(r.out_len, load_.max_out_len);
+  if (load_.arrival == ArrivalKind::Poisson) {
+    state_->t += state_->arrivals.exponential(1.0 / load_.rate_per_s);
+    r.arrival = to_sim_time(core::seconds(state_->t));
+  }
+  return r;
+}
+
+std::vector<Request> generate_requests(const LoadSpec& load) {
+  RequestStream stream(load);
+  std::vector<Request> out;
+  out.reserve(static_cast<size_t>(stream.total()));
+  while (stream.more()) out.push_back(stream.next());
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Reading the validation CSV (RFC 4180 quoting), column names per ../shared/validation/README.md.
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -159,6 +160,8 @@ class RowCells {
     }
     const std::size_t before = d_.items().size();
     config::check_positive_number(d_, where + "." + name, x);
+    if (d_.items().size() == before && x > static_cast<double>(config::count_limit(name)))
+      d_.error(where + "." + name, "exceeds the limit", v, "at most " + std::to_string(config::count_limit(name)));
     if (d_.items().size() != before) return std::nullopt;
     return x;
   }
@@ -209,7 +212,7 @@ Row read_row(const Columns& col, int line, const std::vector<std::string>& f, st
   const std::string v = cells.text("value");
   char* end = nullptr;
   row.value = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0' || !(row.value > 0))
+  if (v.empty() || *end != '\0' || !std::isfinite(row.value) || !(row.value > 0))
     rd.error(where + ".value", "not a positive number", v, "the measured figure, e.g. 1543");
   if (row.kind != "train" && row.kind != "infer") rd.error(where + ".kind", "unknown kind", row.kind, "train or infer");
   return row;

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "xpusim/config/document.h"
+#include "xpusim/core/limits.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/suggest.h"
 
@@ -31,6 +32,51 @@ const std::vector<std::string>& supported_types() {
   return v;
 }
 
+void require_positive(core::Diagnostics& d, const std::string& field, long long v) {
+  if (v <= 0) d.error(field, "must be positive", std::to_string(v), "an integer > 0");
+}
+
+/// The largest value accepted for an integer field of a config.json (config/limits.h).
+long long field_limit(const std::string& key) {
+  namespace L = core::limits;
+  static const std::pair<std::vector<std::string>, long long> kTable[] = {
+      {{"num_hidden_layers", "n_layer", "n_layers", "first_k_dense_replace", "decoder_sparse_step",
+        "moe_layer_freq"}, L::kLayers},
+      {{"num_attention_heads", "n_head", "n_heads", "num_key_value_heads", "num_kv_heads", "kv_n_heads"}, L::kHeads},
+      {{"num_local_experts", "num_experts", "n_routed_experts", "n_shared_experts", "num_experts_per_tok",
+        "experts_per_token", "n_group", "topk_group"}, L::kExperts},
+      {{"vocab_size"}, L::kVocab},
+      {{"intermediate_size", "n_inner", "ffn_hidden_size", "moe_intermediate_size"}, L::kIntermediate},
+      {{"max_position_embeddings", "n_positions", "max_seq_len", "sliding_window"}, L::kPositions}};
+  for (const auto& [keys, max] : kTable)
+    for (const auto& k : keys)
+      if (key == k) return max;
+  return L::kHidden;  // hidden_size, head_dim, LoRA ranks, expansion_ratio
+}
+
+/// The smallest value accepted when the field is given: 1 for sizes where 0 means nothing
+/// (an explicit head_dim, the routed experts of a MoE family, the context length).
+long long field_min(const std::string& key) {
+  for (const char* k : {"head_dim", "num_local_experts", "num_experts", "n_routed_experts", "max_position_embeddings",
+                        "n_positions", "max_seq_len"})
+    if (key == k) return 1;
+  return 0;
+}
+
+/// An integer field within [field_min(key), field_limit(key)]; out-of-range values are
+/// diagnosed (naming the field, the value and the range) and read as 0, so no later product or
+/// narrowing sees them.
+long long bounded_integer(FieldReader& r, const std::string& key) {
+  const long long v = r.integer(key);
+  const long long lo = field_min(key), hi = field_limit(key);
+  if (v < lo || v > hi) {
+    r.diagnostics().error(r.path_of(key), v < lo ? "below the smallest accepted value" : "exceeds the limit",
+                          std::to_string(v), "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+    return 0;
+  }
+  return v;
+}
+
 /// Reads the first present key of `names`; every other present alias must agree with it.
 long long int_alias(FieldReader& r, std::initializer_list<const char*> names, long long fallback,
                     bool required) {
@@ -41,7 +87,7 @@ long long int_alias(FieldReader& r, std::initializer_list<const char*> names, lo
       r.ignore(n);
       continue;
     }
-    const long long v = r.integer(n);
+    const long long v = bounded_integer(r, n);
     if (!first) {
       first = n;
       value = v;
@@ -58,10 +104,6 @@ long long int_alias(FieldReader& r, std::initializer_list<const char*> names, lo
                                                          : std::string()));
   }
   return value;
-}
-
-void require_positive(core::Diagnostics& d, const std::string& field, long long v) {
-  if (v <= 0) d.error(field, "must be positive", std::to_string(v), "an integer > 0");
 }
 
 MlpKind mlp_from_act(const std::string& act, MlpKind gated_default) {
@@ -81,7 +123,7 @@ void read_llama_shape(FieldReader& r, ModelSpec& m) {
   m.vocab = int_alias(r, {"vocab_size"}, 0, true);
   m.max_position = int_alias(r, {"max_position_embeddings"}, 2048, false);
   m.ffn = int_alias(r, {"intermediate_size"}, 0, t != "gpt_oss");
-  m.head_dim = r.has("head_dim") ? r.integer("head_dim") : 0;
+  m.head_dim = r.has("head_dim") ? bounded_integer(r, "head_dim") : 0;
   m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
   m.attn_bias = r.boolean_or("attention_bias", t == "gpt_oss");
   m.mlp_bias = r.boolean_or("mlp_bias", t == "gpt_oss");
@@ -117,7 +159,7 @@ std::vector<bool> read_layer_types(FieldReader& r, const Json& layer_types) {
 void read_sliding_windows(FieldReader& r, ModelSpec& m) {
   const std::string& t = m.family;
   long long window = 0;
-  if (r.has("sliding_window")) window = r.integer("sliding_window");
+  if (r.has("sliding_window")) window = bounded_integer(r, "sliding_window");
   else r.ignore("sliding_window");
   if (t == "qwen3" || t == "qwen3_moe") {
     if (!r.boolean_or("use_sliding_window", false)) window = 0;
@@ -268,7 +310,7 @@ void read_mpt(FieldReader& r, ModelSpec& m) {
     alibi = a.boolean_or("alibi", false);
     const std::string type = a.str_or("attn_type", "multihead_attention");
     if (type == "multiquery_attention") kv = 1;
-    else if (type == "grouped_query_attention") kv = a.integer_or("kv_n_heads", m.heads);
+    else if (type == "grouped_query_attention") kv = a.has("kv_n_heads") ? bounded_integer(a, "kv_n_heads") : m.heads;
   }
   const long long kv_alias = int_alias(r, {"num_key_value_heads"}, kv, false);
   if (kv_alias != kv) {

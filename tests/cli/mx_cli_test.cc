@@ -169,7 +169,7 @@ TEST(MxCli, BadInputDiagnostics) {
       {"malformed npy", "mx stats " + tmp("junk.npy"), "junk.npy: npy magic: not a NumPy .npy file"},
       {"malformed safetensors", "mx stats " + tmp("junk.safetensors"),
        "junk.safetensors: safetensors header: malformed JSON header"},
-      {"missing file", "mx stats " + tmp("nope.npy"), "nope.npy: cannot open file"},
+      {"missing file", "mx stats " + tmp("nope.npy"), "cannot open file '" + tmp("nope.npy") + "'"},
       {"axis", "mx quantize --format mxint8 --axis 3 " + tmp("ok.npy") + out,
        "--axis: block axis out of range (got '3'"},
       {"nvfp4 trn3", "mx quantize --format nvfp4 --layout trn3 " + tmp("ok.npy") + out,

@@ -15,7 +15,12 @@
 
 namespace xpusim::config {
 
-/// A count that must be at least 1 (chips, parallel degrees, batch sizes, lengths, requests).
+/// The largest count accepted for a field, from config/limits.h by the field's name (the last
+/// component of `path`: "--max-num-seqs", "plan.tp", "tp" of a CSV row): chips and parallel
+/// degrees kChips, batches kBatch, lengths and tokens kSequence, requests kRequests; another
+/// name gets kBatch.
+long long count_limit(const std::string& path);
+/// A count that must be at least 1 and at most count_limit(path) (chips, parallel degrees, batch sizes, lengths, requests).
 void check_positive_count(core::Diagnostics& d, const std::string& path, long long value);
 /// A count that may be 0 where 0 is meaningful (speculative draft tokens: 0 = off).
 void check_non_negative_count(core::Diagnostics& d, const std::string& path, long long value);

@@ -12,7 +12,7 @@ namespace xpusim::numerics {
 struct ErrorStats {
   int64_t elements = 0;         ///< finite reference elements compared
   double rmse = 0;              ///< sqrt(mean((ref - approx)^2))
-  double snr_db = 0;            ///< 10 log10(sum ref^2 / sum err^2); +inf when exact
+  double snr_db = 0;            ///< 10 log10(sum ref^2 / sum err^2); +inf when exact, NaN when no element was compared
   double max_abs_error = 0;     ///< max |ref - approx|
   double max_rel_error = 0;     ///< max |ref - approx| / |ref| over ref != 0
 };

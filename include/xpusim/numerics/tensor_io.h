@@ -4,6 +4,7 @@
 // the file, the field, the value and what was expected.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,24 @@ Tensor read_npy(const std::string& path);
 std::string npy_bytes_f32(const std::vector<int64_t>& shape, const float* data);
 std::string npy_bytes_u8(const std::vector<int64_t>& shape, const uint8_t* data);
 void write_file(const std::string& path, const std::string& bytes);
+
+/// A .safetensors file held in memory whose JSON header is parsed once (a file of 20,000
+/// tensors reads each tensor without parsing the header again). `bytes` must outlive it.
+class SafetensorsFile {
+ public:
+  SafetensorsFile(const std::string& bytes, std::string path);
+  /// Tensor names in file (data offset) order, metadata excluded.
+  std::vector<std::string> names() const;
+  /// One tensor; unknown names list the valid ones.
+  Tensor tensor(const std::string& name) const;
+
+ private:
+  struct Header;  // the parsed JSON header
+  const std::string& bytes_;
+  std::string path_;
+  std::shared_ptr<const Header> header_;
+  uint64_t data_off_ = 0;
+};
 
 /// Names of the tensors of a .safetensors file, in file order (metadata excluded).
 std::vector<std::string> safetensors_names(const std::string& bytes, const std::string& path);

@@ -8,13 +8,16 @@
 // optionally with speculative decoding.
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "xpusim/core/sim_time.h"
 #include "xpusim/core/units.h"
 #include "xpusim/cost/activity.h"
 #include "xpusim/serve/framework.h"
+#include "xpusim/serve/latency_stats.h"
 #include "xpusim/serve/step_cost.h"
 
 namespace xpusim::serve {
@@ -73,8 +76,29 @@ struct LoadSpec {
   std::vector<Request> trace;  ///< ArrivalKind::Trace: the requests (arrival order)
 };
 
-/// Generates the open-loop requests (arrival times and lengths) of a load. Closed-loop loads
-/// get their lengths here and their arrival times from the simulation.
+/// The requests of a load one at a time (arrival times and lengths), so that a run never holds
+/// them all: the simulator draws each when it is due. Closed-loop loads get their lengths here
+/// and their arrival times from the simulation. OpenOrca-like lengths are scaled so that the
+/// means match the load's, fitted on the first kFitDraws draws.
+class RequestStream {
+ public:
+  static constexpr long long kFitDraws = 1'000'000;
+  explicit RequestStream(const LoadSpec& load);
+  ~RequestStream();
+  long long total() const { return total_; }
+  bool more() const { return issued_ < total_; }
+  /// The next request (call only while more()).
+  Request next();
+
+ private:
+  struct State;  // the random number generators
+  const LoadSpec& load_;
+  long long total_ = 0, issued_ = 0;
+  std::pair<double, double> scales_{1.0, 1.0};
+  std::unique_ptr<State> state_;
+};
+
+/// Every request of a load (a RequestStream drained; for tests and small runs).
 std::vector<Request> generate_requests(const LoadSpec& load);
 /// Reads a trace CSV with header `arrival_s,in_len,out_len`; InputError with line numbers.
 std::vector<Request> read_trace(const std::string& path);
@@ -164,12 +188,10 @@ struct SimSpec {
   SpecDecodeSpec spec;
   LoadSpec load;
   core::Seconds timeout = core::seconds(0);  ///< endpoint timeout (0 = none) for the count
+  /// Goodput's SLOs: requests with TTFT ≤ ttft_slo and TPOT ≤ tpot_slo count (0 = no SLO).
+  core::Seconds ttft_slo = core::seconds(0), tpot_slo = core::seconds(0);
   int timeline_samples = 200;  ///< samples of KV use and batch size over time
   TraceSpec trace;             ///< the serving timeline (off by default)
-};
-
-struct Percentiles {
-  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
 };
 
 struct TimelinePoint {
@@ -205,8 +227,11 @@ struct SimResult {
   double mean_kv_utilisation = 0;   ///< time-weighted
   double mean_in_system = 0;        ///< time-average requests in the system (Little's L)
   long long timed_out = 0;          ///< requests with end-to-end latency above the timeout
+  long long met_slos = 0;           ///< requests within SimSpec::ttft_slo and tpot_slo
   std::vector<TimelinePoint> timeline;
-  // Per-request figures in completion order (seconds), for goodput and tests.
+  /// Per-request figures in completion order (seconds), for the CDF charts and tests: kept
+  /// for runs of up to LatencyStats::kExactValues requests, empty beyond (the percentiles
+  /// above then come from LatencyStats' histogram).
   std::vector<double> ttft_each_s, tpot_each_s, e2e_each_s;
   ServeTrace trace;                 ///< SimSpec::trace.enabled: the timeline
 };
@@ -219,9 +244,7 @@ SimResult simulate(const SimSpec& spec);
 /// one track per recorded request with its queue, prefill and decode phases.
 std::string chrome_trace_json(const SimResult& r);
 
-/// Requests per second that met both SLOs (ttft ≤ ttft_slo and tpot ≤ tpot_slo).
-double goodput(const SimResult& r, core::Seconds ttft_slo, core::Seconds tpot_slo);
-
-Percentiles percentiles(std::vector<double> v);
+/// Requests per second that met both SLOs of the run (SimSpec::ttft_slo and tpot_slo).
+double goodput(const SimResult& r);
 
 }  // namespace xpusim::serve

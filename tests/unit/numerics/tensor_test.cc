@@ -2,6 +2,7 @@
 // tails, NVFP4, GEMM, and the .npy / .safetensors readers with their diagnostics.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -265,6 +266,74 @@ TEST(TensorIo, SafetensorsDiagnostics) {
     const std::string msg = error_text([&] { parse_safetensors(c.bytes, "m.st", c.tensor); });
     EXPECT_NE(msg.find(c.expect), std::string::npos) << c.name << ": " << msg;
   }
+}
+
+std::string npy_with_shape(const std::string& shape, const std::string& data = "") {
+  std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + h.size() + 1) % 64) h += ' ';
+  h += '\n';
+  std::string out = "\x93NUMPY\x01";
+  out += '\0';
+  out += static_cast<char>(h.size() & 0xFF);
+  out += static_cast<char>(h.size() >> 8);
+  return out + h + data;
+}
+
+TEST(TensorIoLimits, NpyShapesThatOverflowOrExceedTheLimitsAreDiagnosed) {
+  // 2^32 · 2^32 · 16 wraps to 0 elements in int64 arithmetic: it must not read as an empty array.
+  for (const char* shape : {"(4294967296, 4294967296, 16)", "(100000000000,)", "(99999999999999999999999,)",
+                            "(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)"}) {
+    const std::string msg = error_text([&] { parse_npy(npy_with_shape(shape), "x.npy"); });
+    EXPECT_NE(msg, "<no error>") << shape;
+    EXPECT_NE(msg.find("x.npy: npy header.shape"), std::string::npos) << msg;
+  }
+  const Tensor empty = parse_npy(npy_with_shape("(0, 4)"), "e.npy");  // zero elements: no memcpy of null
+  EXPECT_TRUE(empty.data.empty());
+}
+
+TEST(TensorIoLimits, SafetensorsOffsetsAndShapesThatOverflowAreDiagnosed) {
+  const struct { const char* header; const char* want; } cases[] = {
+      {R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[18446744073709551608,0]}})", "data_offsets"},
+      {R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,18446744073709551615]}})", "data_offsets"},
+      {R"({"w":{"dtype":"F32","shape":[9223372036854775807,4],"data_offsets":[0,0]}})", "shape"},
+      {R"({"w":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}})", "shape"},
+  };
+  for (const auto& c : cases) {
+    const std::string msg = error_text([&] { parse_safetensors(safetensors(c.header, "abcd"), "m.st", "w"); });
+    EXPECT_NE(msg.find(c.want), std::string::npos) << c.header << " -> " << msg;
+  }
+  const std::string deep = safetensors(std::string(100000, '['), "");
+  EXPECT_NE(error_text([&] { safetensors_names(deep, "d.st"); }).find("nesting depth"), std::string::npos);
+}
+
+TEST(TensorIoLimits, TwentyThousandTensorsParseTheHeaderOnce) {
+  constexpr int kTensors = 20000;
+  std::string header = "{", data;
+  for (int i = 0; i < kTensors; ++i) {
+    header += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[1],"
+              "\"data_offsets\":[" + std::to_string(4 * i) + "," + std::to_string(4 * i + 4) + "]}";
+    const float v = static_cast<float>(i);
+    data.append(reinterpret_cast<const char*>(&v), 4);
+  }
+  const std::string bytes = safetensors(header + "}", data);
+  const auto start = std::chrono::steady_clock::now();
+  const SafetensorsFile file(bytes, "many.st");
+  const std::vector<std::string> names = file.names();
+  double sum = 0;
+  for (const auto& n : names) sum += file.tensor(n).data.at(0);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(names.size(), static_cast<size_t>(kTensors));
+  EXPECT_EQ(names[12345], "t12345");  // file (offset) order
+  EXPECT_EQ(sum, 0.5 * kTensors * (kTensors - 1));
+  EXPECT_LT(secs, 5.0);  // parsing the ~1.3 MB header once per tensor took minutes
+}
+
+TEST(QuantStats, NoFiniteReferenceIsNotAnExactResult) {
+  const float ref[2] = {NAN, INFINITY};
+  const float approx[2] = {NAN, INFINITY};
+  const ErrorStats e = error_stats(ref, approx, 2);
+  EXPECT_EQ(e.elements, 0);
+  EXPECT_TRUE(std::isnan(e.snr_db));  // not +inf ("exact")
 }
 
 TEST(TensorIo, Bf16AndFp16ConversionsAreExact) {

@@ -235,3 +235,48 @@ TEST(HfConfigDiagnostics, MalformedJsonIsAnInputError) {
   const auto p = write_temp("malformed.json", "{\"model_type\": \"llama\",,}");
   EXPECT_TRUE(contains(load_error(p), "malformed JSON")) << load_error(p);
 }
+
+namespace {
+
+/// A llama config.json with `fields` (JSON members) appended; later members win.
+std::string llama_with(const std::string& name, const std::string& fields) {
+  return write_temp(name + ".json",
+                    R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+                        "max_position_embeddings": 8192, "num_attention_heads": 32, "num_hidden_layers": 32,
+                        "num_key_value_heads": 8, "vocab_size": 128256, )" + fields + "}");
+}
+
+TEST(HfConfigLimits, SizesAboveTheLimitsAreNamedWithTheValue) {
+  const struct { const char* field; const char* value; } cases[] = {
+      {"num_hidden_layers", "1000000000"},      {"num_hidden_layers", "4294967328"},  // 2^32 + 32 is not 32
+      {"hidden_size", "1000000000000"},         {"num_attention_heads", "2147483648"},
+      {"vocab_size", "1099511627776"},          {"intermediate_size", "1125899906842624"},
+      {"max_position_embeddings", "4611686018427387904"}, {"head_dim", "100000000"},
+  };
+  for (const auto& c : cases) {
+    const std::string msg = load_error(llama_with(std::string("lim_") + c.field, "\"" + std::string(c.field) + "\": " + c.value));
+    EXPECT_TRUE(contains(msg, std::string(c.field) + ": exceeds the limit (got '" + c.value + "'")) << msg;
+  }
+}
+
+TEST(HfConfigLimits, NumbersOutsideInt64AreNotCastBlindly) {
+  for (const char* v : {"1e30", "1e999", "-1e999", "18446744073709551615"})
+    EXPECT_NE(load_error(llama_with("range", std::string("\"num_hidden_layers\": ") + v)), "") << v;
+}
+
+TEST(HfConfigLimits, ZeroOrNegativeSizesAreRejected) {
+  for (const char* f : {"\"head_dim\": 0", "\"head_dim\": -128", "\"max_position_embeddings\": 0",
+                        "\"max_position_embeddings\": -1", "\"vocab_size\": -5"})
+    EXPECT_NE(load_error(llama_with("neg", f)), "") << f;
+}
+
+TEST(HfConfigLimits, AMoeFamilyWithNoExpertsIsRejected) {
+  const std::string mixtral = load_error(llama_with("moe0", R"("model_type": "mixtral", "num_local_experts": 0,
+                                                             "num_experts_per_tok": 2)"));
+  EXPECT_TRUE(contains(mixtral, "num_local_experts")) << mixtral;
+  const std::string qwen = load_error(llama_with("qmoe0", R"("model_type": "qwen3_moe", "num_experts": 0,
+                                                          "num_experts_per_tok": 2, "moe_intermediate_size": 768)"));
+  EXPECT_TRUE(contains(qwen, "num_experts")) << qwen;
+}
+
+}  // namespace

@@ -1,0 +1,24 @@
+#pragma once
+// Reading a whole input file with the checks every reader needs: a directory, a device
+// (/dev/zero), a FIFO or a missing file is a diagnostic, and a file over the reader's size
+// limit is refused before any byte is read (docs/errors.md, "Limits").
+
+#include <string>
+#include <string_view>
+
+namespace xpusim::core {
+
+/// The bytes of the regular file `path` of at most `max_bytes` bytes; throws InputError
+/// otherwise. `what` names the kind of file expected ("an existing, readable <what>").
+std::string read_regular_file(const std::string& path, const std::string& what, long long max_bytes);
+
+/// The deepest nesting of arrays and objects in JSON text, the root being depth 0 (brackets
+/// inside strings skipped): a
+/// linear pre-scan, so that a reader can refuse a deep document before parsing it (nlohmann's
+/// depth callback makes parsing quadratic in the size of an object).
+int json_nesting_depth(std::string_view text);
+
+/// Throws InputError "FILE: WHAT exceeds the limit (got 'FOUND'; expected at most LIMIT …)".
+[[noreturn]] void fail_limit(const std::string& file, const std::string& what, long long found, long long limit);
+
+}  // namespace xpusim::core

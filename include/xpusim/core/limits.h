@@ -1,0 +1,30 @@
+#pragma once
+// Upper limits on sizes read from any input: model config.json fields, tensor files, flags,
+// scenario files and validation rows. They are far above every real model and system, and low
+// enough that no size product derived from them overflows int64 or exhausts memory before a
+// diagnostic. docs/errors.md lists each one with its value; a value above a limit is a
+// diagnostic naming the field, the value and the limit (exit 2).
+
+namespace xpusim::core::limits {
+
+// Model shape (config.json).
+inline constexpr long long kLayers = 10'000;
+inline constexpr long long kHeads = 65'536;             ///< attention and KV heads
+inline constexpr long long kExperts = 65'536;           ///< routed and shared experts, experts per token
+inline constexpr long long kVocab = 16'777'216;         ///< 2^24 tokens
+inline constexpr long long kHidden = 1'048'576;         ///< 2^20: hidden size, head_dim, LoRA ranks
+inline constexpr long long kIntermediate = 4'194'304;   ///< 2^22: FFN and expert FFN sizes
+inline constexpr long long kPositions = 1LL << 30;      ///< max positions, sliding window
+// Systems and plans (flags, scenarios, validation rows).
+inline constexpr long long kChips = 1LL << 24;          ///< chips, parallel degrees
+inline constexpr long long kBatch = 1LL << 30;          ///< global/micro batch, sequences per engine
+inline constexpr long long kSequence = 1LL << 30;       ///< sequence length, prompt/output lengths, tokens per step
+inline constexpr long long kRequests = 1'000'000'000;   ///< serve requests (streamed)
+// Tensor files (.npy, .safetensors).
+inline constexpr long long kTensorFileBytes = 16LL << 30;   ///< 16 GiB read into memory
+inline constexpr long long kTensorRank = 32;
+inline constexpr long long kTensorElements = 1LL << 32;     ///< elements of one tensor
+inline constexpr long long kTensorCount = 1'000'000;        ///< tensors in one safetensors file
+inline constexpr long long kSafetensorsHeaderBytes = 100LL << 20;  ///< as the format specifies
+
+}  // namespace xpusim::core::limits

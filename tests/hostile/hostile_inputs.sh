@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Hostile inputs through every reader and command (issue 13): each case must end with exit 2
+# (bad input) or 1 (infeasible) and a diagnostic, within a few seconds and bounded memory —
+# never exit 3 (internal error), a crash, a hang or exit 0 with nonsense.
+# Usage: tests/hostile/hostile_inputs.sh [path/to/xpusim]   (prints one line per case, FAIL lines last)
+set -u
+XS=${1:-build/xpusim}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+
+# case NAME EXPECTED_EXITS ARGS... : runs with a 20 s and 4 GiB limit.
+case_() {
+  local name=$1 want=$2; shift 2
+  local out rc
+  out=$( (ulimit -v 4194304; timeout 20 "$XS" "$@") 2>&1 >/dev/null); rc=$?
+  if [[ " $want " == *" $rc "* ]]; then
+    printf 'ok    %-40s exit %s  %s\n' "$name" "$rc" "$(head -c 160 <<<"$out" | head -1)"
+  else
+    printf 'FAIL  %-40s exit %s (want %s)  %s\n' "$name" "$rc" "$want" "$(head -c 200 <<<"$out" | head -1)"
+    fails=$((fails + 1))
+  fi
+}
+
+model() {  # model NAME 'JSON fields' -> a llama config with the fields replaced
+  python3 - "$T/$1.json" "$2" <<'PY'
+import json, sys
+base = {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "max_position_embeddings": 8192,
+        "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 128256}
+base.update(json.loads(sys.argv[2]))
+open(sys.argv[1], "w").write(json.dumps(base).replace('"__INF__"', "1e999"))
+PY
+  echo "$T/$1.json"
+}
+
+train() { case_ "$1" "2" train --system h100-sxm-dgx --model "$2" --chips 8 "${@:3}"; }
+
+# Model config.json: limits, wraparound, invalid fields.
+train "layers 1e9"            "$(model l1e9 '{"num_hidden_layers": 1000000000}')"
+train "layers 2^32+32"        "$(model l232 '{"num_hidden_layers": 4294967328}')"
+train "hidden 1e12"           "$(model h1e12 '{"hidden_size": 1000000000000}')"
+train "hidden 1e30 (float)"   "$(model h1e30 '{"hidden_size": 1e30}')"
+train "hidden inf (1e999)"    "$(model hinf '{"hidden_size": "__INF__"}')"
+train "heads 2^31"            "$(model heads '{"num_attention_heads": 2147483648}')"
+train "vocab 2^40"            "$(model vocab '{"vocab_size": 1099511627776}')"
+train "intermediate 2^50"     "$(model ffn '{"intermediate_size": 1125899906842624}')"
+train "head_dim 0"            "$(model hd0 '{"head_dim": 0}')"
+train "head_dim -128"         "$(model hdneg '{"head_dim": -128}')"
+train "max positions 0"       "$(model mp0 '{"max_position_embeddings": 0}')"
+train "max positions -1"      "$(model mpneg '{"max_position_embeddings": -1}')"
+train "uint64 max"            "$(model u64 '{"num_hidden_layers": 18446744073709551615}')"
+train "mixtral 0 experts"     "$(model moe0 '{"model_type": "mixtral", "num_local_experts": 0, "num_experts_per_tok": 0}')"
+train "qwen3_moe 0 experts"   "$(model qmoe0 '{"model_type": "qwen3_moe", "num_experts": 0, "num_experts_per_tok": 2, "moe_intermediate_size": 768}')"
+train "sliding window 2^62"   "$(model sw '{"model_type": "mistral", "sliding_window": 4611686018427387904}')"
+
+# Sizes from flags.
+case_ "train global batch 1e12" "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --global-batch 1000000000000
+case_ "train seq 1e12"          "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --seq-len 1000000000000
+case_ "train chips 2^40"        "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 1099511627776
+case_ "serve requests 1e12"     "2" serve --system h100-sxm-dgx --model llama3.1-8b --requests 1000000000000
+case_ "serve in-len 1e12"       "2" serve --system h100-sxm-dgx --model llama3.1-8b --in-len 1000000000000
+case_ "serve chips 0"           "2" serve --system h100-sxm-dgx --model llama3.1-8b --chips 0
+case_ "serve block-size 0"      "2" serve --system h100-sxm-dgx --model llama3.1-8b --block-size 0
+case_ "serve block-size -1"     "2" serve --system h100-sxm-dgx --model llama3.1-8b --block-size -1
+case_ "serve timeout -1 s"      "2" serve --system h100-sxm-dgx --model llama3.1-8b --timeout '-1 s'
+case_ "serve ttft-slo 0 s"      "2" serve --system h100-sxm-dgx --model llama3.1-8b --ttft-slo '0 s'
+case_ "serve acceptance nan"    "2" serve --system h100-sxm-dgx --model llama3.1-8b --draft-len 3 --acceptance nan
+case_ "serve rate inf"          "2" serve --system h100-sxm-dgx --model llama3.1-8b --rate inf
+case_ "serve max-num-seqs 2^40" "2" serve --system h100-sxm-dgx --model llama3.1-8b --max-num-seqs 1099511627776
+case_ "serve concurrency 2^40"  "2" serve --system h100-sxm-dgx --model llama3.1-8b --concurrency 1099511627776
+
+# Tensor files.
+py() { python3 -c "$1" "$T"; }
+py 'import sys,struct; d=sys.argv[1]
+def npy(name, shape, data=b""):
+    h="{'"'"'descr'"'"': '"'"'<f4'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': %s, }" % shape
+    h=h+" "*((64-(10+len(h)+1)%64)%64)+"\n"
+    open(d+"/"+name,"wb").write(b"\x93NUMPY\x01\x00"+struct.pack("<H",len(h))+h.encode()+data)
+npy("wrap.npy", "(4294967296, 4294967296, 16)")
+npy("huge.npy", "(100000000000,)")
+npy("rank.npy", "(" + "1, "*40 + ")")
+npy("big.npy", "(99999999999999999999999,)")
+npy("empty.npy", "(0, 4)")
+npy("nan.npy", "(2, 2)", struct.pack("<4f", float("nan"), 1, 2, 3))
+npy("ok.npy", "(2, 2)", struct.pack("<4f", 1, 2, 3, 4))
+import json
+def st(name, header, data=b""):
+    h=json.dumps(header).encode(); open(d+"/"+name,"wb").write(struct.pack("<Q",len(h))+h+data)
+st("off.safetensors", {"t": {"dtype": "F32", "shape": [2], "data_offsets": [18446744073709551608, 0]}})
+st("shape.safetensors", {"t": {"dtype": "F32", "shape": [9223372036854775807, 4], "data_offsets": [0, 0]}})
+st("wrap.safetensors", {"t": {"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 0]}})
+open(d+"/deep.safetensors","wb").write(struct.pack("<Q",200000)+b"["*200000)
+open(d+"/hlen.safetensors","wb").write(struct.pack("<Q",2**63)+b"{}")
+'
+case_ "npy shape overflow"        "2" mx stats "$T/wrap.npy"
+case_ "npy 1e11 elements"         "2" mx stats "$T/huge.npy"
+case_ "npy rank 40"               "2" mx stats "$T/rank.npy"
+case_ "npy dim > int64"           "2" mx stats "$T/big.npy"
+case_ "npy zero elements"         "0 2" mx stats "$T/empty.npy"
+case_ "safetensors offset wrap"   "2" mx stats "$T/off.safetensors"
+case_ "safetensors shape int64"   "2" mx stats "$T/shape.safetensors"
+case_ "safetensors shape wrap"    "2" mx stats "$T/wrap.safetensors"
+case_ "safetensors deep header"   "2" mx stats "$T/deep.safetensors"
+case_ "safetensors header 2^63"   "2" mx stats "$T/hlen.safetensors"
+case_ "tensor file is a directory" "2" mx stats "$T"
+case_ "tensor file /dev/zero"     "2" mx stats /dev/zero
+case_ "gemm NaN operand"          "2" mx gemm "$T/nan.npy" "$T/ok.npy" --format mxfp8_e4m3
+
+# Validation CSV.
+hdr=$(head -1 data/validation/public.csv)
+row=$(sed -n 2p data/validation/public.csv)
+csv() { printf '%s\n%s\n' "$hdr" "$2" > "$T/$1.csv"; echo "$T/$1.csv"; }
+case_ "csv value inf"   "2" validate "$(csv inf "${row/,377,/,inf,}")"
+case_ "csv value nan"   "2" validate "$(csv nan "${row/,377,/,nan,}")"
+case_ "csv tp 0"        "2" validate "$(csv tp0 "${row/,4,1,1,,,,/,0,1,1,,,,}")"
+case_ "csv chips 2^40"  "2" validate "$(csv chips "${row/a100-80g-dgx,4,/a100-80g-dgx,1099511627776,}")"
+case_ "csv in_len 1e30" "2" validate "$(csv inl "${row/,2048,1,1,/,1e30,1,1,}")"
+
+echo "failures: $fails"
+exit $((fails > 0))
