@@ -411,7 +411,7 @@ void fill_hetero_rates(const ServeScenario& sc, ServeReport& rep) {
   const double chips = static_cast<double>(sc.chips);
   if (rep.sim.duration.base() <= 0) return;
   rep.output_tokens_per_s_per_chip = rep.sim.output_tokens_per_s / chips;
-  rep.goodput_requests_per_s = goodput(rep.sim, sc.ttft_slo, sc.tpot_slo);
+  rep.goodput_requests_per_s = goodput(rep.sim);
   double joules = 0, dollars = 0;
   for (const auto& p : rep.pools) joules += p.energy_j, dollars += p.dollars;
   rep.power_per_chip_w = joules / rep.sim.duration.base() / chips;
@@ -452,6 +452,8 @@ SimSpec hetero_spec(const ServeScenario& sc, const Pool& pre, const Pool& dec, c
   set_kv_link(sc, pre, dec, params, spec, rep);
   spec.load = sc.load;
   spec.timeout = sc.timeout;
+  spec.ttft_slo = sc.ttft_slo;
+  spec.tpot_slo = sc.tpot_slo;
   spec.trace.enabled = sc.trace;
   if (sc.load.arrival == ArrivalKind::Trace) spec.load.requests = static_cast<long long>(sc.load.trace.size());
   return spec;
