@@ -7,6 +7,8 @@
 # runs the whole suite and every fuzz target under the sanitizers (about 10 more minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-XS_EXTRA_PACKAGES="clang-14 libclang-rt-14-dev" scripts/setup.sh
+# The test tree skips the benchmarks and compiles at -O2 (CI time, docs/performance.md).
+XS_CMAKE_FLAGS="${XS_CMAKE_FLAGS:--DXS_BUILD_BENCH=OFF -DXS_OPT_LEVEL=-O2}" \
+  XS_EXTRA_PACKAGES="clang-14 libclang-rt-14-dev" scripts/setup.sh
 ctest --test-dir build -LE slow --output-on-failure -j"$(nproc 2>/dev/null || echo 2)"
 XS_SAN_SCOPE=${XS_SAN_SCOPE:-readers} scripts/sanitize.sh

@@ -166,8 +166,8 @@ TEST(Document, TextThatIsNotUtf8IsADiagnosticWithItsLine) {
   }
   EXPECT_NE(load_error(write_temp("surrogate.yaml", "a: 1\nb: \"\\ud800\"\n")).find("malformed YAML at line 2"),
             std::string::npos);  // an escape cannot make a string that is not UTF-8
-  for (const std::string& bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"})
-    EXPECT_NE(load_error(write_temp("bad.yaml", "a: '" + bad + "'\n")).find("UTF-8"), std::string::npos) << bad;
+  for (const char* bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"})
+    EXPECT_NE(load_error(write_temp("bad.yaml", "a: '" + std::string(bad) + "'\n")).find("UTF-8"), std::string::npos) << bad;
   EXPECT_EQ(load_error(write_temp("good.yaml", "a: 'Grüße €5 𝄞'\n")), "");
 }
 
