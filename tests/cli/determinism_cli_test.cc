@@ -14,13 +14,16 @@
 #include "cli_runner.h"
 #include "npy_fixture.h"
 
+#include <unistd.h>
+
 namespace {
 
 using xpusim::test::run_cli;
 
-/// A Chakra training trace of 4 ranks (tests/unit/chakra_fixture.h); returns its prefix.
+/// A Chakra training trace of 4 ranks (tests/unit/chakra_fixture.h); returns its prefix. The
+/// fixtures are per process: ctest runs the commands' cases in parallel.
 std::string chakra_trace() {
-  const std::string dir = testing::TempDir() + "xs_det_chakra/";
+  const std::string dir = testing::TempDir() + "xs_det_chakra_" + std::to_string(::getpid()) + "/";
   std::filesystem::create_directories(dir);
   return xpusim::test::chakra::write_training(dir, "train", xpusim::test::chakra::TrainingShape{});
 }
@@ -33,7 +36,7 @@ std::string hopper_rows() {
   text = line + "\n";
   while (std::getline(in, line))
     if (line.find(",train,h100-sxm-dgx,") != std::string::npos) text += line + "\n";
-  const std::string path = testing::TempDir() + "xs_det_hopper.csv";
+  const std::string path = testing::TempDir() + "xs_det_hopper_" + std::to_string(::getpid()) + ".csv";
   std::ofstream(path) << text;
   return path;
 }

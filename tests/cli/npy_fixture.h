@@ -1,6 +1,7 @@
 #pragma once
 // A float32 .npy matrix written into the test's temporary directory, for the CLI tests that
-// run `xpusim mx` (values are a fixed function of the index, so the file is the same every run).
+// run `xpusim mx` (values are a fixed function of the index, so the file is the same every run; the name carries
+// the process id, as parallel tests write it).
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,8 @@
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace xpusim::test {
 
@@ -25,7 +28,9 @@ inline std::string write_npy_matrix(const std::string& name, int rows, int cols)
   out += static_cast<char>(h.size() >> 8);
   out += h;
   out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
-  const std::string path = testing::TempDir() + "xs_fixture_" + name + ".npy";
+  // Per process: ctest runs the tests that write these files in parallel.
+  const std::string path =
+      testing::TempDir() + "xs_fixture_" + std::to_string(::getpid()) + "_" + name + ".npy";
   std::ofstream(path, std::ios::binary).write(out.data(), static_cast<std::streamsize>(out.size()));
   return path;
 }
