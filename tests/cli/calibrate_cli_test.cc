@@ -7,23 +7,14 @@
 #include <sstream>
 
 #include "cli_runner.h"
+#include "hopper_rows.h"
 
 using xpusim::test::run_cli;
 
 namespace {
 
 /// A fixture CSV: the header and the public file's H100 train rows.
-std::string hopper_fixture() {
-  std::ifstream in(xpusim::test::data_dir() + "/validation/public.csv");
-  std::string line, text;
-  std::getline(in, line);
-  text = line + "\n";
-  while (std::getline(in, line))
-    if (line.find(",train,h100-sxm-dgx,") != std::string::npos) text += line + "\n";
-  const std::string path = ::testing::TempDir() + "calibrate_fixture.csv";
-  std::ofstream(path) << text;
-  return path;
-}
+std::string hopper_fixture() { return xpusim::test::write_hopper_rows("calibrate_fixture"); }
 
 std::string slurp(const std::string& path) {
   std::stringstream ss;

@@ -12,6 +12,7 @@
 
 #include "../unit/chakra_fixture.h"
 #include "cli_runner.h"
+#include "hopper_rows.h"
 #include "npy_fixture.h"
 
 #include <unistd.h>
@@ -29,17 +30,7 @@ std::string chakra_trace() {
 }
 
 /// The validation CSV's header and its H100 training rows (calibrate's input).
-std::string hopper_rows() {
-  std::ifstream in(xpusim::test::data_dir() + "/validation/public.csv");
-  std::string line, text;
-  std::getline(in, line);
-  text = line + "\n";
-  while (std::getline(in, line))
-    if (line.find(",train,h100-sxm-dgx,") != std::string::npos) text += line + "\n";
-  const std::string path = testing::TempDir() + "xs_det_hopper_" + std::to_string(::getpid()) + ".csv";
-  std::ofstream(path) << text;
-  return path;
-}
+std::string hopper_rows() { return xpusim::test::write_hopper_rows("xs_det_hopper"); }
 
 /// `args` with its fixtures written: {A} and {B} (.npy), {CHAKRA} (a trace prefix), {HOPPER}
 /// (a CSV) and {DATA} (the shipped data directory).
