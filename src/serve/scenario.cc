@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/core/format.h"
+#include "xpusim/core/limits.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/net/collective.h"
 #include "xpusim/net/topology.h"
@@ -160,6 +162,11 @@ void check_load(const ServeScenario& sc, core::Diagnostics& diags) {
     diags.error("requests", "must be at least 1", std::to_string(sc.load.requests));
   if (sc.load.arrival == ArrivalKind::Poisson && !(sc.load.rate_per_s > 0))
     diags.error("rate", "must be positive", fmt(sc.load.rate_per_s, 3));
+  else if (sc.load.arrival == ArrivalKind::Poisson &&
+           static_cast<double>(sc.load.requests) / sc.load.rate_per_s > core::limits::kArrivalSpanSeconds)
+    diags.error("rate", "requests / rate (the span of the arrivals) exceeds the limit",
+                core::fmt_num(static_cast<double>(sc.load.requests) / sc.load.rate_per_s) + " s",
+                "at most 2,592,000 s (30 days) of arrivals");
   if (sc.draft_len < 0) diags.error("draft_len", "must be >= 0", std::to_string(sc.draft_len));
   if (sc.acceptance < 0 || sc.acceptance >= 1) diags.error("acceptance", "must be in [0, 1)", fmt(sc.acceptance, 3));
 }

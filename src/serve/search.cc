@@ -45,8 +45,11 @@ PlanCandidate evaluate(const SearchSpec& spec, const ServeEnv& env, int tp, int 
   c.output_tokens_per_s_per_chip = rep->output_tokens_per_s_per_chip;
   c.dollars_per_million_output_tokens = rep->dollars_per_million_output_tokens;
   c.joules_per_output_token = rep->joules_per_output_token;
-  // Sustained: the measured rate is at least serving.search.min_sustained_share of the offered one.
-  const double sustained = env.calibration->number("serving.search.min_sustained_share") * sc.load.rate_per_s;
+  // Sustained: the measured rate is at least serving.search.min_sustained_share of the rate the
+  // drawn arrivals offered over the same window (not the nominal rate, which a finite Poisson
+  // sample misses by a few percent either way).
+  const double offered = rep->sim.offered_requests_per_s > 0 ? rep->sim.offered_requests_per_s : sc.load.rate_per_s;
+  const double sustained = env.calibration->number("serving.search.min_sustained_share") * offered;
   c.meets_slo = c.ttft_p90_ms <= core::to_ms(spec.ttft_p90_slo) && c.tpot_p90_ms <= core::to_ms(spec.tpot_p90_slo) &&
                 rep->sim.requests_per_s >= sustained;
   return c;
@@ -74,14 +77,19 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
         // Fewest slices meeting the SLO: grow geometrically, then bisect.
         const long long unit = tp * (pre > 0 ? pre + 1 : 1);
         long long lo = 0, hi = 1;
-        PlanCandidate best_here;
-        bool ok = false;
-        while (hi * unit <= 1000000) {
-          auto c = evaluate(spec, env, tp, ep, seqs, hi, pre);
-          if (!c.note.empty()) { res.tried.push_back(c); break; }
-          if (c.meets_slo) { best_here = c; ok = true; break; }
+        PlanCandidate best_here, last;
+        bool ok = false, failed = false;
+        // More slices than requests cannot help: each slice already serves requests alone.
+        while (hi * unit <= 1000000 && hi <= std::max(1LL, spec.requests)) {
+          last = evaluate(spec, env, tp, ep, seqs, hi, pre);
+          if (!last.note.empty()) { res.tried.push_back(last); failed = true; break; }
+          if (last.meets_slo) { best_here = last; ok = true; break; }
           lo = hi;
           hi *= 2;
+        }
+        if (!ok && !failed && last.chips > 0) {
+          last.note = "misses the SLOs or the rate at every slice count tried";
+          res.tried.push_back(last);
         }
         while (ok && hi - lo > 1) {
           const long long mid = (lo + hi) / 2;

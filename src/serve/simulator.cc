@@ -7,6 +7,7 @@
 #include <queue>
 
 #include "xpusim/core/check.h"
+#include "xpusim/core/format.h"
 
 namespace xpusim::serve {
 
@@ -22,6 +23,10 @@ double goodput(const SimResult& r) {
 }
 
 namespace {
+
+/// The latest event time a run may reach: 2^62 ps (about 53 days), so that adding any step
+/// time to it stays within int64.
+constexpr SimTime kClockLimit = static_cast<SimTime>(core::kMaxSimTimePs);
 
 struct ReqState {
   SimTime arrival = 0, first = -1, finish = -1;
@@ -125,7 +130,11 @@ class Sim {
   void join_decode(Engine& en, int req);
   bool kv_admits(const Engine& en, const ReqState& r) const;
   void preempt_for_growth(Engine& en);
-  void push(SimTime t, EvKind k, int id) { ev_.push(Event{t, seq_++, k, id}); }
+  void push(SimTime t, EvKind k, int id) {
+    if (t > kClockLimit) clock_overrun(t);
+    ev_.push(Event{t, seq_++, k, id});
+  }
+  [[noreturn]] static void clock_overrun(SimTime t);
   void advance_clock(SimTime t);
   // Results.
   void add_activity(const StepCost& c, core::Dtype math, double times, int pool);
@@ -184,6 +193,12 @@ class Sim {
 };
 
 constexpr SimTime kNever = std::numeric_limits<SimTime>::max();
+
+void Sim::clock_overrun(SimTime t) {
+  core::fail("serve", "the simulated run outlasts the simulation clock", core::fmt_num(core::sim_seconds(t) / core::kSecondsPerDay) + " days",
+             "at most about 53 days of simulated time",
+             "the system cannot drain this load: fewer requests, a lower rate, or more chips");
+}
 
 double Sim::kv_used(const Engine& en) const {
   if (s_.scheduler.kv_policy == KvPolicy::Reserve) return static_cast<double>(en.reserved);
@@ -774,6 +789,7 @@ void Sim::summarise() {
     if (win_hi_ > win_lo_ && win_req_ > 0 && mark_hi_ > mark_lo_ && mark_lo_ >= 0) {
       const double w = core::sim_seconds(win_hi_ - win_lo_);
       res_.requests_per_s = static_cast<double>(win_req_) / w;
+      res_.offered_requests_per_s = static_cast<double>(total_ - 1 - total_ / 10) / w;
       res_.input_tokens_per_s = static_cast<double>(win_in_) / w;
       res_.output_tokens_per_s = (emitted_hi_ - emitted_lo_) / core::sim_seconds(mark_hi_ - mark_lo_);
     }

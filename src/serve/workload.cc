@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/core/limits.h"
 #include "xpusim/serve/simulator.h"
 
 namespace xpusim::serve {
@@ -162,7 +163,8 @@ std::vector<Request> read_trace(const std::string& path) {
       size_t pa = 0, pb = 0, pc = 0;
       const double t = std::stod(a, &pa);
       const long long il = std::stoll(b, &pb), ol = std::stoll(c, &pc);
-      if (t < 0 || il < 1 || ol < 1 || t < last) throw std::invalid_argument("range");
+      if (!(t >= 0) || t > core::limits::kArrivalSpanSeconds || il < 1 || ol < 1 || t < last)
+        throw std::invalid_argument("range");
       last = t;
       out.push_back(Request{to_sim_time(core::seconds(t)), il, ol});
     } catch (const std::exception&) {
@@ -172,7 +174,7 @@ std::vector<Request> read_trace(const std::string& path) {
       diag.path = "trace";
       diag.message = "bad trace line";
       diag.value = line;
-      diag.expected = "arrival_s,in_len,out_len with arrival_s >= 0 non-decreasing, lengths >= 1";
+      diag.expected = "arrival_s,in_len,out_len with arrival_s in [0, 2592000] (30 days) non-decreasing, lengths >= 1";
       d.add(diag);
     }
   }

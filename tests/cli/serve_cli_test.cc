@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <fstream>
+
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "cli_runner.h"
 
@@ -117,6 +119,34 @@ TEST(ServeCli, CompareListsTheThreeSystems) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   for (const char* s : {"trn3-ultraserver-gen2", "trn2-ultraserver", "gb300-nvl72"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+// 5 requests/s of an 8B model fit one chip of each system (a GB300 serves one in 0.3 s). The
+// sustained-rate test compares with the rate the drawn arrivals offered, so a finite Poisson
+// sample a few percent under the nominal rate does not push the search to 200,000 chips.
+TEST(ServeCli, CompareFindsOneChipForALightLoad) {
+  auto r = run_cli("serve --compare --model llama3.1-8b --precision fp8 --rate 5 --requests 200 --in-len 512 "
+                   "--out-len 128 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  for (const auto& sys : doc["results"]) {
+    ASSERT_TRUE(sys["found"].get<bool>()) << sys["system"];
+    EXPECT_LE(sys["best"]["chips"].get<long long>(), 2) << sys["system"];
+  }
+}
+
+// Arrivals spanning more than 30 days (requests / rate, or a trace's last arrival) are refused
+// by name: the integer clock would otherwise wrap.
+TEST(ServeCli, ArrivalSpanBeyondThirtyDaysIsBadInput) {
+  const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 ";
+  auto poisson = run_cli(base + "--rate 0.0001 --requests 1000");
+  EXPECT_EQ(poisson.exit_code, 2);
+  EXPECT_NE(poisson.err.find("rate: requests / rate"), std::string::npos) << poisson.err;
+  const std::string file = ::testing::TempDir() + "xs_late_arrivals_" + std::to_string(::getpid()) + ".csv";
+  std::ofstream(file) << "arrival_s,in_len,out_len\n0,128,16\n1e7,128,16\n";
+  auto trace = run_cli(base + "--arrivals " + file);
+  EXPECT_EQ(trace.exit_code, 2);
+  EXPECT_NE(trace.err.find("2592000"), std::string::npos) << trace.err;
 }
 
 TEST(ServeCli, PueScalesTheSiteEnergyAndIsChecked) {

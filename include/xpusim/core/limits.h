@@ -20,6 +20,10 @@ inline constexpr long long kChips = 1LL << 24;          ///< chips, parallel deg
 inline constexpr long long kBatch = 1LL << 30;          ///< global/micro batch, sequences per engine
 inline constexpr long long kSequence = 1LL << 30;       ///< sequence length, prompt/output lengths, tokens per step
 inline constexpr long long kRequests = 1'000'000'000;   ///< serve requests (streamed)
+/// Simulated span of a serving load: the expected last arrival (requests / rate) or a trace's last
+/// arrival, in seconds. 30 days; the integer clock (core/sim_time.h) reaches about 106 days,
+/// which leaves the drain after the last arrival room.
+inline constexpr double kArrivalSpanSeconds = 30.0 * 86'400.0;
 // Tensor files (.npy, .safetensors).
 inline constexpr long long kTensorFileBytes = 16LL << 30;   ///< 16 GiB read into memory
 inline constexpr long long kTensorRank = 32;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "xpusim/core/diagnostics.h"
 #include "xpusim/core/units.h"
 
 namespace xpusim::core {
@@ -18,9 +19,17 @@ using SimTime = std::int64_t;
 inline constexpr double kPicosecondsPerSecond = 1e12;
 inline constexpr double kSecondsPerPicosecond = 1e-12;
 
-/// `s` rounded to the nearest picosecond.
+/// The largest time the clock represents exactly as a double: 2^62 ps, about 53 days. Times
+/// beyond it (or NaN) are refused rather than wrapped.
+inline constexpr double kMaxSimTimePs = 4.611686018427387904e18;
+
+/// `s` rounded to the nearest picosecond; a time outside +/- kMaxSimTimePs is a diagnostic.
 inline SimTime to_sim_time(Seconds s) {
-  return static_cast<SimTime>(std::llround(s.base() * kPicosecondsPerSecond));
+  const double ps = s.base() * kPicosecondsPerSecond;
+  if (!(std::fabs(ps) <= kMaxSimTimePs))
+    fail("simulated time", "beyond the simulation clock's range", std::to_string(s.base()) + " s",
+         "at most 2^62 ps (about 53 days) per event time or span");
+  return static_cast<SimTime>(std::llround(ps));
 }
 
 /// A simulation time (or a span of it) in seconds.

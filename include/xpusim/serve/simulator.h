@@ -222,6 +222,9 @@ struct SimResult {
   /// the 10th-percentile request and the last arrival over that window (steady state, no
   /// ramp-up or drain); otherwise completions over `duration`.
   double requests_per_s = 0, output_tokens_per_s = 0, input_tokens_per_s = 0;
+  /// The rate the drawn arrivals actually offered over the same window (a finite Poisson
+  /// sample's rate differs from the nominal one); 0 for offline and closed-loop runs.
+  double offered_requests_per_s = 0;
   Percentiles ttft_ms, tpot_ms, itl_ms, e2e_s;  ///< TPOT/ITL over requests with out_len > 1
   double mean_batch = 0;            ///< time-weighted running sequences per engine
   double mean_kv_utilisation = 0;   ///< time-weighted

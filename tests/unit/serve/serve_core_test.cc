@@ -64,6 +64,15 @@ TEST(OneCore, ServingUsesTheSharedPicosecondClock) {
   }
 }
 
+// A time beyond the clock's exact range (2^62 ps, about 53 days), or NaN, is a diagnostic,
+// never a wrapped integer.
+TEST(OneCore, TimesBeyondTheClockAreRefusedNotWrapped) {
+  const double limit_s = core::kMaxSimTimePs * core::kSecondsPerPicosecond;
+  EXPECT_GT(core::to_sim_time(core::seconds(0.99 * limit_s)), 0);
+  for (double s : {1.01 * limit_s, -1.01 * limit_s, 1e30, std::nan("")})
+    EXPECT_THROW(core::to_sim_time(core::seconds(s)), core::InputError) << s;
+}
+
 // Serving energy is cost/'s energy of the simulated activity, derived here from the shares of
 // data/calibration/cost.yaml: per chip, E = min(TDP·T, idle·TDP·T + e_flop·F + e_hbm·B +
 // e_link·bytes) + overhead·T with e_flop = math_share·TDP / bf16 peak and
