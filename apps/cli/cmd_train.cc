@@ -33,6 +33,9 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
                "pipeline schedule: 1f1b, interleaved, dualpipe (default: 1f1b for vpp 1, interleaved for vpp > 1)");
   add_optional(app, "--micro-batch", in.micro_batch, "sequences per micro-batch");
   add_optional(app, "--global-batch", in.global_batch, "sequences per step (default: the framework recipe, else the critical batch: ~4M tokens below 100B parameters, ~16M from 100B; at least the micro-batches the pipeline needs)");
+  add_optional(app, "--max-global-batch-tokens", in.max_global_batch_tokens,
+               "upper bound on the global batch (tokens) the plan search may use (default: the critical batch, "
+               "~4M tokens below 100B parameters, ~16M from 100B)");
   add_optional(app, "--seq-len", in.seq_len, "sequence length (default: min(max positions, 8192))");
   add_optional(app, "--precision", in.precision, "matmul precision: bf16, fp16, fp8, mxfp8, mxfp4, nvfp4 ...");
   add_optional_flag(app, "--allow-fallback", in.allow_fallback,

@@ -43,6 +43,8 @@ Setting<int> vpp_default(const TrainStated& in) {
 Setting<double> batch_tokens_default(const DefaultsRule& rule, const TrainStated& in,
                                      const workload::ModelSpec& model, long long seq_len) {
   if (in.global_batch) return {static_cast<double>(*in.global_batch * seq_len), Origin::Input, ""};
+  if (in.max_batch_tokens)
+    return {*in.max_batch_tokens, Origin::Input, "upper bound of " + core::fmt_int(std::llround(*in.max_batch_tokens)) + " tokens"};
   const double n = workload::count_params(model).total;
   const bool large = n >= rule.threshold_params;
   const double tokens = large ? rule.tokens_large : rule.tokens_small;
@@ -150,6 +152,14 @@ long long global_batch_for_tokens(double tokens, const mapping::TrainPlan& plan)
   const long long step = pipeline_micro_batch_step(plan);
   const long long m = std::max(ceil_div(seqs, unit), pipeline_min_micro_batches(plan));
   return ceil_div(m, step) * step * unit;
+}
+
+long long global_batch_within_tokens(double tokens, const mapping::TrainPlan& plan) {
+  const long long unit = std::max<long long>(1, static_cast<long long>(plan.dp) * plan.micro_batch);
+  const long long seqs = static_cast<long long>(tokens / static_cast<double>(std::max<long long>(1, plan.seq_len)));
+  const long long step = pipeline_micro_batch_step(plan);
+  const long long m = seqs / unit / step * step;
+  return m >= pipeline_min_micro_batches(plan) ? m * unit : 0;
 }
 
 std::vector<std::string> describe(const TrainDefaults& d, mapping::Recompute recompute) {

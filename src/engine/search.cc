@@ -1,10 +1,12 @@
 // Tier-A plan search: enumerate plans that divide the chips, prune those that cannot fit or
 // that their schedule refuses, time the rest with the analytical executor, and keep the one
-// with the highest throughput among those that meet the batch target (a plan whose one
-// micro-batch per data-parallel rank already exceeds the target only wins when no plan meets
-// it). Deterministic: ties keep the first plan in enumeration order.
+// with the highest throughput among those that meet the batch target. With a batch bound a
+// plan that cannot stay within it is skipped; with a target, a plan whose least batch already
+// exceeds it only wins when no plan meets it. Deterministic: ties keep the first plan in
+// enumeration order.
 
 #include <algorithm>
+#include <numeric>
 
 #include "xpusim/engine/defaults.h"
 #include "xpusim/engine/train.h"
@@ -65,9 +67,11 @@ bool make_candidate(const TrainScenario& base, const Layout& l, int vpp, long lo
   const long long unit = l.dp * micro_batch;
   // The one rule (engine/defaults.h): whole micro-batches per data-parallel rank, never fewer
   // than the pipeline needs; without gradient accumulation one local batch per rank.
+  const double tokens = static_cast<double>(space.batch_tokens);
   if (!space.gradient_accumulation) s.plan.global_batch = unit * pipeline_min_micro_batches(s.plan);
-  else if (space.batch_tokens > 0) s.plan.global_batch = global_batch_for_tokens(static_cast<double>(space.batch_tokens), s.plan);
-  return s.plan.global_batch % unit == 0;
+  else if (space.batch_tokens > 0 && space.batch_bound) s.plan.global_batch = global_batch_within_tokens(tokens, s.plan);
+  else if (space.batch_tokens > 0) s.plan.global_batch = global_batch_for_tokens(tokens, s.plan);
+  return s.plan.global_batch > 0 && s.plan.global_batch % unit == 0;
 }
 
 /// True when the plan's memory cannot fit even with full recompute (the least activation
@@ -127,7 +131,10 @@ SearchResult search_plan(const TrainScenario& base, long long chips, const Searc
       if (vpp > 1 && l.pp == 1) continue;  // interleaving needs a pipeline
       for (long long mb : micro_batches) {
         TrainScenario s;
-        if (!make_candidate(base, l, vpp, mb, space, s)) continue;
+        if (!make_candidate(base, l, vpp, mb, space, s)) {
+          best.over_batch_bound += s.plan.global_batch == 0 ? 1 : 0;
+          continue;
+        }
         if (prune(s, memory)) {
           ++best.pruned;
           continue;
@@ -137,6 +144,33 @@ SearchResult search_plan(const TrainScenario& base, long long chips, const Searc
     }
   }
   return best;
+}
+
+long long largest_chips_within_bound(const TrainScenario& base, long long chips, const SearchSpace& space) {
+  const long long domain = std::max(1, base.system->chips_per_domain);
+  const long long micro = space.micro_batch.empty() ? base.plan.micro_batch : space.micro_batch.front();
+  const long long seqs = space.batch_tokens / std::max<long long>(1, base.plan.seq_len) / std::max<long long>(1, micro);
+  std::vector<long long> counts;
+  for (int tp : space.tp) {
+    if (tp > domain || domain % tp != 0 || base.model.heads % tp != 0) continue;
+    for (int pp : space.pp) {
+      if (pp > base.model.layers) continue;
+      TrainScenario probe = base;
+      probe.plan.pp = pp;
+      const long long per_rank = pipeline_min_micro_batches(probe.plan);
+      for (int cp : space.cp) {
+        const long long replica = static_cast<long long>(tp) * pp * cp;
+        const long long q = domain / std::gcd(domain, replica);  // dp step that keeps whole domains
+        const long long dp = std::min(seqs / per_rank, (chips - 1) / replica) / q * q;
+        if (dp > 0) counts.push_back(replica * dp);
+      }
+    }
+  }
+  std::sort(counts.rbegin(), counts.rend());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  for (long long c : counts)
+    if (search_plan(base, c, space).found) return c;
+  return 0;
 }
 
 }  // namespace xpusim::engine

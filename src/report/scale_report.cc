@@ -132,7 +132,7 @@ Json scaling_document(const Provenance& provenance, const scenario::TrainInputs&
 std::string scaling_text(const scenario::ScalingCurve& c) {
   std::ostringstream o;
   o << "xpusim train --scaling: " << c.model << " on " << c.system << "\n";
-  o << core::strformat("%10s  %-34s %10s %12s %10s %7s %9s %13s %6s\n", "chips", "plan (tp pp dp vpp mb gbs)",
+  o << core::strformat("%10s  %-34s %10s %12s %10s %7s %9s %13s %6s\n", "chips", "plan (tp pp cp dp vpp mb gbs)",
                        "step s", "tokens/s", "tok/s/chip", "MFU %", "goodput %", "effective t/s", "gain");
   for (const auto& p : c.points) {
     if (!p.found) {
@@ -141,8 +141,8 @@ std::string scaling_text(const scenario::ScalingCurve& c) {
     }
     const auto& pl = p.run.built.scenario.plan;
     const auto& r = p.run.result;
-    const std::string plan = core::strformat("%d %d %d %d %lld %lld", pl.tp, pl.pp, pl.dp, pl.vpp, pl.micro_batch,
-                                             pl.global_batch);
+    const std::string plan = core::strformat("%d %d %d %d %d %lld %lld", pl.tp, pl.pp, pl.cp, pl.dp, pl.vpp,
+                                             pl.micro_batch, pl.global_batch);
     o << core::strformat("%10s  %-34s %10s %12s %10s %7s %9s %13s %6s\n", core::fmt_int(p.chips).c_str(),
                          plan.c_str(), fmt_num(core::to_seconds(r.step_time), 4).c_str(),
                          fmt_num(r.tokens_per_s, 4).c_str(), fmt_num(r.tokens_per_s_per_chip, 4).c_str(),

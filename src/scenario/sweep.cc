@@ -146,7 +146,7 @@ const ScenarioKeys& scenario_keys(const std::string& command) {
       {"system", "model", "chips", "executor", "framework", "description"},
       {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "precision", "zero", "recompute", "schedule",
        "allow_fallback"},
-      {"global_batch", "seq_len", "train_tokens", "deadline", "budget_usd"}};
+      {"global_batch", "max_global_batch_tokens", "seq_len", "train_tokens", "deadline", "budget_usd"}};
   static const ScenarioKeys serve{
       {"system", "model", "chips", "framework", "description"},
       {"tp", "pp", "ep", "attention_dp", "precision", "weight_precision", "kv_precision", "scheduler", "max_num_seqs",

@@ -7,6 +7,7 @@
 #include "xpusim/engine/defaults.h"
 #include "xpusim/config/document.h"
 #include "xpusim/config/values.h"
+#include "xpusim/core/format.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/engine/sizing.h"
 #include "xpusim/mapping/schedule.h"
@@ -43,6 +44,7 @@ void read_train_workload(config::FieldReader& r, TrainInputs& in) {
   if (!workload) return;
   config::FieldReader wr(*workload, "workload", r.diagnostics());
   read_count(wr, "global_batch", in.global_batch);
+  read_positive_number(wr, "max_global_batch_tokens", in.max_global_batch_tokens);
   read_count(wr, "seq_len", in.seq_len);
   read_positive_number(wr, "train_tokens", in.train_tokens);
   read_text(wr, "deadline", in.deadline);
@@ -79,6 +81,10 @@ void check_counts(const TrainInputs& in, core::Diagnostics& d) {
                                 {"--global-batch", in.global_batch}, {"--seq-len", in.seq_len}})
     config::check_positive_count(d, flag, v);
   config::check_positive_number(d, "--train-tokens", in.train_tokens);
+  config::check_positive_number(d, "--max-global-batch-tokens", in.max_global_batch_tokens);
+  if (in.max_global_batch_tokens && in.global_batch)
+    d.error("--max-global-batch-tokens", "bounds the batch the search picks; --global-batch states it exactly",
+            core::fmt_num(*in.max_global_batch_tokens), "one of the two");
   check_executor(d, "--executor", in.executor);
 }
 
@@ -134,6 +140,7 @@ engine::TrainStated stated_settings(const TrainInputs& in, const mapping::TrainP
                                     std::optional<mapping::Recompute> recompute) {
   engine::TrainStated st;
   st.global_batch = in.global_batch;
+  st.max_batch_tokens = in.max_global_batch_tokens;
   st.micro_batch = in.micro_batch;
   if (in.vpp) st.vpp = static_cast<int>(*in.vpp);
   st.interleaved = !in.vpp && in.schedule && *in.schedule == "interleaved";
@@ -226,31 +233,63 @@ std::string more_or_fewer_chips(const TrainInputs& in) {
   return "more chips, or " + plan;
 }
 
+// Context-parallel degrees the search tries: powers of two up to the calibration's cap while
+// each rank keeps at least its minimum share of the sequence.
+std::vector<int> context_parallel_candidates(long long seq_len, const calib::Params& params) {
+  const long long cap = std::llround(params.number("training.search.max_cp"));
+  const long long min_tokens = std::llround(params.number("training.search.min_tokens_per_cp_rank"));
+  std::vector<int> out = {1};
+  for (long long cp = 2; cp <= cap && seq_len / cp >= min_tokens && seq_len % cp == 0; cp *= 2)
+    out.push_back(static_cast<int>(cp));
+  return out;
+}
+
+// No plan of the search found: why, and what to try.
+[[noreturn]] void no_plan_found(const TrainInputs& in, const engine::TrainScenario& s, const engine::SearchSpace& space,
+                                const engine::SearchResult& best) {
+  const std::string chips = std::to_string(*in.chips);
+  if (space.batch_bound && best.over_batch_bound > 0 && best.evaluated == 0) {
+    const long long most = engine::largest_chips_within_bound(s, *in.chips, space);
+    core::fail("--chips", "no plan keeps the global batch within " + core::fmt_int(space.batch_tokens) + " tokens on " +
+                              core::fmt_int(*in.chips) + " × " + s.system->chip.name +
+                              (most > 0 ? "; the most chips a plan employs at this batch is " + core::fmt_int(most)
+                                        : std::string("; every layout needs more micro-batches than the batch holds")),
+               chips,
+               "fewer chips (train --scaling FROM..TO gives the largest useful chip count), a larger "
+               "--max-global-batch-tokens, or --global-batch");
+  }
+  core::fail("--chips", "no plan of the search space fits " + s.model.id + " on " + chips + " × " + s.system->chip.name,
+             chips, more_or_fewer_chips(in));
+}
+
 // tp or pp left out: the plan search picks the rest, each candidate's global batch by the one
-// rule of defaults (the critical batch, or the recipe's local batch without accumulation).
+// rule of defaults: within the batch bound (the critical batch, or the stated
+// --max-global-batch-tokens), or the recipe's local batch without accumulation.
 void search_rest_of_plan(const TrainInputs& in, const engine::DefaultsRule& rule, BuiltTrain& out) {
   engine::TrainScenario& s = out.scenario;
   const engine::TrainDefaults& d = out.defaults;
   engine::SearchSpace space;
   if (in.tp) space.tp = {static_cast<int>(*in.tp)};
   if (in.pp) space.pp = {static_cast<int>(*in.pp)};
-  if (in.cp) space.cp = {static_cast<int>(*in.cp)};
+  space.cp = in.cp ? std::vector<int>{static_cast<int>(*in.cp)} : context_parallel_candidates(s.plan.seq_len, *s.calibration);
   // Interleaving, the micro-batch size and ZeRO are searched unless given.
   if (!in.vpp) space.vpp = {1, 2, 4};
   if (!in.micro_batch) space.micro_batch = {1, 2, 4};
   space.recompute = d.recompute.value;
   if (in.zero) space.zero = {s.plan.zero};
-  if (in.global_batch) s.plan.global_batch = *in.global_batch;
-  else if (rule.gradient_accumulation) space.batch_tokens = std::llround(d.batch_tokens.value);
-  else space.gradient_accumulation = false;
+  if (in.global_batch) {
+    s.plan.global_batch = *in.global_batch;
+  } else if (rule.gradient_accumulation) {
+    space.batch_tokens = std::llround(d.batch_tokens.value);
+    space.batch_bound = true;
+  } else {
+    space.gradient_accumulation = false;
+  }
   const auto best = engine::search_plan(s, *in.chips, space);
   out.searched = true;
   out.evaluated = best.evaluated;
   out.pruned = best.pruned;
-  if (!best.found)
-    core::fail("--chips", "no plan of the search space fits " + s.model.id + " on " + std::to_string(*in.chips) +
-                              " × " + s.system->chip.name,
-               std::to_string(*in.chips), more_or_fewer_chips(in));
+  if (!best.found) no_plan_found(in, s, space, best);
   s = best.best;
   if (in.dp && best.best.plan.dp != *in.dp)
     core::fail("--dp", "no plan with this data-parallel degree was found", std::to_string(*in.dp));
@@ -298,6 +337,7 @@ void fill_unset(TrainInputs& given, const TrainInputs& fallback) {
                           {&given.framework, &fallback.framework}})
     fill(*dst, *src);
   fill(given.train_tokens, fallback.train_tokens);
+  fill(given.max_global_batch_tokens, fallback.max_global_batch_tokens);
   fill(given.deadline, fallback.deadline);
   fill(given.budget, fallback.budget);
   fill(given.overrides.price_usd_per_chip_hour, fallback.overrides.price_usd_per_chip_hour);

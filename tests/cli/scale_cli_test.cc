@@ -91,7 +91,66 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{"--checkpoint-interval 0", "--checkpoint-interval"}, BadFlag{"--pue 1", "--pue"},
                       BadFlag{"--pue 3.5", "--pue"}, BadFlag{"--runs 10", "--runs"},
                       BadFlag{"--train-tokens 1e9 --runs 0", "--runs"}, BadFlag{"--scaling 64..8", "--scaling"},
-                      BadFlag{"--scaling 8-64", "--scaling"}));
+                      BadFlag{"--scaling 8-64", "--scaling"}, BadFlag{"--max-global-batch-tokens 0", "--max-global-batch-tokens"},
+                      BadFlag{"--max-global-batch-tokens nan", "--max-global-batch-tokens"},
+                      BadFlag{"--max-global-batch-tokens 4e6 --global-batch 64", "--max-global-batch-tokens"}));
+
+// Batch-limited planning: the plan search never exceeds the batch bound (the critical batch of
+// 16M tokens for a 405B model, or --max-global-batch-tokens), and employs context parallelism
+// when tensor parallelism inside a Trn3 UltraServer (at most 16 of its 144 chips divide it)
+// cannot: 36,864 chips / tp 16 = 2,304 replicas, more than the 2,048 sequences of 16M tokens.
+const std::string kTrn3 = "train --system trn3-ultraserver-gen2 --model llama3.1-405b --seq-len 8192 --json ";
+
+Json plan_at(const std::string& args) {
+  const auto r = run_cli(kTrn3 + args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? Json::parse(r.out)["plan"] : Json();
+}
+
+TEST(ScaleCli, SearchKeepsTheCriticalBatchWithContextParallelism) {
+  const Json p = plan_at("--chips 36864");
+  ASSERT_FALSE(p.is_null());
+  EXPECT_LE(p["global_batch"].get<long long>() * 8192, 16777216LL);
+  EXPECT_GE(p["cp"].get<int>(), 2);
+  EXPECT_EQ(p["tp"].get<long long>() * p["pp"].get<long long>() * p["cp"].get<long long>() * p["dp"].get<long long>(),
+            36864);
+}
+
+TEST(ScaleCli, MaxGlobalBatchTokensBoundsTheSearch) {
+  for (double bound : {2097152.0, 4194304.0}) {
+    const Json p = plan_at("--chips 1152 --max-global-batch-tokens " + std::to_string(static_cast<long long>(bound)));
+    ASSERT_FALSE(p.is_null());
+    EXPECT_LE(static_cast<double>(p["global_batch"].get<long long>() * 8192), bound);
+    // The largest batch within the bound: one more micro-batch per data-parallel rank exceeds it.
+    const long long unit = p["dp"].get<long long>() * p["micro_batch"].get<long long>();
+    EXPECT_GT(static_cast<double>((p["global_batch"].get<long long>() + unit) * 8192), bound);
+  }
+}
+
+// At 1M chips no layout stays within 16M tokens (every replica needs a sequence: at most
+// tp 16 x cp 8 x 2,048 sequences = 262,144 chips). The error says so and names the most chips a
+// plan employs at this batch, in whole UltraServers, which then runs within the bound.
+TEST(ScaleCli, MillionChipsAtTheCriticalBatchNameTheMostChipsThatCanBeEmployed) {
+  const auto r = run_cli(kTrn3 + "--chips 1048576");
+  EXPECT_EQ(r.exit_code, 2);
+  const std::string key = "the most chips a plan employs at this batch is ";
+  const auto at = r.err.find(key);
+  ASSERT_NE(at, std::string::npos) << r.err;
+  std::string digits;
+  for (char c : r.err.substr(at + key.size())) {
+    if (c == ',') continue;
+    if (c < '0' || c > '9') break;
+    digits += c;
+  }
+  const long long most = std::stoll(digits);
+  EXPECT_LE(most, 262144);
+  EXPECT_EQ(most % 144, 0);
+  const Json p = plan_at("--chips " + std::to_string(most));
+  ASSERT_FALSE(p.is_null());
+  EXPECT_LE(p["global_batch"].get<long long>() * 8192, 16777216LL);
+  // One more UltraServer has no plan within the batch.
+  EXPECT_EQ(run_cli(kTrn3 + "--chips " + std::to_string(most + 144)).exit_code, 2);
+}
 
 // The deadline and budget solvers (scenario/solver.h): the answer re-checked against the counts
 // tried, monotone in the target, infeasible targets exit 1 with the best achievable.

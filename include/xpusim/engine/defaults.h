@@ -44,6 +44,7 @@ DefaultsRule defaults_rule(const std::string& framework, const calib::Params& pa
 /// What the input states (unset = take the default).
 struct TrainStated {
   std::optional<long long> global_batch;  ///< sequences
+  std::optional<double> max_batch_tokens;  ///< upper bound on the global batch (tokens) for the search
   std::optional<long long> micro_batch;
   std::optional<int> vpp;
   bool interleaved = false;  ///< the input names the interleaved schedule without its vpp
@@ -82,6 +83,10 @@ long long pipeline_micro_batch_step(const mapping::TrainPlan& plan);
 /// The global batch (sequences) for a token target on a layout: whole micro-batches per
 /// data-parallel rank, at least the pipeline's minimum, rounded up to its step.
 long long global_batch_for_tokens(double tokens, const mapping::TrainPlan& plan);
+/// The largest global batch (sequences) of at most `tokens` in whole micro-batches per
+/// data-parallel rank and at least as many as the pipeline needs; 0 when even the least such
+/// batch exceeds `tokens`.
+long long global_batch_within_tokens(double tokens, const mapping::TrainPlan& plan);
 
 /// One line per setting: "global batch 2,048 sequences (input)", "micro-batch 1 (recipe:
 /// megatron …)". `recompute` is the level that was taken.

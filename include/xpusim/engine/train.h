@@ -142,6 +142,10 @@ struct SearchSpace {
   /// whole micro-batches per data-parallel rank, at least as many as the pipeline needs);
   /// when 0 the base scenario's global batch is kept.
   long long batch_tokens = 0;
+  /// True: batch_tokens is an upper bound. Each candidate's batch is the largest within it
+  /// (engine::global_batch_within_tokens) and a candidate that cannot stay within it is skipped;
+  /// false: the nearest batch at or above it, and plans over it rank after those within it.
+  bool batch_bound = false;
   /// False (a framework recipe without gradient accumulation): each candidate's global batch is
   /// one local batch per data-parallel rank (as many micro-batches as its pipeline needs).
   bool gradient_accumulation = true;
@@ -152,7 +156,12 @@ struct SearchResult {
   TrainResult result;
   int evaluated = 0;  ///< plans timed with the analytical executor
   int pruned = 0;     ///< candidates that divide the chips but were skipped (memory, schedule)
+  int over_batch_bound = 0;  ///< candidates whose least batch exceeds SearchSpace::batch_tokens (batch_bound)
 };
 SearchResult search_plan(const TrainScenario& base, long long chips, const SearchSpace& space);
+/// With a batch bound: the most chips below `chips`, in whole scale-up domains, that some plan
+/// of the space employs within the bound (each layout's largest data-parallel degree whose
+/// pipeline's micro-batches fit the batch, confirmed by a search); 0 when none.
+long long largest_chips_within_bound(const TrainScenario& base, long long chips, const SearchSpace& space);
 
 }  // namespace xpusim::engine

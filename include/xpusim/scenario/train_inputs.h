@@ -8,7 +8,7 @@
 //   system, model, chips, framework, executor, description
 //   plan:     tp, pp, dp, cp, ep, vpp, micro_batch, precision, allow_fallback, zero, recompute,
 //             schedule
-//   workload: global_batch, seq_len, train_tokens, deadline, budget_usd (scenario/solver.h)
+//   workload: global_batch, max_global_batch_tokens, seq_len, train_tokens, deadline, budget_usd (scenario/solver.h)
 
 #include <memory>
 #include <optional>
@@ -34,6 +34,9 @@ struct TrainInputs {
   std::optional<bool> allow_fallback;
   std::optional<std::string> schedule;  ///< pipeline schedule; unset = 1f1b (vpp 1) or interleaved (vpp > 1)
   std::optional<long long> global_batch, seq_len;
+  /// Upper bound on the global batch in tokens for the plan search (default: the critical-batch
+  /// rule); the search never exceeds it. Not with global_batch (exact).
+  std::optional<double> max_global_batch_tokens;
   std::optional<double> train_tokens;  ///< also report the time, energy and cost to train on these
   std::optional<std::string> executor;   ///< event (default) or analytical
   std::optional<std::string> framework;  ///< training framework preset (default megatron)

@@ -82,6 +82,22 @@ TEST(TrainDefaults, InterleavedAndDualPipeRoundTheMicroBatches) {
   EXPECT_EQ(engine::train_defaults(rule, {}, md, 8192, &dual).global_batch.value, 32LL * 64);
 }
 
+// Within a bound: the largest whole number of micro-batches per data-parallel rank, at least
+// the pipeline's, else none (0).
+TEST(TrainDefaults, BatchWithinTokensIsTheLargestThatFitsOrNone) {
+  auto plan = layout(8, 4, 100, 8192);  // 1F1B: at least 4 micro-batches of 100 sequences
+  const double tokens = 2048.0 * 8192;  // 2,048 sequences
+  EXPECT_EQ(engine::global_batch_within_tokens(tokens, plan), 20LL * 100);
+  EXPECT_EQ(engine::global_batch_for_tokens(tokens, plan), 21LL * 100);  // the target rounds up
+  plan.vpp = 2;  // interleaved: multiples of pp
+  EXPECT_EQ(engine::global_batch_within_tokens(tokens, plan), 20LL * 100);
+  plan.dp = 513;  // 4 x 513 = 2,052 > 2,048
+  EXPECT_EQ(engine::global_batch_within_tokens(tokens, plan), 0);
+  plan.pp = 1;  // no pipeline: 3 x 513 = 1,539 sequences fit
+  plan.vpp = 1;
+  EXPECT_EQ(engine::global_batch_within_tokens(tokens, plan), 3LL * 513);
+}
+
 TEST(TrainDefaults, AStatedBatchIsKeptEvenBelowThePipelineMinimum) {
   const auto md = workload::load_model("llama3.1-405b", kModels);
   const auto rule = engine::defaults_rule("megatron", test::shipped());
