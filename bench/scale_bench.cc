@@ -1,8 +1,10 @@
 // Training at a million chips (docs/scale.md, docs/performance.md): the plan search of
-// llama3.1-405b on 1,048,464 Trn3 Gen2 chips (7,281 UltraServers) at the 16M-token critical
-// batch with failures, checkpoints, goodput and site power, beside the bare plan search (the
-// baseline, same space); a 100-run Monte Carlo of a 30-day run at that scale; and the deadline
-// solver over every whole-UltraServer count up to 1M chips.
+// llama3.1-405b on 1,048,464 Trn3 Gen2 chips (7,281 UltraServers) with failures, checkpoints,
+// goodput and site power, beside the bare plan search (the baseline, same space), at a batch
+// bound of 2^30 tokens (131,072 sequences: the 16M-token critical batch employs at most 261,504
+// Trn3 chips); the answer at the critical batch (no plan, and the search for the most chips a
+// plan employs); a 100-run Monte Carlo of a 30-day run at that scale; and the deadline solver
+// over every whole-UltraServer count up to 1M chips.
 //
 //   build/bench/scale_bench --benchmark_counters_tabular=true
 
@@ -36,6 +38,7 @@ scenario::TrainInputs inputs() {
   in.chips = kChips;
   in.executor = "analytical";
   in.train_tokens = 15e12;
+  in.max_global_batch_tokens = 1073741824.0;  // 2^30 tokens: a plan exists at 1M chips
   return in;
 }
 
@@ -59,6 +62,23 @@ void BM_PlanSearchWithGoodput(benchmark::State& state) {
   }
   state.counters["chips"] = static_cast<double>(kChips);
   state.counters["goodput"] = goodput;
+}
+
+// At the critical batch no plan employs 1M chips: the search, then the search for the most
+// chips a plan employs within the bound (the diagnostic's answer).
+void BM_CriticalBatchAnswer(benchmark::State& state) {
+  scenario::TrainInputs in = inputs();
+  in.max_global_batch_tokens.reset();
+  size_t message = 0;
+  for (auto _ : state) {
+    try {
+      scenario::build_train(in, catalog(), kModels, shipped());
+    } catch (const core::InputError& e) {
+      message = std::string(e.what()).size();
+    }
+  }
+  state.counters["chips"] = static_cast<double>(kChips);
+  state.counters["answered"] = message > 0 ? 1 : 0;
 }
 
 void BM_MonteCarlo30Days(benchmark::State& state) {
@@ -94,6 +114,7 @@ void BM_DeadlineSolver(benchmark::State& state) {
 
 BENCHMARK(BM_PlanSearch)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PlanSearchWithGoodput)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CriticalBatchAnswer)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MonteCarlo30Days)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DeadlineSolver)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();
