@@ -98,6 +98,7 @@ void BM_MonteCarlo30Days(benchmark::State& state) {
 void BM_DeadlineSolver(benchmark::State& state) {
   scenario::TrainInputs in = inputs();
   in.chips.reset();
+  in.max_global_batch_tokens.reset();  // the critical batch, as `train --deadline 30d` runs
   in.deadline = "30d";
   size_t tried = 0;
   long long chips = 0;
