@@ -1,12 +1,13 @@
 // xpusim demo: the first thing a newcomer runs. Trn3 Gen2 UltraServer beside GB300 NVL72 and
 // Trn2 UltraServer; what llama3.1-405b and deepseek-v3 need to train and to serve; the time to
-// train llama3.1-405b on 1T tokens from one UltraServer to a million chips.
+// train llama3.1-405b on 15T tokens, with failures, from a thousand chips to a million.
 
 #include <iostream>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
+#include "demo_scale.h"
 #include "demo_serving.h"
 #include "xpusim/core/format.h"
 #include "xpusim/cost/energy.h"
@@ -148,60 +149,6 @@ Json models(const hw::Catalog& cat, const std::string& models_dir, const calib::
   return j;
 }
 
-Json time_to_train(const hw::Catalog& cat, const std::string& models_dir, const calib::Params& params,
-                   std::ostream& o) {
-  Json j = Json::array();
-  const auto m = workload::load_model("llama3.1-405b", models_dir);
-  const double tokens = 1e12;
-  const long long batch_tokens = 2048LL * 8192;  // 16M tokens, the Llama 3 405B batch
-  o << "== Time to train llama3.1-405b on 1T tokens (MXFP8 on Trn3, FP8 on GB300; seq 8192, ~16M-token "
-       "batch;\n   best plan of TP {4,8,16,32} × PP {1,2,4,8,16} × recompute {selective, full}, ZeRO-1; "
-       "event-driven step)\n\n";
-  o << strformat("%-22s %10s %-26s %8s %10s %7s %9s %9s %9s\n", "system", "chips", "plan tp/pp/dp, batch", "step s",
-                 "tok/s/chip", "MFU", "days", "MWh", "$M");
-  struct Row {
-    const char* sys;
-    long long chips;
-    core::Dtype prec;
-  };
-  const std::vector<Row> rows = {
-      {"trn3-ultraserver-gen2", 144, core::Dtype::Mxfp8},     {"gb300-nvl72", 144, core::Dtype::Fp8},
-      {"trn3-ultraserver-gen2", 1152, core::Dtype::Mxfp8},    {"gb300-nvl72", 1152, core::Dtype::Fp8},
-      {"trn3-ultraserver-gen2", 9216, core::Dtype::Mxfp8},    {"gb300-nvl72", 9216, core::Dtype::Fp8},
-      {"trn3-ultraserver-gen2", 73728, core::Dtype::Mxfp8},   {"gb300-nvl72", 73728, core::Dtype::Fp8},
-      {"trn3-ultraserver-gen2", 147456, core::Dtype::Mxfp8},  {"trn3-ultraserver-gen2", 1048576, core::Dtype::Mxfp8},
-  };
-  for (const auto& r : rows) {
-    const auto& s = cat.system(r.sys);
-    const auto t = engine::time_to_train(s, m, r.chips, tokens, 8192, r.prec, batch_tokens, params);
-    if (!t.found) {
-      o << strformat("%-22s %10s  no plan of the set fits\n", r.sys, fmt_int(r.chips).c_str());
-      continue;
-    }
-    const auto& p = t.scenario.plan;
-    const double days = core::to_seconds(t.time) / 86400.0;
-    const auto e = cost::energy_cost(s, params, t.result.activity, t.result.step_time);
-    const double steps = tokens / t.result.tokens_per_step;
-    const double mwh = core::to_joules(e.total_energy) * static_cast<double>(r.chips) * steps / 3.6e9;
-    const double usd = core::to_dollars(e.dollars) * static_cast<double>(r.chips) * steps;
-    std::string plan = std::to_string(p.tp) + "/" + std::to_string(p.pp) + "/" + std::to_string(p.dp) + ", " +
-                       fmt_int(p.global_batch) + " seqs";
-    o << strformat("%-22s %10s %-26s %8s %10s %6s%% %9s %9s %9s\n", r.sys, fmt_int(r.chips).c_str(), plan.c_str(),
-                   fmt_num(core::to_seconds(t.result.step_time), 3).c_str(),
-                   fmt_num(t.result.tokens_per_s_per_chip, 4).c_str(), fmt_num(t.result.mfu * 100, 3).c_str(),
-                   fmt_num(days, 3).c_str(), fmt_num(mwh, 4).c_str(), fmt_num(usd / 1e6, 3).c_str());
-    j.push_back({{"system", r.sys}, {"chips", r.chips}, {"precision", core::dtype_name(r.prec)},
-                 {"plan", {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"global_batch", p.global_batch},
-                           {"recompute", mapping::recompute_name(p.recompute)}}},
-                 {"step_time_s", core::to_seconds(t.result.step_time)},
-                 {"tokens_per_s_per_chip", t.result.tokens_per_s_per_chip}, {"mfu_pct", t.result.mfu * 100},
-                 {"time_to_train_days", days}, {"energy_mwh", mwh}, {"cost_usd", usd}});
-  }
-  o << "  (the batch grows past 16M tokens where one micro-batch per data-parallel rank needs more; energy "
-       "and prices are estimates)\n\n";
-  return j;
-}
-
 }  // namespace
 
 int run_demo(const Args& args) {
@@ -220,7 +167,7 @@ int run_demo(const Args& args) {
   Json j;
   j["hardware"] = hardware(cat, text);
   j["models"] = models(cat, models_dir, params, text);
-  j["time_to_train"] = time_to_train(cat, models_dir, params, text);
+  j["scale"] = demo_scale(cat, models_dir, params, text);
   j["serving"] = demo_serving(cat, models_dir, params, text);
   const Json inputs = {{"calibration", calibration_file.empty() ? Json(nullptr) : Json(calibration_file)}};
   if (json) std::cout << report::document("demo", provenance(true, true, calibration_file), inputs, j).dump(2) << "\n";

@@ -120,12 +120,23 @@ TEST(DemoCli, RunsWithNoInputAndPrintsEverySection) {
   auto r = run_cli("demo");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* s : {"trn3-ultraserver-gen2", "gb300-nvl72", "trn2-ultraserver", "llama3.1-405b",
-                        "deepseek-v3", "Time to train", "1,048,576"})
+                        "deepseek-v3", "A million chips", "1,048,464", "the most chips a plan employs"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
   auto j = run_cli("demo --json");
   ASSERT_EQ(j.exit_code, 0);
   const auto doc = nlohmann::json::parse(j.out);
-  EXPECT_TRUE(doc.contains("time_to_train"));
+  ASSERT_TRUE(doc.contains("scale"));
+  // Trn3 beside GB300 at each count; a million Trn3 chips have no plan within the batch.
+  int found = 0, million = 0;
+  for (const auto& p : doc["scale"]) {
+    found += p["found"].get<bool>() ? 1 : 0;
+    if (p["chips"] == 1048464) {
+      ++million;
+      EXPECT_FALSE(p["found"].get<bool>());
+    }
+  }
+  EXPECT_EQ(million, 1);
+  EXPECT_EQ(found, 7);
 }
 
 // Time to train = step time × (tokens ÷ tokens per step).
