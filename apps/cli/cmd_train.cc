@@ -56,6 +56,9 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
                "seconds of training between checkpoints (default: Young-Daly, in whole steps)");
   add_optional(app, "--runs", in.runs, "Monte Carlo runs of the whole training run (needs --train-tokens)");
   add_optional(app, "--seed", in.seed, "seed of the Monte Carlo (default 1)");
+  add_optional(app, "--straggler", in.straggler,
+               "one chip's compute F times slower (1.3 = 30%): the step waits for its replica (event executor)");
+  add_optional(app, "--straggler-stage", in.straggler_stage, "pipeline stage of the straggling chip (default: the busiest)");
   add_optional(app, "--pue", in.pue, "site power usage effectiveness, > 1 and < 3 (default: the calibration's)");
   add_optional(app, "--scaling", in.scaling,
                "FROM..TO: the efficiency curve over chip counts (whole UltraServers/racks, doubling) at a fixed "

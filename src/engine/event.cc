@@ -6,7 +6,8 @@
 // events whatever the chip count. Each rank has a compute stream that runs its schedule's slots
 // in order (a slot is one task, or a DualPipe forward/backward pair), two P2P send streams and a
 // data-parallel stream that reduces gradient buckets while the last backward of each chunk
-// produces them. Time is integer picoseconds; events are ordered by (time, sequence).
+// produces them. A straggling chip (TrainScenario::straggler) makes its replica the
+// representative one. Time is integer picoseconds; events are ordered by (time, sequence).
 
 #include <algorithm>
 #include <cmath>
@@ -69,6 +70,20 @@ TaskTimes task_times(const mapping::StepPlan& plan, const detail::PipelineCosts&
     }
   }
   return t;
+}
+
+/// The straggler's stage: its compute tasks (not its sends or gradient reductions) take
+/// `slowdown` times as long.
+int slow_down_straggler(const TrainScenario& s, const mapping::StepPlan& plan, const detail::PipelineCosts& p,
+                        TaskTimes& t) {
+  if (!(s.straggler.slowdown > 1.0)) return -1;
+  const int stage = s.straggler.stage >= 0 ? s.straggler.stage : p.busiest;
+  for (size_t i = 0; i < plan.tasks.size(); ++i) {
+    const StepTask& task = plan.tasks[i];
+    if (task.rank != stage || task.kind != TaskKind::Compute) continue;
+    t.duration[i] = static_cast<Ps>(std::llround(static_cast<double>(t.duration[i]) * s.straggler.slowdown));
+  }
+  return stage;
 }
 
 /// Operator-level detail of the trace: a representative (middle) layer's operators and exposed
@@ -321,10 +336,12 @@ TrainResult simulate_event(const TrainScenario& s, bool want_trace) {
   std::vector<int> buckets;
   for (const auto& rc : p.ranks) buckets.insert(buckets.end(), rc.buckets.begin(), rc.buckets.end());
   const mapping::StepPlan plan = mapping::build_step_plan(*p.schedule, p.shape, buckets);
-  const TaskTimes times = task_times(plan, p, c, s.framework.dp_overlap);
+  TaskTimes times = task_times(plan, p, c, s.framework.dp_overlap);
+  const int straggler_stage = slow_down_straggler(s, plan, p, times);
 
   TrainResult r;
   r.executor = "event";
+  r.straggler_stage = straggler_stage;
   OpDetail detail;
   if (want_trace) {
     detail.layer = detail::layer_detail(s, topo, chip, s.model.layers / 2);

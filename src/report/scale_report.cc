@@ -30,6 +30,16 @@ Json recovery_json(const engine::Goodput& g) {
   return out;
 }
 
+Json straggler_json(const scenario::TrainRun& run) {
+  const auto& st = run.built.scenario.straggler;
+  const double nominal = core::to_seconds(*run.nominal_step_time), slowed = core::to_seconds(run.result.step_time);
+  return Json{{"chip_slowdown_ratio", st.slowdown},
+              {"stage", run.result.straggler_stage},
+              {"nominal_step_time_s", nominal},
+              {"step_time_s", slowed},
+              {"step_slowdown_ratio", slowed / nominal}};
+}
+
 }  // namespace
 
 Json goodput_json(const scenario::TrainRun& run) {
@@ -56,6 +66,7 @@ Json goodput_json(const scenario::TrainRun& run) {
          {"effective_tokens_per_s", g.effective_tokens_per_s}};
   if (run.time_to_train_with_failures) j["time_to_train_s"] = core::to_seconds(*run.time_to_train_with_failures);
   if (run.monte_carlo) j["monte_carlo"] = monte_carlo_json(*run.monte_carlo);
+  if (run.nominal_step_time) j["straggling_replica"] = straggler_json(run);
   return j;
 }
 
@@ -92,6 +103,13 @@ std::string goodput_text(const scenario::TrainRun& run) {
     o << "  Monte Carlo (" << d.runs << " runs, seed " << d.seed << "): p10 " << fmt_num(days(d.p10), 4) << ", p50 "
       << fmt_num(days(d.p50), 4) << ", p90 " << fmt_num(days(d.p90), 4) << " days; mean "
       << fmt_num(days(d.mean), 4) << " days, " << fmt_num(d.mean_failures, 4) << " failures\n";
+  }
+  if (run.nominal_step_time) {
+    const auto& st = run.built.scenario.straggler;
+    o << "  straggling chip      x" << fmt_num(st.slowdown, 4) << " compute on stage "
+      << run.result.straggler_stage << " of one replica: step "
+      << fmt_num(core::to_seconds(run.result.step_time), 4) << " s against " << fmt_num(core::to_seconds(*run.nominal_step_time), 4)
+      << " s (x" << fmt_num(run.result.step_time / *run.nominal_step_time, 4) << "); every replica waits for it\n";
   }
   o << "  site                 " << fmt_num(core::to_watts(run.site_power) / 1e6, 4) << " MW at PUE "
     << fmt_num(run.pue, 3) << ", " << fmt_num(core::to_joules(run.site_energy_per_token), 4) << " J per token\n";

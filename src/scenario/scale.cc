@@ -59,12 +59,29 @@ void add_site_power(TrainRun& run, const TrainInputs& in, const calib::Params& p
 
 }  // namespace
 
+// --straggler in [1, 100] on the event executor; --straggler-stage with it (its upper bound,
+// the pipeline depth, is checked once the plan is known).
+void check_straggler(const TrainInputs& in, core::Diagnostics& d) {
+  constexpr double kMostSlowdown = 100.0;  // a chip 100x slower is a failed chip (goodput's recovery)
+  if (in.straggler && !(*in.straggler >= 1.0 && *in.straggler <= kMostSlowdown))
+    d.error("--straggler", "the straggling chip's slowdown is out of range", core::fmt_num(*in.straggler),
+            "a factor from 1 to 100 (1.3 = 30% slower)");
+  if (in.straggler && in.executor && *in.executor == "analytical")
+    d.error("--straggler", "a straggling replica needs the event executor", "analytical", "--executor event");
+  if (in.straggler_stage && !in.straggler)
+    d.error("--straggler-stage", "names the stage of a straggling chip", std::to_string(*in.straggler_stage),
+            "--straggler F with it");
+  if (in.straggler_stage && *in.straggler_stage < 0)
+    d.error("--straggler-stage", "must be >= 0", std::to_string(*in.straggler_stage), "a pipeline stage from 0");
+}
+
 void check_scale_inputs(const TrainInputs& in, core::Diagnostics& d) {
   check_tier(in, d);
   config::check_non_negative_count(d, "--spares", in.spares);
   config::check_positive_number(d, "--checkpoint-interval", in.checkpoint_interval);
   check_monte_carlo(in, d);
   check_pue(in.pue, d);
+  check_straggler(in, d);
   // The solver's counts drop these (inputs_at_count); anywhere else (a sweep point) they would
   // be silently ignored.
   if (in.deadline || in.budget)

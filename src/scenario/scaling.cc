@@ -25,7 +25,7 @@ TrainInputs inputs_at_count(const TrainInputs& in, long long chips) {
   p.budget.reset();
   p.runs.reset();
   p.seed.reset();
-  if (!p.executor) p.executor = "analytical";
+  if (!p.executor) p.executor = p.straggler ? "event" : "analytical";
   return p;
 }
 

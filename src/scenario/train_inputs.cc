@@ -233,6 +233,16 @@ std::string more_or_fewer_chips(const TrainInputs& in) {
   return "more chips, or " + plan;
 }
 
+// A straggling chip on the chosen plan (the search ranks plans without it).
+void set_straggler(const TrainInputs& in, engine::TrainScenario& s) {
+  if (!in.straggler) return;
+  if (in.straggler_stage && *in.straggler_stage >= s.plan.pp)
+    core::fail("--straggler-stage", "no such pipeline stage", std::to_string(*in.straggler_stage),
+               "a stage from 0 to " + std::to_string(s.plan.pp - 1) + " (pp " + std::to_string(s.plan.pp) + ")");
+  s.straggler.slowdown = *in.straggler;
+  s.straggler.stage = in.straggler_stage ? static_cast<int>(*in.straggler_stage) : -1;
+}
+
 // Context-parallel degrees the search tries: powers of two up to the calibration's cap while
 // each rank keeps at least its minimum share of the sequence.
 std::vector<int> context_parallel_candidates(long long seq_len, const calib::Params& params) {
@@ -340,6 +350,8 @@ void fill_unset(TrainInputs& given, const TrainInputs& fallback) {
   fill(given.max_global_batch_tokens, fallback.max_global_batch_tokens);
   fill(given.deadline, fallback.deadline);
   fill(given.budget, fallback.budget);
+  fill(given.straggler, fallback.straggler);
+  fill(given.straggler_stage, fallback.straggler_stage);
   fill(given.overrides.price_usd_per_chip_hour, fallback.overrides.price_usd_per_chip_hour);
   fill(given.overrides.tdp_w, fallback.overrides.tdp_w);
   fill(given.allow_fallback, fallback.allow_fallback);
@@ -379,6 +391,7 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
   fill_plan_defaults(in, out.defaults, s.plan);
   if (in.tp && in.pp) fill_fixed_plan(in, rule, stated, out);
   else search_rest_of_plan(in, rule, out);
+  set_straggler(in, s);
   out.settings = engine::describe(out.defaults, s.plan.recompute);
   return out;
 }
@@ -416,6 +429,11 @@ TrainRun run_train(const TrainInputs& in, const hw::Catalog& cat, const std::str
   const engine::TrainScenario& s = run.built.scenario;
   const bool analytical = run.built.executor == "analytical" && !want_trace;
   run.result = analytical ? engine::simulate_analytical(s) : engine::simulate_event(s, want_trace);
+  if (s.straggler.slowdown > 1.0 && run.result.feasible) {
+    engine::TrainScenario nominal = s;
+    nominal.straggler = {};
+    run.nominal_step_time = engine::simulate_event(nominal, false).step_time;
+  }
   if (!run.result.feasible)
     core::fail("plan", "not a valid parallel plan: " + run.result.reason, plan_text(s.plan),
                "degrees that divide the model and the chips (see --help)");

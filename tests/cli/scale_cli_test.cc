@@ -93,7 +93,29 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{"--train-tokens 1e9 --runs 0", "--runs"}, BadFlag{"--scaling 64..8", "--scaling"},
                       BadFlag{"--scaling 8-64", "--scaling"}, BadFlag{"--max-global-batch-tokens 0", "--max-global-batch-tokens"},
                       BadFlag{"--max-global-batch-tokens nan", "--max-global-batch-tokens"},
-                      BadFlag{"--max-global-batch-tokens 4e6 --global-batch 64", "--max-global-batch-tokens"}));
+                      BadFlag{"--max-global-batch-tokens 4e6 --global-batch 64", "--max-global-batch-tokens"},
+                      BadFlag{"--straggler 0.5", "--straggler"}, BadFlag{"--straggler 1000", "--straggler"},
+                      BadFlag{"--straggler 1.3 --executor analytical", "--straggler"},
+                      BadFlag{"--straggler-stage 0", "--straggler-stage"},
+                      BadFlag{"--straggler 1.3 --straggler-stage 1", "--straggler-stage"}));
+
+// A straggling chip: the JSON states the nominal and the slowed step; the slowed one is what the
+// run reports, and goodput's effective throughput follows it.
+TEST(ScaleCli, StragglingChipIsReportedBesideTheNominalStep) {
+  const auto base = run_cli(kSmall + "--json");
+  const auto slow = run_cli(kSmall + "--straggler 1.5 --json");
+  ASSERT_EQ(base.exit_code, 0) << base.err;
+  ASSERT_EQ(slow.exit_code, 0) << slow.err;
+  const Json b = Json::parse(base.out), j = Json::parse(slow.out);
+  ASSERT_FALSE(b["goodput"].contains("straggling_replica"));
+  const Json& st = j["goodput"]["straggling_replica"];
+  EXPECT_DOUBLE_EQ(st["nominal_step_time_s"].get<double>(), b["step_time_s"].get<double>());
+  EXPECT_DOUBLE_EQ(st["step_time_s"].get<double>(), j["step_time_s"].get<double>());
+  EXPECT_GT(st["step_slowdown_ratio"].get<double>(), 1.0);
+  EXPECT_LE(st["step_slowdown_ratio"].get<double>(), 1.5);
+  EXPECT_EQ(st["stage"], 0);
+  EXPECT_LT(j["goodput"]["effective_tokens_per_s"].get<double>(), b["goodput"]["effective_tokens_per_s"].get<double>());
+}
 
 // Batch-limited planning: the plan search never exceeds the batch bound (the critical batch of
 // 16M tokens for a 405B model, or --max-global-batch-tokens), and employs context parallelism
@@ -179,8 +201,12 @@ TEST(ScaleCli, DeadlineGivesTheFewestChipsThatFinishWithFailures) {
   bool answer_tried = false;
   for (const auto& t : s["tried"]) {
     const bool meets = t["outcome"] == "meets deadline";
-    if (t["outcome"] != "no plan") EXPECT_EQ(meets, t["time_to_train_s"].get<double>() <= 10 * 86400.0) << t.dump();
-    if (meets) EXPECT_GE(t["chips"].get<long long>(), chips);
+    if (t["outcome"] != "no plan") {
+      EXPECT_EQ(meets, t["time_to_train_s"].get<double>() <= 10 * 86400.0) << t.dump();
+    }
+    if (meets) {
+      EXPECT_GE(t["chips"].get<long long>(), chips);
+    }
     answer_tried |= t["chips"].get<long long>() == chips && meets;
   }
   EXPECT_TRUE(answer_tried);
@@ -203,9 +229,11 @@ TEST(ScaleCli, BudgetGivesTheFastestRunWithinTheMoney) {
     ASSERT_TRUE(s["met"].get<bool>()) << b;
     EXPECT_LE(s["cost_usd"].get<double>(), std::stod(std::string(b).substr(9))) << b;
     // No count tried within the money is faster.
-    for (const auto& t : s["tried"])
-      if (t["outcome"] == "within budget")
+    for (const auto& t : s["tried"]) {
+      if (t["outcome"] == "within budget") {
         EXPECT_GE(t["time_to_train_s"].get<double>(), s["time_to_train_s"].get<double>()) << t.dump();
+      }
+    }
     EXPECT_LE(s["time_to_train_s"].get<double>(), time) << b << ": a larger budget is never slower";
     time = s["time_to_train_s"].get<double>();
   }
@@ -217,9 +245,11 @@ TEST(ScaleCli, UnreachableDeadlineExitsOneWithTheBestAchievable) {
   EXPECT_NE(r.err.find("infeasible: no chip count"), std::string::npos) << r.err;
   const Json s = Json::parse(r.out)["solver"];
   EXPECT_FALSE(s["met"].get<bool>());
-  for (const auto& t : s["tried"])
-    if (t.contains("time_to_train_s"))
+  for (const auto& t : s["tried"]) {
+    if (t.contains("time_to_train_s")) {
       EXPECT_GE(t["time_to_train_s"].get<double>(), s["time_to_train_s"].get<double>()) << "the fastest tried";
+    }
+  }
   const auto text = run_cli(kSolver + "--deadline 1h");
   EXPECT_EQ(text.exit_code, 1);
   EXPECT_NE(text.out.find("infeasible: no count meets the deadline; best achievable: "), std::string::npos) << text.out;

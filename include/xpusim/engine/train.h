@@ -49,6 +49,17 @@ struct FrameworkParams {
 FrameworkParams framework_params(const std::string& name, const calib::Params& params);
 std::vector<std::string> framework_names(const calib::Params& params);
 
+/// One straggling chip: the compute of one pipeline stage of one data-parallel replica runs
+/// `slowdown` times slower (thermal throttling, a degraded HBM stack, a noisy neighbour).
+/// Synchronous training waits for it at every gradient reduction; since a longer task never
+/// makes a later event earlier, the slow replica's pipeline is the critical one, so the event
+/// executor simulates it as the representative replica: O(pp × micro-batches) events at any
+/// chip count. The analytical executor ignores it.
+struct Straggler {
+  double slowdown = 1.0;  ///< ≥ 1; 1 = none
+  int stage = -1;         ///< pipeline stage of the slow chip; -1 = the busiest stage
+};
+
 struct TrainScenario {
   const hw::SystemSpec* system = nullptr;
   workload::ModelSpec model;
@@ -56,6 +67,7 @@ struct TrainScenario {
   FrameworkParams framework;
   /// The fitted and assumed parameters (chip calibration, network efficiencies); must be set.
   const calib::Params* calibration = nullptr;
+  Straggler straggler;
 };
 
 struct Breakdown {
@@ -107,6 +119,7 @@ struct TrainResult {
   bool fits = true;
   cost::Activity activity;         ///< per chip per step
   long long events = 0;            ///< events processed (event executor)
+  int straggler_stage = -1;        ///< stage of TrainScenario::straggler's chip (event executor); -1 none
   std::vector<TraceEvent> trace;
 };
 

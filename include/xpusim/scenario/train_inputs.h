@@ -50,6 +50,8 @@ struct TrainInputs {
   std::optional<std::string> scaling;          ///< "FROM..TO": the efficiency curve over chip counts
   std::optional<std::string> deadline;         ///< "30d": fewest chips that train in time (scenario/solver.h)
   std::optional<double> budget;                ///< USD: fastest run within the money (scenario/solver.h)
+  std::optional<double> straggler;             ///< one chip's compute this many times slower (event executor)
+  std::optional<long long> straggler_stage;    ///< its pipeline stage (default: the busiest)
 };
 
 /// Reads a scenario file (nested plan: and workload:). Errors carry the file and key path.
@@ -112,6 +114,7 @@ struct TrainRun {
   double pue = 1;
   core::Watts site_power;                ///< all chips with their overhead, times the PUE
   core::Joules site_energy_per_token;
+  std::optional<core::Seconds> nominal_step_time;  ///< with a straggler: the step without it
 };
 
 /// Builds and simulates (the event executor when a trace is wanted). A plan that is not valid

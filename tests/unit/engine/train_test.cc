@@ -176,3 +176,40 @@ TEST(TrainExecutors, MillionChipStepIsCheapToSimulate) {
   // a forward and a backward per chunk-micro-batch, and at most one send after each.
   EXPECT_LE(r.events, 4LL * 16 * 32 * 2);
 }
+
+// A straggling chip (one stage of one replica slower) is simulated by its replica: the step
+// is at least the nominal one and at most `slowdown` times it (only compute slows), grows with
+// the slowdown, slows the busiest stage the most, and costs the same events at a million chips
+// as at a thousand (representative ranks).
+TEST(TrainExecutors, AStragglingChipSlowsTheStepWithoutSimulatingEveryChip) {
+  auto s = scenario("h100-sxm-dgx", "llama3.1-70b", 8, 4, 2, 1, 64, 8192);
+  const auto nominal = engine::simulate_event(s);
+  ASSERT_TRUE(nominal.feasible) << nominal.reason;
+  EXPECT_EQ(nominal.straggler_stage, -1);
+  double last = core::to_seconds(nominal.step_time);
+  for (double f : {1.1, 1.5, 2.0}) {
+    s.straggler.slowdown = f;
+    const auto r = engine::simulate_event(s);
+    const double t = core::to_seconds(r.step_time);
+    EXPECT_GT(t, last) << f;
+    EXPECT_LE(t, f * core::to_seconds(nominal.step_time) + 1e-9) << f;
+    EXPECT_GE(r.straggler_stage, 0);
+    last = t;
+  }
+  // The analytical executor ignores it.
+  const auto plain = scenario("h100-sxm-dgx", "llama3.1-70b", 8, 4, 2, 1, 64, 8192);
+  EXPECT_EQ(engine::simulate_analytical(s).step_time, engine::simulate_analytical(plain).step_time);
+  // Any stage slows the step no more than the default (busiest) one.
+  s.straggler.slowdown = 1.5;
+  const auto busiest = engine::simulate_event(s);
+  for (int st = 0; st < 4; ++st) {
+    s.straggler.stage = st;
+    EXPECT_LE(engine::simulate_event(s).step_time, busiest.step_time + core::seconds(1e-9)) << st;
+  }
+  auto small = scenario("trn3-ultraserver-gen2", "llama3.1-405b", 16, 16, 4, 1, 4LL * 32, 8192, core::Dtype::Mxfp8, 2);
+  auto large = scenario("trn3-ultraserver-gen2", "llama3.1-405b", 16, 16, 4096, 1, 4096LL * 32, 8192, core::Dtype::Mxfp8, 2);
+  small.straggler.slowdown = large.straggler.slowdown = 1.3;
+  const auto rs = engine::simulate_event(small), rl = engine::simulate_event(large);
+  ASSERT_TRUE(rs.feasible && rl.feasible);
+  EXPECT_EQ(rs.events, rl.events);
+}
