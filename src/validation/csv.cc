@@ -8,6 +8,8 @@
 #include "xpusim/config/document.h"
 #include "xpusim/config/values.h"
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/core/file_read.h"
+#include "xpusim/core/limits.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/validation/row.h"
 
@@ -15,9 +17,11 @@ namespace xpusim::validation {
 
 namespace {
 
-// Splits the whole text into records of fields, honouring quotes (which may hold newlines).
+// Splits the whole text into records of fields, honouring quotes (which may hold newlines);
+// stops with a diagnostic past the header and kValidationRows rows.
 std::vector<std::pair<int, std::vector<std::string>>> parse_records(const std::string& text,
                                                                     const std::string& path) {
+  constexpr auto kMostRecords = static_cast<size_t>(core::limits::kValidationRows) + 1;
   std::vector<std::pair<int, std::vector<std::string>>> out;
   std::vector<std::string> rec;
   std::string field;
@@ -51,6 +55,8 @@ std::vector<std::pair<int, std::vector<std::string>>> parse_records(const std::s
       if (any || !field.empty()) {
         rec.push_back(field);
         out.emplace_back(rec_line, rec);
+        if (out.size() > kMostRecords)
+          core::fail_limit(path, "measurement rows", core::limits::kValidationRows + 1, core::limits::kValidationRows);
       }
       rec.clear();
       field.clear();
@@ -222,6 +228,8 @@ Row read_row(const Columns& col, int line, const std::vector<std::string>& f, st
 
 std::vector<Row> read_csv(const std::string& path) {
   const Records recs = parse_records(config::read_text_file(path, "CSV file"), path);
+  if (static_cast<long long>(recs.size()) - 1 > core::limits::kValidationRows)  // the last record, unterminated
+    core::fail_limit(path, "measurement rows", static_cast<long long>(recs.size()) - 1, core::limits::kValidationRows);
   const Columns col = read_header(recs, path);
   core::Diagnostics diags;
   std::vector<Row> rows;

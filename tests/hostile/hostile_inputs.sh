@@ -120,6 +120,8 @@ case_ "csv value nan"   "2" validate "$(csv nan "${row/,377,/,nan,}")"
 case_ "csv tp 0"        "2" validate "$(csv tp0 "${row/,4,1,1,,,,/,0,1,1,,,,}")"
 case_ "csv chips 2^40"  "2" validate "$(csv chips "${row/a100-80g-dgx,4,/a100-80g-dgx,1099511627776,}")"
 case_ "csv in_len 1e30" "2" validate "$(csv inl "${row/,2048,1,1,/,1e30,1,1,}")"
+{ echo "$hdr"; yes "$row" | head -n 100001; } > "$T/many.csv"
+case_ "csv 100,001 rows"  "2" validate "$T/many.csv"
 
 echo "failures: $fails"
 exit $((fails > 0))
