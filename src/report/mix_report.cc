@@ -20,7 +20,13 @@ Json kind_json(const scenario::MixKindResult& k) {
               {"stage_time_ms", k.stage_time_s * 1e3},
               {"idle_fraction", k.idle_fraction},
               {"pp_comm_ms", k.pp_comm_s * 1e3},
-              {"dp_optimizer_other_ms", k.rest_s * 1e3}};
+              {"dp_optimizer_other_ms", k.rest_s * 1e3},
+              {"layers", k.layers},
+              {"energy_per_step_j", k.energy_per_step_j},
+              {"power_per_chip_w", k.average_power_w},
+              {"cost_per_step_usd", k.cost_per_step_usd},
+              {"energy_estimated", k.energy_estimated},
+              {"price_estimated", k.price_estimated}};
 }
 
 Json link_json(const scenario::MixResult& r) {
@@ -60,6 +66,10 @@ Json mix_document(const Provenance& provenance, const scenario::TrainInputs& in,
                                  {"dp_optimizer_other", r.rest_s}}},
             {"bubble_fraction", r.bubble_fraction},
             {"tokens_per_s", r.tokens_per_s},
+            {"energy_per_step_j", r.energy_per_step_j},
+            {"cost_per_step_usd", r.cost_per_step_usd},
+            {"energy_per_token_j", r.joules_per_token},
+            {"cost_per_million_tokens_usd", r.usd_per_million_tokens},
             {"fits", r.fits},
             {"assumptions", r.assumptions}};
   if (!r.fits) body["reason"] = r.reason;
@@ -87,6 +97,11 @@ std::string mix_text(const scenario::MixResult& r) {
   o << strformat("step %.3f s = compute %.3f + bubble %.3f (%.1f%%) + pp comm %.4f + dp/optimizer/other %.3f; "
                  "%.0f tokens/s\n",
                  r.step_s, r.compute_s, r.bubble_s, 100 * r.bubble_fraction, r.pp_comm_s, r.rest_s, r.tokens_per_s);
+  o << strformat("energy %.4g kWh per step (%.3f J per token), $%.4g per step ($%.4g per million tokens); estimated\n",
+                 r.energy_per_step_j / 3.6e6, r.joules_per_token, r.cost_per_step_usd, r.usd_per_million_tokens);
+  for (const auto& k : r.kinds)
+    o << strformat("  %s: %d layers, %.0f W per chip, %.4g kWh and $%.4g per step\n", k.system.c_str(), k.layers,
+                   k.average_power_w, k.energy_per_step_j / 3.6e6, k.cost_per_step_usd);
   for (const auto& a : r.assumptions) o << "  assumption: " << a << "\n";
   return o.str();
 }

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/cost/energy.h"
 #include "xpusim/engine/mix.h"
 
 namespace xpusim::scenario {
@@ -93,6 +94,32 @@ void cross_traffic(MixResult& r, const workload::ModelSpec& model, int cp) {
                            static_cast<double>(r.tp) * cp * r.dp;
 }
 
+// Energy and cost of each kind over the mixed step: its chips do the work of their share of the
+// layers (the homogeneous run's activity per chip scaled by layers held / all layers, since the
+// homogeneous run spread every layer over the kind's stages), and draw static and overhead
+// power for the whole step; each kind is paid at its own price for the step.
+void add_energy(MixResult& r, const TrainRun* const runs[2], const calib::Params& params) {
+  size_t stage = 0;
+  for (size_t i = 0; i < r.kinds.size(); ++i) {
+    auto& k = r.kinds[i];
+    for (int s = 0; s < k.stages; ++s, ++stage) k.layers += r.stage_layers[stage];
+    const auto& sys = *runs[i]->built.scenario.system;
+    const double share = static_cast<double>(k.layers) / std::max(1, r.layers);
+    const auto e = cost::energy_cost(sys, params, runs[i]->result.activity.scaled(share), core::seconds(r.step_s));
+    const double chips = static_cast<double>(k.chips);
+    k.energy_per_step_j = e.total_energy.base() * chips;
+    k.average_power_w = e.average_power.base();
+    k.cost_per_step_usd = e.dollars.base() * chips;
+    k.energy_estimated = true;  // per-action energies are estimates for every system (docs/energy.md)
+    k.price_estimated = e.price_estimated;
+    r.energy_per_step_j += k.energy_per_step_j;
+    r.cost_per_step_usd += k.cost_per_step_usd;
+  }
+  const double tokens = static_cast<double>(r.global_batch) * static_cast<double>(r.seq_len);
+  r.joules_per_token = r.energy_per_step_j / tokens;
+  r.usd_per_million_tokens = r.cost_per_step_usd / tokens * 1e6;
+}
+
 void combine(MixResult& r) {
   const int stages = static_cast<int>(r.stage_layers.size());
   r.compute_s = static_cast<double>(r.micro_batches) * r.beat_s;
@@ -165,6 +192,8 @@ MixResult run_train_mix(const TrainInputs& in, const std::string& mix, const hw:
       r.reason += (r.reason.empty() ? "" : "; ") + run->built.scenario.system->id + ": " + run->result.reason;
     }
   combine(r);
+  const TrainRun* const runs[2] = {&first, &second};
+  add_energy(r, runs, params);
   return r;
 }
 

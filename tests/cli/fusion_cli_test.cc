@@ -128,6 +128,32 @@ TEST(FusionTrain, LayersFollowMeasuredTimesAndActivationsCrossTheFusionLink) {
   EXPECT_LT(j["bubble_fraction"].get<double>(), 1.0);
 }
 
+// Energy and cost of the mixed step: each kind's chips for the whole step (at their own price,
+// read back from `catalog --json`), the kinds' layers add up to the model's, and the totals
+// are the sums over the kinds.
+TEST(FusionTrain, EnergyAndCostAreEachKindsChipsOverTheMixedStep) {
+  const Json j = json_of(mix(kTrn4 + ":4," + kGb300 + ":4"));
+  const double step = j["step_time_s"].get<double>();
+  double energy = 0, cost = 0;
+  int layers = 0;
+  for (const auto& k : j["kinds"]) {
+    const auto cat = run_cli("catalog show " + k["system"].get<std::string>() + " --json");
+    ASSERT_EQ(cat.exit_code, 0) << cat.err;
+    const double price = Json::parse(cat.out)["system"]["price_per_chip_hour_usd"].get<double>();
+    EXPECT_NEAR(k["cost_per_step_usd"].get<double>(), price * 4 * step / 3600.0, 1e-9) << k["system"];
+    EXPECT_GT(k["power_per_chip_w"].get<double>(), 0.0);
+    EXPECT_NEAR(k["energy_per_step_j"].get<double>(), k["power_per_chip_w"].get<double>() * 4 * step,
+                1e-6 * k["energy_per_step_j"].get<double>());
+    energy += k["energy_per_step_j"].get<double>();
+    cost += k["cost_per_step_usd"].get<double>();
+    layers += k["layers"].get<int>();
+  }
+  EXPECT_EQ(layers, 32);
+  EXPECT_NEAR(j["energy_per_step_j"].get<double>(), energy, 1e-9 * energy);
+  EXPECT_NEAR(j["cost_per_step_usd"].get<double>(), cost, 1e-12 + 1e-9 * cost);
+  EXPECT_NEAR(j["energy_per_token_j"].get<double>(), energy / (16.0 * 4096), 1e-12);
+}
+
 TEST(FusionTrain, KindsOutsideOneDomainCrossOverScaleOut) {
   const Json j = json_of(mix("trn4-projected:4,gb300-nvl72:4"));
   EXPECT_EQ(j["activation_transfer"]["fabric"], "scale-out");

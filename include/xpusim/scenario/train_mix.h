@@ -33,6 +33,11 @@ struct MixKindResult {
   double idle_fraction = 0;  ///< 1 − stage time / the pipeline's beat
   double rest_s = 0;         ///< exposed DP, optimizer and per-step overheads (homogeneous run)
   double pp_comm_s = 0;      ///< P2P between its own stages on the critical path (homogeneous run)
+  int layers = 0;            ///< layers its stages hold in the mixed split
+  double energy_per_step_j = 0;   ///< all its chips, overhead power included, over the mixed step
+  double average_power_w = 0;     ///< per chip
+  double cost_per_step_usd = 0;   ///< all its chips for the mixed step
+  bool energy_estimated = true, price_estimated = true;
 };
 
 struct MixResult {
@@ -49,6 +54,8 @@ struct MixResult {
   double compute_s = 0, bubble_s = 0, pp_comm_s = 0, rest_s = 0, step_s = 0;
   double bubble_fraction = 0;       ///< bubble / step
   double tokens_per_s = 0;
+  double energy_per_step_j = 0, cost_per_step_usd = 0;  ///< both kinds
+  double joules_per_token = 0, usd_per_million_tokens = 0;
   bool fits = true;                 ///< both kinds' homogeneous runs fit in memory
   std::string reason;               ///< why not
   std::vector<std::string> assumptions;
