@@ -84,6 +84,7 @@ Json inputs_json(const scenario::TrainInputs& in) {
   Json workload = Json::object();
   put(workload, "global_batch", in.global_batch);
   put(workload, "seq_len", in.seq_len);
+  if (in.max_global_batch_tokens) workload["max_global_batch_tokens"] = as_count(*in.max_global_batch_tokens);
   if (in.train_tokens) workload["train_tokens"] = as_count(*in.train_tokens);
   put(workload, "deadline", in.deadline);
   put(workload, "budget_usd", in.budget);
@@ -97,6 +98,8 @@ Json inputs_json(const scenario::TrainInputs& in) {
   put(scale, "seed", in.seed);
   put(scale, "pue", in.pue);
   put(scale, "scaling", in.scaling);
+  put(scale, "straggler_ratio", in.straggler);
+  put(scale, "straggler_stage", in.straggler_stage);
   if (!scale.empty()) j["scale"] = scale;
   return j;
 }

@@ -32,7 +32,8 @@ const std::set<std::string> kUnitless = {
     "mean_kv_utilisation", "mean_batch_per_engine", "measured", "predicted", "predicted_low", "predicted_high", "cv_predicted", "stage_layers",
     // train at scale (docs/scale.md): fractions in [0, 1], counts, the PUE
     "goodput_fraction", "failure_goodput_fraction", "spare_available_fraction", "probability", "spares", "runs",
-    "failures_mean", "pue", "largest_useful_chips",
+    "failures_mean", "pue", "largest_useful_chips", "stage",
+    "straggler_stage", "max_global_batch_tokens",
     // trust (report/trust_report.h): rows behind a band, log residuals (dimensionless)
     "band_rows", "log_residual_p10", "log_residual_p90",
     // catalog: counts and ratios of the hardware
@@ -126,6 +127,8 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"serve_hetero", "serve --model llama3.1-8b --precision fp8 --tp 2 --prefill-system gb300-fusion-mixed-rack "
                                 "--prefill-chips 2 --decode-system trn4-fusion-mixed-rack --decode-chips 2 --rate 5 "
                                 "--requests 50 --in-len 512 --out-len 16 --json"},
+        Command{"train_straggler", "train --system h100-sxm-dgx --model llama3.1-8b --chips 16 --tp 1 --pp 2 "
+                                   "--seq-len 2048 --straggler 1.2 --json"},
         Command{"train_mix", "train --model llama3.1-8b --tp 2 --global-batch 8 --seq-len 2048 "
                              "--mix trn4-fusion-mixed-rack:4,gb300-fusion-mixed-rack:4 --json"},
         Command{"validate", "validate --json"},
