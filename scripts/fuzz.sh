@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 build=${1:?usage: scripts/fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 seconds=${2:?usage: scripts/fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
+# Absolute paths: libFuzzer's fork mode (the flags target) does not find relative directories.
+build=$(cd "$build" && pwd)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for exe in "$build"/fuzz/fuzz_*; do targets+=("$(basename "$exe" | sed 's/^fuzz_//')"); done
@@ -20,8 +22,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 fuzz_one() {  # fuzz_one TARGET: runs it, prints one summary line, returns its status
   local t=$1 dir="$build/fuzz"
-  local inputs=("tests/fuzz/corpus/$t")
-  [ -d "tests/fuzz/regressions/$t" ] && inputs+=("tests/fuzz/regressions/$t")
+  local inputs=("$PWD/tests/fuzz/corpus/$t")
+  [ -d "tests/fuzz/regressions/$t" ] && inputs+=("$PWD/tests/fuzz/regressions/$t")
   mkdir -p "$dir/work/$t" "$dir/artifacts/$t"
   # The flag-to-scenario target can ask for a legitimately long simulation (10^9 requests): its
   # slow or big inputs are skipped (fork mode), crashes, UB and non-InputError exceptions still fail.
