@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../npy_bytes.h"
 #include "cli_runner.h"
 
 namespace {
@@ -30,14 +31,7 @@ std::string slurp(const std::string& path) {
 
 /// .npy v1.0 with the given descr and shape text, e.g. ("<f4", "(2, 3)").
 std::string npy(const std::string& descr, const std::string& shape, const std::string& data) {
-  std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-  while ((10 + h.size() + 1) % 64) h += ' ';
-  h += '\n';
-  std::string out = "\x93NUMPY\x01";
-  out += '\0';
-  out += static_cast<char>(h.size() & 0xFF);
-  out += static_cast<char>(h.size() >> 8);
-  return out + h + data;
+  return xpusim::test::npy_file(xpusim::test::npy_dict(descr, shape), data);
 }
 
 std::string f32(const std::vector<float>& v) {

@@ -12,22 +12,17 @@
 
 #include <unistd.h>
 
+#include "../npy_bytes.h"
+
 namespace xpusim::test {
 
 /// Writes `rows` x `cols` float32 values sin(0.37 i) * 3 as .npy v1.0; returns the path.
 inline std::string write_npy_matrix(const std::string& name, int rows, int cols) {
   std::vector<float> v(static_cast<size_t>(rows) * static_cast<size_t>(cols));
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(3.0 * std::sin(0.37 * static_cast<double>(i)));
-  std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
-                  std::to_string(cols) + "), }";
-  while ((10 + h.size() + 1) % 64) h += ' ';
-  h += '\n';
-  std::string out = "\x93NUMPY\x01";
-  out += '\0';
-  out += static_cast<char>(h.size() & 0xFF);
-  out += static_cast<char>(h.size() >> 8);
-  out += h;
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  const std::string out =
+      npy_file(npy_dict("<f4", "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")"),
+               std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)));
   // Per process: ctest runs the tests that write these files in parallel.
   const std::string path =
       testing::TempDir() + "xs_fixture_" + std::to_string(::getpid()) + "_" + name + ".npy";

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../../npy_bytes.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/numerics/mx.h"
 #include "xpusim/numerics/stats.h"
@@ -168,16 +169,7 @@ TEST(MxNames, BitsPerElementIncludeScales) {
 
 // ---------------------------------------------------------------- files
 
-std::string npy_with_header(const std::string& dict, const std::string& data) {
-  std::string h = dict;
-  while ((10 + h.size() + 1) % 64) h += ' ';
-  h += '\n';
-  std::string out = "\x93NUMPY\x01";
-  out += '\0';
-  out += static_cast<char>(h.size() & 0xFF);
-  out += static_cast<char>(h.size() >> 8);
-  return out + h + data;
-}
+std::string npy_with_header(const std::string& dict, const std::string& data) { return test::npy_file(dict, data); }
 
 TEST(TensorIo, NpyRoundTripFloat32AndFloat64) {
   const std::vector<float> v = {1.5f, -2.0f, 0.25f, 3.0f, 5.0f, 6.0f};
@@ -269,14 +261,7 @@ TEST(TensorIo, SafetensorsDiagnostics) {
 }
 
 std::string npy_with_shape(const std::string& shape, const std::string& data = "") {
-  std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
-  while ((10 + h.size() + 1) % 64) h += ' ';
-  h += '\n';
-  std::string out = "\x93NUMPY\x01";
-  out += '\0';
-  out += static_cast<char>(h.size() & 0xFF);
-  out += static_cast<char>(h.size() >> 8);
-  return out + h + data;
+  return test::npy_file(test::npy_dict("<f4", shape), data);
 }
 
 TEST(TensorIoLimits, NpyShapesThatOverflowOrExceedTheLimitsAreDiagnosed) {
