@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "xpusim/core/format.h"
 #include "xpusim/mapping/schedule.h"
@@ -146,17 +147,23 @@ long long pipeline_micro_batch_step(const mapping::TrainPlan& plan) {
   return name == "interleaved" ? plan.pp : 1;
 }
 
+namespace {
+/// Sequences per data-parallel micro-batch round (dp × micro-batch) and the sequences in `tokens`.
+std::pair<long long, long long> unit_and_sequences(double tokens, const mapping::TrainPlan& plan) {
+  return {std::max<long long>(1, static_cast<long long>(plan.dp) * plan.micro_batch),
+          static_cast<long long>(tokens / static_cast<double>(std::max<long long>(1, plan.seq_len)))};
+}
+}  // namespace
+
 long long global_batch_for_tokens(double tokens, const mapping::TrainPlan& plan) {
-  const long long unit = std::max<long long>(1, static_cast<long long>(plan.dp) * plan.micro_batch);
-  const long long seqs = std::max<long long>(1, static_cast<long long>(tokens / std::max<long long>(1, plan.seq_len)));
+  const auto [unit, seqs] = unit_and_sequences(tokens, plan);
   const long long step = pipeline_micro_batch_step(plan);
-  const long long m = std::max(ceil_div(seqs, unit), pipeline_min_micro_batches(plan));
+  const long long m = std::max(ceil_div(std::max<long long>(1, seqs), unit), pipeline_min_micro_batches(plan));
   return ceil_div(m, step) * step * unit;
 }
 
 long long global_batch_within_tokens(double tokens, const mapping::TrainPlan& plan) {
-  const long long unit = std::max<long long>(1, static_cast<long long>(plan.dp) * plan.micro_batch);
-  const long long seqs = static_cast<long long>(tokens / static_cast<double>(std::max<long long>(1, plan.seq_len)));
+  const auto [unit, seqs] = unit_and_sequences(tokens, plan);
   const long long step = pipeline_micro_batch_step(plan);
   const long long m = seqs / unit / step * step;
   return m >= pipeline_min_micro_batches(plan) ? m * unit : 0;

@@ -6,6 +6,7 @@
 #include "xpusim/compute/calibration.h"
 #include "xpusim/config/values.h"
 #include "xpusim/core/format.h"
+#include "xpusim/core/limits.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/workload/accounting.h"
 
@@ -62,8 +63,7 @@ void add_site_power(TrainRun& run, const TrainInputs& in, const calib::Params& p
 // --straggler in [1, 100] on the event executor; --straggler-stage with it (its upper bound,
 // the pipeline depth, is checked once the plan is known).
 void check_straggler(const TrainInputs& in, core::Diagnostics& d) {
-  constexpr double kMostSlowdown = 100.0;  // a chip 100x slower is a failed chip (goodput's recovery)
-  if (in.straggler && !(*in.straggler >= 1.0 && *in.straggler <= kMostSlowdown))
+  if (in.straggler && !(*in.straggler >= 1.0 && *in.straggler <= core::limits::kStragglerSlowdown))
     d.error("--straggler", "the straggling chip's slowdown is out of range", core::fmt_num(*in.straggler),
             "a factor from 1 to 100 (1.3 = 30% slower)");
   if (in.straggler && in.executor && *in.executor == "analytical")

@@ -24,6 +24,9 @@ inline constexpr long long kRequests = 1'000'000'000;   ///< serve requests (str
 /// arrival, in seconds. 30 days; the integer clock (core/sim_time.h) reaches about 106 days,
 /// which leaves the drain after the last arrival room.
 inline constexpr double kArrivalSpanSeconds = 30.0 * 86'400.0;
+/// A straggling chip's compute slowdown (`train --straggler`): 100× slower is a failed chip,
+/// which goodput's recovery prices instead.
+inline constexpr double kStragglerSlowdown = 100.0;
 /// Rows of one validation or calibration CSV: each is simulated, and cross-validation refits
 /// over all of them (the public file has 144).
 inline constexpr long long kValidationRows = 100'000;
