@@ -124,6 +124,7 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip, const 
   const std::string key = "serving.frameworks." + framework_name(f) + ".";
   p.step_overhead = params.seconds(key + "step_overhead");
   p.layer_overhead = params.seconds(key + "layer_overhead");
+  p.host_time_per_sequence = params.seconds(key + "host_time_per_sequence");
   p.prefill_efficiency = params.number(key + "prefill_efficiency");
   p.prefill_step_overhead = params.seconds(key + "prefill_step_overhead");
   p.max_num_seqs = static_cast<long long>(params.number(key + "max_num_seqs"));
@@ -135,14 +136,20 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip, const 
   p.moe_prefill_block = static_cast<long long>(params.number(key + "moe_prefill_block"));
   p.max_prefill_seqs = static_cast<long long>(params.number(key + "max_prefill_seqs"));
   p.moe_prefill_efficiency = params.number(key + "moe_prefill_efficiency");
+  // The routing kernels of training (training.common.moe_route_cost_per_element), without its
+  // dropless host sync; the value is the training fit's (serving.moe, docs/serving.md).
+  p.moe_route_cost_per_element = params.seconds("serving.moe.route_cost_per_element");
   return p;
 }
 
 void apply_framework_version(FrameworkProfile& p, const std::string& version) {
   if (version.empty()) return;
   const double v = std::atof(version.c_str());
-  if ((p.framework == Framework::TensorRtLlm || p.framework == Framework::Nim) && v > 0 && v < 0.7)
-    p.gqa_kv_sharing = false;  // masked MHA before the XQA kernel
+  const bool trtllm = p.framework == Framework::TensorRtLlm || p.framework == Framework::Nim;
+  if (trtllm && v > 0 && v < 0.7) p.gqa_kv_sharing = false;  // masked MHA before the XQA kernel
+  // Before 1.0 the C++ executor ran the loop; the per-request Python work came with the
+  // PyTorch backend (the default from 1.0).
+  if (trtllm && v > 0 && v < 1.0) p.host_time_per_sequence = core::seconds(0);
 }
 
 }  // namespace xpusim::serve

@@ -160,6 +160,11 @@ StepCostModel::Linear StepCostModel::linear_uncached(long long tokens, bool prom
     auto t = chip.time(op, prec_, compute::Pass::Forward);
     out.time_s += t.time.base();
   }
+  // Token routing of each MoE layer (sort, permute/unpermute, grouped-GEMM set-up): the
+  // per-routed-element cost of training's routing kernels (serving.moe.route_cost_per_element).
+  const double routed = static_cast<double>(tokens) * model_.moe.experts_per_token * static_cast<double>(model_.hidden);
+  for (const auto& k : kinds_)
+    if (k.moe) out.time_s += profile_.moe_route_cost_per_element.base() * routed * k.count;
   const Comm comm = communication(tokens);
   out.comm_s = comm.seconds;
   out.scale_up_bytes = comm.scale_up_bytes;
@@ -297,11 +302,17 @@ StepCost StepCostModel::cost(const StepWork& w) const {
   // With pp stages the step's latency walks every stage; each chip holds 1/pp of the layers.
   double stage = lin_t + attn.seconds + comm + head_t / pp;
   if (profile_.overlap_ep_comm) stage = std::max(lin_t + attn.seconds, comm) + head_t / pp;
+  // The host's per-sequence work runs beside the device (overlap scheduler): only what the
+  // device time does not cover is exposed.
+  const double device = stage * pp + head_t * (1.0 - 1.0 / pp);
+  const double host = profile_.host_time_per_sequence.base() *
+                      static_cast<double>(w.decode_seqs + w.prefill_seqs);
+  const double host_exposed = std::max(0.0, host - device);
   out.linear = core::seconds(lin_t * pp + head_t);
   out.attention = core::seconds(attn.seconds * pp);
   out.comm = core::seconds(comm * pp);
-  out.overhead = core::seconds(ovh);
-  out.total = core::seconds(stage * pp + ovh + head_t * (1.0 - 1.0 / pp));
+  out.overhead = core::seconds(ovh + host_exposed);
+  out.total = core::seconds(device + host_exposed + ovh);
   out.hbm_bytes = core::bytes(lin.bytes + attn.kv_bytes + head_bytes_);
   out.flops = core::flops(lin.flops + attn.flops + head_f);
   out.scale_up_bytes = core::bytes(lin.scale_up_bytes);

@@ -75,8 +75,16 @@ struct FrameworkProfile {
   long long moe_prefill_block = 0;
   long long max_prefill_seqs = 0;  ///< prompts per step (SchedulerSpec::max_prefill_seqs)
   double moe_prefill_efficiency = 1.0;
+  /// Token routing per MoE layer and step, per routed element (tokens × top-k × hidden): sort,
+  /// permute/unpermute and grouped-GEMM set-up (serving.moe.route_cost_per_element): the
+  /// routing kernels training pays per pass, at the value fitted on the training rows.
+  core::Seconds moe_route_cost_per_element;
   core::Seconds step_overhead;   ///< per engine iteration: scheduling, sampling, host sync
   core::Seconds layer_overhead;  ///< per layer per iteration (collective launch/sync latency)
+  /// Host work per running sequence per iteration (the executor loop's bookkeeping, sampling
+  /// and responses). The host prepares step n+1 while the device runs step n, so a step takes
+  /// max(device time, host time) + step_overhead. 0 where the device always dominates.
+  core::Seconds host_time_per_sequence;
   // Scheduler defaults a user of this framework gets.
   SchedulerKind scheduler = SchedulerKind::DecodePriority;
   KvPolicy kv_policy = KvPolicy::Reserve;

@@ -66,6 +66,75 @@ TEST(StepCost, MoreHbmBandwidthNeverSlowsADecodeStep) {
   EXPECT_LT(b.time(w).base(), a.time(w).base());
 }
 
+TEST(StepCost, HostWorkPerSequenceBoundsALargeBatchAndHidesBehindALongDeviceStep) {
+  const auto& sys = catalog().system("b200-hgx");
+  auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
+  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip, shipped());
+  auto device_only = prof;
+  device_only.host_time_per_sequence = seconds(0);
+  prof.host_time_per_sequence = seconds(50e-6);
+  const xs::StepCostModel with_host(sys, model, xs::ReplicaPlan{}, prof, memory(), nullptr);
+  const xs::StepCostModel without(sys, model, xs::ReplicaPlan{}, device_only, memory(), nullptr);
+  // 2,048 short sequences: the device step is a few ms, the host's 2,048 × 50 us = 102.4 ms
+  // bounds it (overlap scheduler: max(device, host) + step_overhead).
+  xs::StepWork big;
+  big.decode_seqs = 2048;
+  big.decode_context = 2048 * 256.0;
+  const double device = without.time(big).base() - prof.step_overhead.base();
+  ASSERT_LT(device, 2048 * 50e-6);
+  EXPECT_NEAR(with_host.time(big).base(), 2048 * 50e-6 + prof.step_overhead.base(), 1e-9);
+  EXPECT_NEAR(with_host.cost(big).overhead.base(), 2048 * 50e-6 - device + prof.step_overhead.base(), 1e-9);
+  // 4 sequences with long contexts: 200 us of host work hides behind the device step.
+  xs::StepWork small;
+  small.decode_seqs = 4;
+  small.decode_context = 4 * 32768.0;
+  ASSERT_GT(without.time(small).base() - prof.step_overhead.base(), 4 * 50e-6);
+  EXPECT_DOUBLE_EQ(with_host.time(small).base(), without.time(small).base());
+}
+
+TEST(StepCost, MoeRoutingCostsTheTrainingValuePerRoutedElementOfEveryMoeLayer) {
+  const auto& sys = catalog().system("b200-hgx");
+  auto model = xpusim::workload::load_model("qwen3-30b-a3b", std::string(XS_TESTDATA_DIR) + "/models");
+  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip, shipped());
+  // The routing kernels of training, at the training fit's value (a re-fit of training that
+  // moves it must move serving.moe.route_cost_per_element with it).
+  const double trained = shipped().seconds("training.common.moe_route_cost_per_element").base();
+  EXPECT_NEAR(prof.moe_route_cost_per_element.base(), trained, 0.01 * trained);
+  ASSERT_GT(prof.moe_route_cost_per_element.base(), 0.0);
+  prof.host_time_per_sequence = seconds(0);
+  auto free_routing = prof;
+  free_routing.moe_route_cost_per_element = seconds(0);
+  const xs::StepCostModel a(sys, model, xs::ReplicaPlan{}, prof, memory(), nullptr);
+  const xs::StepCostModel b(sys, model, xs::ReplicaPlan{}, free_routing, memory(), nullptr);
+  xs::StepWork w;
+  w.decode_seqs = 1000;
+  w.decode_context = 1000 * 1024.0;
+  // Expected: 1,000 tokens × top-8 × hidden 2,048 routed elements in each of the 48 MoE layers.
+  const double routed = 1000.0 * model.moe.experts_per_token * static_cast<double>(model.hidden);
+  int moe_layers = 0;
+  for (int i = 0; i < model.layers; ++i) moe_layers += model.layer_is_moe(i) ? 1 : 0;
+  ASSERT_EQ(moe_layers, 48);
+  const double expected = prof.moe_route_cost_per_element.base() * routed * moe_layers;
+  EXPECT_NEAR(a.time(w).base() - b.time(w).base(), expected, 1e-9);
+  // A dense model has no routing.
+  auto dense = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
+  const xs::StepCostModel c(sys, dense, xs::ReplicaPlan{}, prof, memory(), nullptr);
+  const xs::StepCostModel d(sys, dense, xs::ReplicaPlan{}, free_routing, memory(), nullptr);
+  EXPECT_DOUBLE_EQ(c.time(w).base(), d.time(w).base());
+}
+
+TEST(StepCost, TensorRtLlmBefore1p0HasNoPerSequenceHostWork) {
+  const auto& sys = catalog().system("h100-sxm-dgx");
+  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip, shipped());
+  EXPECT_GT(prof.host_time_per_sequence.base(), 0.0);  // the PyTorch backend, the default from 1.0
+  auto old = prof;
+  xs::apply_framework_version(old, "0.6.1");
+  EXPECT_EQ(old.host_time_per_sequence.base(), 0.0);  // the C++ executor
+  auto current = prof;
+  xs::apply_framework_version(current, "1.0");
+  EXPECT_EQ(current.host_time_per_sequence.base(), prof.host_time_per_sequence.base());
+}
+
 TEST(Simulator, KvCapacityLimitsTheAdmittedBatch) {
   auto sc = base();
   sc.kv_policy = xs::KvPolicy::Reserve;

@@ -39,17 +39,21 @@ struct Gate {
 // state tp 1 (not only an empty tp): infer p90 → 38.9, infer/nvidia-blackwell → 10.5/87.0.
 // Tightened again when the training compute efficiencies and framework factors became the output
 // of `xpusim calibrate` (data/calibration/fitted/public.yaml): train 7.8/26.9 → 6.9/23.0.
+// Tightened again (2026-12-01, docs/serving.md "MoE token routing", "Host-bound steps"): serving
+// pays training's MoE routing cost per routed element, and TensorRT-LLM's PyTorch backend its
+// host work per sequence: infer 6.7/38.9 → 6.7/18.8, infer/nvidia-blackwell 10.5/87.0 →
+// 10.2/36.1, infer/nvidia-hopper 5.4/18.6 → 5.4/17.3, infer/trainium p90 14.9 → 14.8.
 const Gate kGates[] = {
     {"train", 6.9, 23.0},
-    {"infer", 6.8, 39.0},
+    {"infer", 6.7, 18.8},
     {"train/nvidia-ampere", 4.8, 8.6},
     {"train/nvidia-hopper", 8.6, 22.1},
     {"train/nvidia-blackwell", 7.4, 36.2},
     {"train/trainium", 1.9, 27.0},
     {"infer/nvidia-ampere", 5.2, 6.5},
-    {"infer/nvidia-hopper", 5.5, 18.7},
-    {"infer/nvidia-blackwell", 10.6, 87.1},
-    {"infer/trainium", 6.5, 15.0},
+    {"infer/nvidia-hopper", 5.4, 17.3},
+    {"infer/nvidia-blackwell", 10.2, 36.1},
+    {"infer/trainium", 6.4, 14.9},
 };
 
 class PublicFile : public ::testing::Test {
