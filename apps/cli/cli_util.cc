@@ -93,9 +93,11 @@ void add_html_option(CLI::App& app, std::string& file) {
   app.add_option("--html", file, "write a self-contained HTML report with charts to FILE (docs/html.md)");
 }
 
-void write_html(const std::string& path, const std::string& page) {
+void write_html(const std::string& path, const std::string& page) { write_text_file("--html", path, page); }
+
+void write_text_file(const std::string& flag, const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
-  if (!out || !(out << page)) core::fail("--html", "cannot write file", path, "a writable path");
+  if (!out || !(out << text)) core::fail(flag, "cannot write file", path, "a writable path");
 }
 
 }  // namespace xpusim::cli

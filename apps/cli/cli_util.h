@@ -42,5 +42,7 @@ report::Provenance provenance(bool uses_catalog, bool uses_calibration, const st
 void add_html_option(CLI::App& app, std::string& file);
 /// Writes an HTML page to `path`; InputError naming --html when it cannot.
 void write_html(const std::string& path, const std::string& page);
+/// Writes `text` to `path` as is; InputError naming `flag` when it cannot.
+void write_text_file(const std::string& flag, const std::string& path, const std::string& text);
 
 }  // namespace xpusim::cli

@@ -21,12 +21,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw core::InputError(core::Diagnostic{"", 0, "--out", "cannot write the file", path, "a writable path", ""});
-}
-
 }  // namespace
 
 int run_calibrate(const Args& args) {
@@ -81,7 +75,7 @@ int run_calibrate(const Args& args) {
 
   if (!out_file.empty()) {
     const std::string command = "xpusim calibrate" + (glob.empty() ? "" : " --params '" + glob + "'");
-    write_file(out_file, validation::override_yaml(run.fit, "fitted by " + command + " on " +
+    write_text_file("--out", out_file, validation::override_yaml(run.fit, "fitted by " + command + " on " +
                                                                 std::to_string(run.fit.rows_used) + " rows of " + file));
   }
   if (json) std::cout << report::calibrate_document(provenance(true, true, calibration_file), run, cat).dump(2) << "\n";

@@ -34,12 +34,6 @@ std::map<std::string, std::vector<long long>> load_comm_groups(const std::string
   return groups;
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) core::fail("--trace", "cannot write the timeline file", path, "a writable path");
-}
-
 }  // namespace
 
 int run_replay(const Args& args) {
@@ -72,7 +66,7 @@ int run_replay(const Args& args) {
   in.options.use_durations = q.use_durations;
   if (!q.comm_groups_file.empty()) in.options.comm_groups = load_comm_groups(q.comm_groups_file);
   const engine::ReplayResult r = engine::replay(in);
-  if (!trace_file.empty()) write_file(trace_file, report::replay_chrome_trace(q, r));
+  if (!trace_file.empty()) write_text_file("--trace", trace_file, report::replay_chrome_trace(q, r));
   const report::Provenance prov = provenance(true, true, q.calibration_file);
   if (json) std::cout << report::replay_document(prov, q, r).dump(2) << "\n";
   else std::cout << report::replay_text(q, r);

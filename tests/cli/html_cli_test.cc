@@ -25,13 +25,13 @@ std::string read_file(const fs::path& p) {
 
 fs::path temp_path(const std::string& name) { return fs::temp_directory_path() / ("xpusim_html_" + name); }
 
-const char* kTrain = "train --system trn2-ultraserver --model llama3.1-8b --chips 64 --tp 4 --pp 4 --global-batch 64 "
+const char* kHtmlTrain = "train --system trn2-ultraserver --model llama3.1-8b --chips 64 --tp 4 --pp 4 --global-batch 64 "
                      "--seq-len 4096";
 
 TEST(HtmlCli, TrainPageIsByteIdenticalAndHasItsCharts) {
   const fs::path a = temp_path("train_a.html"), b = temp_path("train_b.html");
-  const auto ra = run_cli(std::string(kTrain) + " --html " + a.string());
-  const auto rb = run_cli(std::string(kTrain) + " --html " + b.string());
+  const auto ra = run_cli(std::string(kHtmlTrain) + " --html " + a.string());
+  const auto rb = run_cli(std::string(kHtmlTrain) + " --html " + b.string());
   ASSERT_EQ(ra.exit_code, 0) << ra.err;
   ASSERT_EQ(rb.exit_code, 0) << rb.err;
   const std::string page = read_file(a);
@@ -42,7 +42,7 @@ TEST(HtmlCli, TrainPageIsByteIdenticalAndHasItsCharts) {
   EXPECT_NE(page.find("fnv1a64:"), std::string::npos);
   EXPECT_EQ(page.find("<script"), std::string::npos);
   // The text on stdout is the same as without --html.
-  EXPECT_EQ(ra.out, run_cli(kTrain).out);
+  EXPECT_EQ(ra.out, run_cli(kHtmlTrain).out);
   fs::remove(a);
   fs::remove(b);
 }
@@ -94,7 +94,7 @@ TEST(HtmlCli, RefusedWithScalingAndSearch) {
 }
 
 TEST(HtmlCli, UnwritablePathIsBadInput) {
-  const auto r = run_cli(std::string(kTrain) + " --html /nonexistent-dir/page.html");
+  const auto r = run_cli(std::string(kHtmlTrain) + " --html /nonexistent-dir/page.html");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--html"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("/nonexistent-dir/page.html"), std::string::npos) << r.err;

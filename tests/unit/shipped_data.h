@@ -6,6 +6,7 @@
 
 #include "xpusim/calib/params.h"
 #include "xpusim/hw/catalog.h"
+#include "xpusim/workload/hf_config.h"
 
 namespace xpusim::test {
 
@@ -18,5 +19,10 @@ inline const calib::Params& shipped() {
   static const calib::Params p = calib::load_shipped(XS_TESTDATA_DIR);
   return p;
 }
+
+/// The shipped model configs (data/models).
+inline std::string models_dir() { return std::string(XS_TESTDATA_DIR) + "/models"; }
+
+inline workload::ModelSpec model(const std::string& id) { return workload::load_model(id, models_dir()); }
 
 }  // namespace xpusim::test

@@ -19,7 +19,7 @@ namespace {
 using xpusim::test::catalog;
 using xpusim::test::shipped;
 
-wl::ModelSpec model(const std::string& id) { return wl::load_model(id, std::string(XS_TESTDATA_DIR) + "/models"); }
+using xpusim::test::model;
 
 xs::StepWork decode(double ctx) {
   xs::StepWork w;

@@ -2,7 +2,7 @@
 // energy of the simulated activity; request lengths without a cap; the serving timeline.
 #include <gtest/gtest.h>
 
-#include "../shipped_data.h"
+#include "serve_env.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,10 +24,8 @@ namespace {
 
 using xpusim::test::catalog;
 using xpusim::test::shipped;
-xs::ServeEnv env() { return xs::ServeEnv{&catalog(), std::string(XS_TESTDATA_DIR) + "/models", &shipped()}; }
-xpusim::workload::ModelSpec model(const std::string& id) {
-  return xpusim::workload::load_model(id, std::string(XS_TESTDATA_DIR) + "/models");
-}
+using xpusim::test::env;
+using xpusim::test::model;
 
 // Training and serving read one memory model: for the same chips, model and precision
 // (bf16 weights, tp-way split, one pipeline stage, no optimizer sharding needed for the

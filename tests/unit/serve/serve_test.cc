@@ -1,7 +1,7 @@
 // Mechanisms of the serving layer, with expectations derived in each test.
 #include <gtest/gtest.h>
 
-#include "../shipped_data.h"
+#include "serve_env.h"
 
 #include <cmath>
 
@@ -19,7 +19,7 @@ namespace {
 using xpusim::test::catalog;
 using xpusim::test::shipped;
 xpusim::mapping::MemoryParams memory() { return xpusim::mapping::memory_params(shipped()); }
-xs::ServeEnv env() { return xs::ServeEnv{&catalog(), std::string(XS_TESTDATA_DIR) + "/models", &shipped()}; }
+using xpusim::test::env;
 
 xs::ServeScenario base() {
   xs::ServeScenario s;

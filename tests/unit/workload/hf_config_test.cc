@@ -18,7 +18,7 @@ using workload::PosKind;
 
 namespace {
 
-const std::string kModels = std::string(XS_TESTDATA_DIR) + "/models";
+const std::string kHfModels = std::string(XS_TESTDATA_DIR) + "/models";
 
 std::string write_temp(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + name;
@@ -27,7 +27,7 @@ std::string write_temp(const std::string& name, const std::string& text) {
 }
 
 /// The InputError text of loading `path_or_id`, or "" when it loaded.
-std::string load_error(const std::string& path_or_id, const std::string& dir = kModels) {
+std::string load_error(const std::string& path_or_id, const std::string& dir = kHfModels) {
   try {
     load_model(path_or_id, dir);
   } catch (const core::InputError& e) {
@@ -43,15 +43,15 @@ bool contains(const std::string& s, const std::string& part) {
 }  // namespace
 
 TEST(HfConfig, ModelIdsAreTheSortedFileStems) {
-  const auto ids = workload::model_ids(kModels);
+  const auto ids = workload::model_ids(kHfModels);
   ASSERT_EQ(ids.size(), 36u);
   EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
   EXPECT_EQ(ids.front(), "deepseek-v3");
 }
 
 TEST(HfConfig, LoadsByIdAndByPath) {
-  const ModelSpec a = load_model("llama3.1-8b", kModels);
-  const ModelSpec b = load_model(kModels + "/llama3.1-8b.json", kModels);
+  const ModelSpec a = load_model("llama3.1-8b", kHfModels);
+  const ModelSpec b = load_model(kHfModels + "/llama3.1-8b.json", kHfModels);
   EXPECT_EQ(a.id, "llama3.1-8b");
   EXPECT_EQ(b.id, "llama3.1-8b");
   EXPECT_EQ(a.hidden, b.hidden);
@@ -65,7 +65,7 @@ TEST(HfConfig, LoadsByIdAndByPath) {
 }
 
 TEST(HfConfig, Gpt2StyleNamesAndDefaults) {
-  const ModelSpec m = load_model("gpt3-175b", kModels);
+  const ModelSpec m = load_model("gpt3-175b", kHfModels);
   EXPECT_EQ(m.hidden, 12288);
   EXPECT_EQ(m.layers, 96);
   EXPECT_EQ(m.ffn, 4 * 12288);
@@ -77,7 +77,7 @@ TEST(HfConfig, Gpt2StyleNamesAndDefaults) {
 }
 
 TEST(HfConfig, GptjIsParallelWithOneNormAndNoInnerSize) {
-  const ModelSpec m = load_model("gpt-j-6b", kModels);
+  const ModelSpec m = load_model("gpt-j-6b", kHfModels);
   EXPECT_EQ(m.ffn, 4 * 4096);  // n_inner: null → 4·n_embd
   EXPECT_TRUE(m.parallel_attn);
   EXPECT_EQ(m.norms_per_layer, 1);
@@ -87,7 +87,7 @@ TEST(HfConfig, GptjIsParallelWithOneNormAndNoInnerSize) {
 }
 
 TEST(HfConfig, MptUsesExpansionRatioAndNoBias) {
-  const ModelSpec m = load_model("mpt-30b", kModels);
+  const ModelSpec m = load_model("mpt-30b", kHfModels);
   EXPECT_EQ(m.hidden, 7168);
   EXPECT_EQ(m.heads, 56);
   EXPECT_EQ(m.ffn, 4 * 7168);
@@ -95,7 +95,7 @@ TEST(HfConfig, MptUsesExpansionRatioAndNoBias) {
 }
 
 TEST(HfConfig, FalconNewDecoderArchitecture) {
-  const ModelSpec m = load_model("falcon-180b", kModels);
+  const ModelSpec m = load_model("falcon-180b", kHfModels);
   EXPECT_EQ(m.kv_heads, 8);
   EXPECT_EQ(m.head_dim, 14848 / 232);
   EXPECT_TRUE(m.parallel_attn);
@@ -105,14 +105,14 @@ TEST(HfConfig, FalconNewDecoderArchitecture) {
 }
 
 TEST(HfConfig, NemotronSquaredReluAndExplicitHeadDim) {
-  const ModelSpec m = load_model("nemotron4-340b", kModels);
+  const ModelSpec m = load_model("nemotron4-340b", kHfModels);
   EXPECT_EQ(m.mlp, MlpKind::SquaredRelu);
   EXPECT_EQ(m.head_dim, 192);
   EXPECT_EQ(m.norm, NormKind::LayerNorm);
 }
 
 TEST(HfConfig, DeepseekV3MlaSharedExpertsAndFirstDenseLayers) {
-  const ModelSpec m = load_model("deepseek-v3", kModels);
+  const ModelSpec m = load_model("deepseek-v3", kHfModels);
   EXPECT_EQ(m.attention, AttnKind::Mla);
   EXPECT_EQ(m.mla.kv_lora_rank, 512);
   EXPECT_EQ(m.mla.q_lora_rank, 1536);
@@ -126,7 +126,7 @@ TEST(HfConfig, DeepseekV3MlaSharedExpertsAndFirstDenseLayers) {
 }
 
 TEST(HfConfig, GptOssAlternatingSlidingLayersSinksBiases) {
-  const ModelSpec m = load_model("gpt-oss-120b", kModels);
+  const ModelSpec m = load_model("gpt-oss-120b", kHfModels);
   EXPECT_EQ(m.sliding_window, 128);
   ASSERT_EQ(m.layer_is_sliding.size(), 36u);
   for (int i = 0; i < m.layers; ++i) EXPECT_EQ(m.layer_sliding(i), i % 2 == 0) << i;
@@ -139,7 +139,7 @@ TEST(HfConfig, GptOssAlternatingSlidingLayersSinksBiases) {
 }
 
 TEST(HfConfig, Qwen3MoeQkNormAndEveryLayerSparse) {
-  const ModelSpec m = load_model("qwen3-30b-a3b", kModels);
+  const ModelSpec m = load_model("qwen3-30b-a3b", kHfModels);
   EXPECT_TRUE(m.qk_norm);
   EXPECT_EQ(m.sliding_window, 0);  // use_sliding_window: false
   EXPECT_EQ(m.moe.expert_ffn, 768);
@@ -151,7 +151,7 @@ TEST(HfConfig, Qwen3MoeMlpOnlyLayersAndSparseStep) {
     "num_hidden_layers":6,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":16,
     "intermediate_size":128,"moe_intermediate_size":32,"num_experts":8,"num_experts_per_tok":2,
     "vocab_size":100,"decoder_sparse_step":2,"mlp_only_layers":[3]})");
-  const ModelSpec m = load_model(p, kModels);
+  const ModelSpec m = load_model(p, kHfModels);
   // Sparse when (i+1) % step == 0 and i is not listed: layers 1 and 5 (3 is forced dense).
   const bool expect[] = {false, true, false, false, false, true};
   for (int i = 0; i < 6; ++i) EXPECT_EQ(m.layer_is_moe(i), expect[i]) << i;
@@ -161,14 +161,14 @@ TEST(HfConfig, MistralSlidingWindowAppliesToEveryLayer) {
   const auto p = write_temp("mistral.json", R"({"model_type":"mistral","hidden_size":64,
     "num_hidden_layers":3,"num_attention_heads":4,"num_key_value_heads":2,
     "intermediate_size":128,"vocab_size":100,"sliding_window":16})");
-  const ModelSpec m = load_model(p, kModels);
+  const ModelSpec m = load_model(p, kHfModels);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(m.layer_context(i, 100), 16);
 }
 
 // ---- Diagnostics: one test per message. ----
 
 TEST(HfConfigDiagnostics, UnknownIdListsIdsAndClosest) {
-  const std::string e = load_error("llama3.1-8", kModels);
+  const std::string e = load_error("llama3.1-8", kHfModels);
   EXPECT_TRUE(contains(e, "unknown model 'llama3.1-8'")) << e;
   EXPECT_TRUE(contains(e, "did you mean 'llama3.1-8b'?")) << e;
   EXPECT_TRUE(contains(e, "one of: deepseek-v3, falcon-180b")) << e;

@@ -16,7 +16,7 @@ using workload::load_model;
 
 namespace {
 
-const std::string kModels = std::string(XS_TESTDATA_DIR) + "/models";
+const std::string kCountModels = std::string(XS_TESTDATA_DIR) + "/models";
 
 struct CountCase {
   const char* id;
@@ -67,7 +67,7 @@ class ParamCountTest : public ::testing::TestWithParam<CountCase> {};
 
 TEST_P(ParamCountTest, TotalAndActiveWithinHalfAPercentOfReadme) {
   const CountCase& c = GetParam();
-  const auto m = load_model(c.id, kModels);
+  const auto m = load_model(c.id, kCountModels);
   const auto p = count_params(m);
   const double total = c.total_b * 1e9;
   const double active = (c.active_b > 0 ? c.active_b : c.total_b) * 1e9;
@@ -88,7 +88,7 @@ std::string case_name(const ::testing::TestParamInfo<CountCase>& p) {
 INSTANTIATE_TEST_SUITE_P(AllShippedModels, ParamCountTest, ::testing::ValuesIn(kCounts), case_name);
 
 TEST(ParamCount, EveryShippedModelIsInTheTable) {
-  const auto ids = workload::model_ids(kModels);
+  const auto ids = workload::model_ids(kCountModels);
   EXPECT_EQ(ids.size(), std::size(kCounts));
   for (const auto& id : ids) {
     bool found = false;
