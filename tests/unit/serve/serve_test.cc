@@ -68,7 +68,7 @@ TEST(StepCost, MoreHbmBandwidthNeverSlowsADecodeStep) {
 
 TEST(StepCost, HostWorkPerSequenceBoundsALargeBatchAndHidesBehindALongDeviceStep) {
   const auto& sys = catalog().system("b200-hgx");
-  auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
+  auto model = xpusim::test::model("llama3.1-8b");
   auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip, shipped());
   auto device_only = prof;
   device_only.host_time_per_sequence = seconds(0);
@@ -94,7 +94,7 @@ TEST(StepCost, HostWorkPerSequenceBoundsALargeBatchAndHidesBehindALongDeviceStep
 
 TEST(StepCost, MoeRoutingCostsTheTrainingValuePerRoutedElementOfEveryMoeLayer) {
   const auto& sys = catalog().system("b200-hgx");
-  auto model = xpusim::workload::load_model("qwen3-30b-a3b", std::string(XS_TESTDATA_DIR) + "/models");
+  auto model = xpusim::test::model("qwen3-30b-a3b");
   auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip, shipped());
   // The routing kernels of training, at the training fit's value (a re-fit of training that
   // moves it must move serving.moe.route_cost_per_element with it).
@@ -117,7 +117,7 @@ TEST(StepCost, MoeRoutingCostsTheTrainingValuePerRoutedElementOfEveryMoeLayer) {
   const double expected = prof.moe_route_cost_per_element.base() * routed * moe_layers;
   EXPECT_NEAR(a.time(w).base() - b.time(w).base(), expected, 1e-9);
   // A dense model has no routing.
-  auto dense = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
+  auto dense = xpusim::test::model("llama3.1-8b");
   const xs::StepCostModel c(sys, dense, xs::ReplicaPlan{}, prof, memory(), nullptr);
   const xs::StepCostModel d(sys, dense, xs::ReplicaPlan{}, free_routing, memory(), nullptr);
   EXPECT_DOUBLE_EQ(c.time(w).base(), d.time(w).base());
