@@ -1,19 +1,32 @@
 # XS_SANITIZE / XS_FUZZ (docs/fuzzing.md): one clang build tree serves the sanitizer run of the
-# test suite and the fuzz targets. Every target is compiled with ASan+UBSan (-O1, frame pointers,
-# UB is fatal); with XS_FUZZ the libraries also get libFuzzer's coverage instrumentation
-# (-fsanitize=fuzzer-no-link) and only the harness executables link libFuzzer itself.
+# test suite and the fuzz targets. Every target is compiled with ASan+UBSan (XS_SAN_OPT, default
+# -O1; frame pointers; UB is fatal). With XS_FUZZ the harness executables link libFuzzer, and
+# libFuzzer's coverage instrumentation (-fsanitize=fuzzer-no-link: edge counters plus comparison
+# tracing) goes only to the layers that read input (XS_FUZZ_COVERED_LAYERS, the CLI's flag layer
+# and the harnesses): instrumenting the simulation layers as well made the test suite 2.4x slower
+# under the sanitizers (docs/performance.md, "CI time") and guides no parser.
 if(XS_FUZZ)
   set(XS_SANITIZE ON)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     message(FATAL_ERROR "XS_FUZZ needs clang (libFuzzer): configure with -DCMAKE_CXX_COMPILER=clang++-14")
   endif()
 endif()
+set(XS_SAN_OPT "-O1" CACHE STRING "Optimisation level of the sanitizer tree")
+set(XS_FUZZ_COVERED_LAYERS core config calib hw workload numerics scenario validation)
+set(XS_FUZZ_COVERAGE "")
 if(XS_SANITIZE)
   set(XS_SANITIZERS -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
-  add_compile_options(${XS_SANITIZERS} -O1 -g1)
+  add_compile_options(${XS_SANITIZERS} ${XS_SAN_OPT} -g1)
   add_link_options(${XS_SANITIZERS})
   if(XS_FUZZ)
-    add_compile_options(-fsanitize=fuzzer-no-link)
+    set(XS_FUZZ_COVERAGE -fsanitize=fuzzer-no-link)
   endif()
-  message(STATUS "xpusim: ASan+UBSan build (fuzz targets: ${XS_FUZZ})")
+  message(STATUS "xpusim: ASan+UBSan build ${XS_SAN_OPT} (fuzz targets: ${XS_FUZZ})")
 endif()
+
+# xs_fuzz_cover(TARGET): libFuzzer's coverage instrumentation on TARGET in a fuzz tree.
+function(xs_fuzz_cover target)
+  if(XS_FUZZ_COVERAGE)
+    target_compile_options(${target} PRIVATE ${XS_FUZZ_COVERAGE})
+  endif()
+endfunction()

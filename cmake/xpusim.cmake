@@ -25,6 +25,9 @@ function(xs_add_layer name)
   if(XS_WERROR)
     target_compile_options(xpusim_${name} PRIVATE -Werror)
   endif()
+  if(name IN_LIST XS_FUZZ_COVERED_LAYERS)
+    xs_fuzz_cover(xpusim_${name})
+  endif()
 endfunction()
 
 # xs_add_test(NAME SOURCES ... DEPS ...): one GoogleTest binary, discovered by CTest.

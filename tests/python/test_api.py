@@ -23,8 +23,13 @@ SERVE_FLAGS = ["--system", "h100-sxm-dgx", "--model", "llama3.1-8b", "--chips", 
                "--out-len", "64", "--requests", "40", "--rate", "4", "--seed", "3", "--ttft-slo", "1 s"]
 
 
+# The CLI runs without the interpreter's LD_PRELOAD: in the sanitizer tree the module needs the
+# ASan runtime preloaded into python, while the CLI carries its own (a second copy is refused).
+CLI_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
+
 def cli_json(*args, expect=0):
-    r = subprocess.run([CLI, *args, "--json"], capture_output=True, text=True)
+    r = subprocess.run([CLI, *args, "--json"], capture_output=True, text=True, env=CLI_ENV)
     assert r.returncode == expect, r.stderr
     return json.loads(r.stdout)
 
