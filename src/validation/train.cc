@@ -17,11 +17,13 @@ namespace xpusim::validation {
 
 namespace {
 
-/// The training-framework preset (engine::framework_params) of a row, from its source:
-/// frameworks differ in their defaults (optimizer sharding, recompute, overlap, kernels).
+/// The training-framework preset (engine::framework_params) of a row, from its source, or from
+/// the stack its notes name where the source is a paper: frameworks differ in their defaults
+/// (optimizer sharding, recompute, overlap, kernels).
 std::string preset_of(const Row& r) {
   const std::string& s = r.source_url;
   auto has = [&](const char* k) { return s.find(k) != std::string::npos; };
+  if (has("apple/axlearn") || r.notes.find("AXLearn") != std::string::npos) return "axlearn";
   if (has("torchtitan")) return "torchtitan";
   if (has("llm-foundry") || has("mosaicml")) return "llm-foundry";
   if (has("aws-neuron") || has("neuron")) return "neuronx-distributed";

@@ -20,8 +20,9 @@ struct CvGate {
 
 // Reached on 2026-11-30 (docs/validation.md, "Leave-one-source-out"), rounded up to 0.1;
 // tightened on 2026-12-01 (serving pays MoE routing and host work per sequence): train
-// 8.7/24.5 → 8.6/24.2, infer 8.2/40.1 → 8.2/27.1.
-const CvGate kCvGates[] = {{"train", 8.7, 24.3}, {"infer", 8.2, 27.1}};
+// 8.7/24.5 → 8.6/24.2, infer 8.2/40.1 → 8.2/27.1; tightened again the same day (the AXLearn
+// preset, docs/calibration.md): train 8.6/24.2 → 8.63/23.56.
+const CvGate kCvGates[] = {{"train", 8.7, 23.6}, {"infer", 8.2, 27.1}};
 
 TEST(CalibratePublicFile, EveryFoldPredictsItsRowsWithinTheCvGates) {
   const hw::Catalog catalog = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");

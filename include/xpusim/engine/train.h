@@ -31,6 +31,9 @@ struct FrameworkParams {
   /// and attention efficiency of the chip model (not applied on Ampere and Trainium).
   double compute_efficiency = 0;
   double attention_efficiency = 0;  ///< the same for attention kernels
+  /// Kernel quality on Trainium relative to NeuronX Distributed (its NKI kernels): scales the
+  /// GEMM and attention efficiency there (1 for NxD by definition).
+  double neuron_compute_efficiency = 0;
   /// Token routing cost of a dropless MoE layer per pass, per routed element (token copy × hidden).
   core::Seconds moe_route_cost_per_element;
   double tp_comm_exposed = 0;   ///< share of TP/SP collectives not hidden behind GEMMs

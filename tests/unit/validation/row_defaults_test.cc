@@ -165,3 +165,16 @@ TEST(RowLayout, NeuronFrontEndsAreTheirOwnStacks) {
 }
 
 }  // namespace
+
+// The training stack comes from the source, or from the stack the notes name when the source is
+// a paper: AXLearn's rows (arXiv 2507.05411) run the axlearn preset, not Megatron's.
+TEST(RowStack, AxlearnIsReadFromTheSourceOrTheNotes) {
+  auto row = pp35_row();
+  row.source_url = "https://arxiv.org/abs/2507.05411";
+  row.notes = "AXLearn (Apple, JAX/XLA + Neuron), paper Table 3";
+  EXPECT_EQ(validation::predict_train(row, context()).framework, "axlearn");
+  row.notes.clear();
+  EXPECT_EQ(validation::predict_train(row, context()).framework, "megatron");
+  row.source_url = "https://github.com/apple/axlearn/blob/main/docs/perf.md";
+  EXPECT_EQ(validation::predict_train(row, context()).framework, "axlearn");
+}
