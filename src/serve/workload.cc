@@ -14,7 +14,9 @@
 
 namespace xpusim::serve {
 
-namespace {
+// Named, not anonymous: RequestStream::State (declared in the header, external linkage) holds
+// two of them, which GCC warns about when a unity build includes this file (-Wsubobject-linkage).
+namespace detail {
 
 class Rng {
  public:
@@ -35,6 +37,12 @@ class Rng {
  private:
   std::mt19937_64 g_;
 };
+
+}  // namespace detail
+
+namespace {
+
+using detail::Rng;
 
 /// Clips a drawn (prompt, output) pair to the model's context: the prompt leaves room for one
 /// output token, the output fills at most the rest. Returns whether anything was cut.
@@ -92,7 +100,7 @@ std::string arrival_name(ArrivalKind k) {
 }
 
 struct RequestStream::State {
-  Rng lengths, arrivals;
+  detail::Rng lengths, arrivals;
   double t = 0;
 };
 
