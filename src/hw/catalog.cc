@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -100,7 +101,10 @@ class FactReader {
     return texts;
   }
 
-  /// An integer fact (a count), at least `min`.
+  /// An integer fact (a count), from `min` to the largest int (every count is held as an int).
+  /// A value that is missing, malformed or out of range is a diagnostic and no fact: the
+  /// cross-field checks then never see a placeholder (a chips_per_node of 0 was a division by
+  /// zero, fuzz finding).
   std::optional<Sourced<long long>> integer(const std::string& key, long long min,
                                             bool required = true) {
     const Json* o = open(key, required);
@@ -109,11 +113,15 @@ class FactReader {
     Sourced<long long> s;
     const size_t before = diags_.items().size();
     s.value = fr.integer("value");
-    if (diags_.items().size() == before && s.value < min) {
+    constexpr long long kMax = std::numeric_limits<int>::max();
+    if (diags_.items().size() == before && (s.value < min || s.value > kMax)) {
       diags_.error(fr.path_of("value"), "out of range", std::to_string(s.value),
-                   "an integer >= " + std::to_string(min));
+                   "an integer from " + std::to_string(min) + " to " + std::to_string(kMax));
     }
-    return finish_fact(fr, key, std::to_string(s.value), s);
+    const bool valid = diags_.items().size() == before;
+    auto fact = finish_fact(fr, key, std::to_string(s.value), s);
+    if (!valid) return std::nullopt;
+    return fact;
   }
 
   /// A plain-number fact (a ratio), at least `min`.

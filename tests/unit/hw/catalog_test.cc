@@ -689,3 +689,26 @@ TEST(CatalogLayers, UserChipReplacesTheShippedOneInShippedSystems) {
   EXPECT_EQ(cat.system_ids(), real_catalog().system_ids());
   EXPECT_DOUBLE_EQ(core::to_watts(real_catalog().system("h100-sxm-dgx").chip.tdp.value), 700.0);
 }
+
+// A count that is missing its value, or does not fit the int it is held in, is a diagnostic and
+// no fact: the cross-field checks never divide by a placeholder 0 (fuzz finding: a misspelt
+// "value" in chips_per_node reached `chips_per_domain % chips_per_node`, regression
+// tests/fuzz/regressions/config/system-invalid-chips-per-node-divides-by-zero.json).
+TEST(CatalogDiagnostics, AnInvalidCountIsNoFactForTheCrossFieldChecks) {
+  Json s = valid_system();
+  s["chips_per_node"].erase("value");
+  s["chips_per_node"]["valu=e"] = 8;
+  auto ds = system_diags(s, "count_no_value");
+  ASSERT_FALSE(ds.empty());
+  bool named = false;
+  for (const auto& d : ds) named = named || d.path.rfind("chips_per_node", 0) == 0;
+  EXPECT_TRUE(named);
+
+  s = valid_system();
+  s["chips_per_node"]["value"] = 1LL << 40;  // would wrap as an int
+  ds = system_diags(s, "count_too_big");
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].path, "chips_per_node.value");
+  EXPECT_EQ(ds[0].message, "out of range");
+  EXPECT_EQ(ds[0].value, std::to_string(1LL << 40));
+}
