@@ -3,8 +3,9 @@
 # -O1; frame pointers; UB is fatal). With XS_FUZZ the harness executables link libFuzzer, and
 # libFuzzer's coverage instrumentation (-fsanitize=fuzzer-no-link: edge counters plus comparison
 # tracing) goes only to the layers that read input (XS_FUZZ_COVERED_LAYERS, the CLI's flag layer
-# and the harnesses): instrumenting the simulation layers as well made the test suite 2.4x slower
-# under the sanitizers (docs/performance.md, "CI time") and guides no parser.
+# and the harnesses): instrumenting the simulation layers as well made the test suite under the
+# sanitizers about twice as slow (about 22 min against 11 min 52 s on 2 cores, docs/performance.md
+# "CI time") and guides no parser.
 if(XS_FUZZ)
   set(XS_SANITIZE ON)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")

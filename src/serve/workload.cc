@@ -100,7 +100,7 @@ std::string arrival_name(ArrivalKind k) {
 }
 
 struct RequestStream::State {
-  detail::Rng lengths, arrivals;
+  Rng lengths, arrivals;
   double t = 0;
 };
 
