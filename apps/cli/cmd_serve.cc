@@ -107,14 +107,17 @@ std::vector<std::string> apply_serve_overrides(hw::Catalog& cat, const ServeFlag
 
 int run_search(const ServeFlags& f, const serve::ServeEnv& env, const std::vector<std::string>& overrides) {
   const serve::SearchSpec spec = scenario::build_search(f.in, f.compare);
+  const bool hetero = !spec.base.prefill_system.empty();
   std::vector<serve::SearchResult> results;
-  if (f.compare) results = serve::compare_systems(spec, f.systems.empty() ? serve::default_compare_systems() : f.systems, env);
+  if (hetero) results = serve::compare_hetero(spec, env);
+  else if (f.compare) results = serve::compare_systems(spec, f.systems.empty() ? serve::default_compare_systems() : f.systems, env);
   else results.push_back(serve::search_plan(spec, env));
   if (f.json) std::cout << report::search_document(provenance(true, true, f.calibration_file), f.in, results, f.compare).dump(2) << "\n";
   else {
     for (const auto& note : overrides) std::cout << "override: " << note << "\n";
     std::cout << report::search_text(results);
   }
+  if (hetero) return results.front().found ? 0 : 1;  // the question was the heterogeneous plan
   for (const auto& r : results)
     if (r.found) return 0;
   return 1;
@@ -139,7 +142,9 @@ int run_serve(const Args& args) {
   app.add_option("--trace", f.trace,
                  "write the serving timeline to FILE (Chrome trace JSON, opens in Perfetto): a track per "
                  "engine with its steps, the first 1000 requests' queue/prefill/decode phases");
-  app.add_flag("--search", f.search, "fewest chips and the plan meeting --rate within the SLOs");
+  app.add_flag("--search", f.search,
+               "fewest chips and the plan meeting --rate within the SLOs; with --prefill-system/--decode-system "
+               "the cheapest heterogeneous deployment per hour, beside each system alone");
   app.add_flag("--compare", f.compare, "search on several systems side by side");
   app.add_option("--systems", f.systems, "systems for --compare (default: trn3-ultraserver-gen2 trn2-ultraserver gb300-nvl72)");
   app.add_flag("--json", f.json, "print one JSON document");

@@ -1,5 +1,6 @@
 #include "xpusim/report/serve_report.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "xpusim/core/format.h"
@@ -60,6 +61,7 @@ Json candidate_json(const serve::PlanCandidate& c) {
               {"max_num_seqs", c.max_num_seqs},
               {"prefill_chips", c.prefill_chips},
               {"chips", c.chips},
+              {"cost_usd_per_hour", c.dollars_per_hour},
               {"meets_slo", c.meets_slo},
               {"ttft_p90_ms", c.ttft_p90_ms},
               {"tpot_p90_ms", c.tpot_p90_ms},
@@ -67,6 +69,15 @@ Json candidate_json(const serve::PlanCandidate& c) {
               {"cost_usd_per_million_output_tokens", c.dollars_per_million_output_tokens},
               {"energy_j_per_output_token", c.joules_per_output_token},
               {"note", c.note}};
+}
+
+// The heterogeneous fields of a candidate: the decode pool and the engines per slice.
+Json hetero_candidate_json(const serve::PlanCandidate& c) {
+  Json j = candidate_json(c);
+  j["decode_chips"] = c.decode_chips;
+  j["prefill_engines_per_slice"] = c.prefill_engines;
+  j["decode_engines_per_slice"] = c.decode_engines;
+  return j;
 }
 
 // Heterogeneous disaggregation: the pools and the KV link (docs/json.md, "serve").
@@ -175,26 +186,39 @@ std::string serve_text(const serve::ServeReport& rep) {
 Json search_document(const Provenance& provenance, const scenario::ServeInputs& in, const std::vector<serve::SearchResult>& results, bool compare) {
   Json list = Json::array();
   for (const auto& r : results) {
+    const bool hetero = !r.prefill_system.empty();
+    auto one = [&](const serve::PlanCandidate& c) { return hetero ? hetero_candidate_json(c) : candidate_json(c); };
     Json tried = Json::array();
-    for (const auto& c : r.tried) tried.push_back(candidate_json(c));
-    list.push_back(Json{{"system", r.system}, {"found", r.found}, {"best", candidate_json(r.best)}, {"tried", tried}});
+    for (const auto& c : r.tried) tried.push_back(one(c));
+    Json item{{"system", r.system}, {"found", r.found}, {"best", one(r.best)}, {"tried", tried}};
+    if (hetero) {
+      item["prefill_system"] = r.prefill_system;
+      item["decode_system"] = r.decode_system;
+    }
+    list.push_back(item);
   }
   return document(compare ? "serve --compare" : "serve --search", provenance, inputs_json(in), Json{{"results", list}});
 }
 
 std::string search_text(const std::vector<serve::SearchResult>& results) {
   std::ostringstream o;
-  o << strformat("%-24s %6s %4s %8s %10s %10s %12s %10s\n", "system", "chips", "tp", "prefill", "ttft_p90", "tpot_p90",
-                 "tok/s/chip", "$/Mtok");
+  int width = 24;
+  for (const auto& r : results) width = std::max(width, static_cast<int>(r.system.size()));
+  o << strformat("%-*s %6s %4s %8s %10s %10s %12s %10s %10s\n", width, "system", "chips", "tp", "prefill", "ttft_p90",
+                 "tpot_p90", "tok/s/chip", "$/h", "$/Mtok");
   for (const auto& r : results) {
     if (!r.found) {
-      o << strformat("%-24s  no plan: %s\n", r.system.c_str(), r.best.note.c_str());
+      o << strformat("%-*s  no plan: %s\n", width, r.system.c_str(), r.best.note.c_str());
       continue;
     }
     const auto& b = r.best;
-    o << strformat("%-24s %6lld %4d %8lld %8.0fms %8.1fms %12.1f %10.3f  J/tok %.3f\n", r.system.c_str(), b.chips, b.tp,
-                   b.prefill_chips, b.ttft_p90_ms, b.tpot_p90_ms, b.output_tokens_per_s_per_chip,
-                   b.dollars_per_million_output_tokens, b.joules_per_output_token);
+    o << strformat("%-*s %6lld %4d %8lld %8.0fms %8.1fms %12.1f %10.2f %10.3f  J/tok %.3f\n", width, r.system.c_str(),
+                   b.chips, b.tp, b.prefill_chips, b.ttft_p90_ms, b.tpot_p90_ms, b.output_tokens_per_s_per_chip,
+                   b.dollars_per_hour, b.dollars_per_million_output_tokens, b.joules_per_output_token);
+    if (!r.prefill_system.empty())
+      o << strformat("%-*s   prefill %lld x %s, decode %lld x %s (%d:%d engines per slice, max %lld sequences)\n",
+                     width, "", b.prefill_chips, r.prefill_system.c_str(), b.decode_chips, r.decode_system.c_str(),
+                     b.prefill_engines, b.decode_engines, b.max_num_seqs);
   }
   return o.str();
 }

@@ -241,12 +241,33 @@ serve::ServeScenario build_serve(const ServeInputs& in) {
   return sc;
 }
 
+namespace {
+
+// The heterogeneous search chooses the pools: both systems named, no pool sizes, no --system.
+void check_hetero_search(const ServeInputs& in, bool compare, core::Diagnostics& d) {
+  if (!in.prefill_system || !in.decode_system)
+    d.error(in.prefill_system ? "decode_system" : "prefill_system", "the heterogeneous search needs both systems", "",
+            "--prefill-system A --decode-system B");
+  if (compare) d.error("compare", "not with --prefill-system/--decode-system", "", "--search");
+  if (in.system)
+    d.error("system", "give either --system or --prefill-system/--decode-system", *in.system, "the pools' systems only");
+  if (in.chips) d.error("chips", "chosen by the search", std::to_string(*in.chips), "no --chips");
+  if (in.prefill_chips)
+    d.error("prefill_chips", "chosen by the search", std::to_string(*in.prefill_chips), "no --prefill-chips");
+  if (in.decode_chips)
+    d.error("decode_chips", "chosen by the search", std::to_string(*in.decode_chips), "no --decode-chips");
+}
+
+}  // namespace
+
 serve::SearchSpec build_search(const ServeInputs& in, bool compare) {
   core::Diagnostics d;
-  if (!in.system && !compare) d.error("system", "required", "", "a catalog id (xpusim catalog lists them)");
+  const bool hetero = in.prefill_system || in.decode_system;
+  if (!in.system && !compare && !hetero) d.error("system", "required", "", "a catalog id (xpusim catalog lists them)");
   serve::SearchSpec ss;
   ss.base = scenario_without_load(in, d);
   if (!in.rate) d.error("rate", "--search and --compare need --rate", "", "requests per second");
+  if (hetero) check_hetero_search(in, compare, d);
   d.throw_if_any();
   ss.rate_per_s = *in.rate;
   ss.base.load.arrival = serve::ArrivalKind::Poisson;

@@ -1,8 +1,10 @@
 #include "xpusim/serve/search.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/core/format.h"
 #include "xpusim/workload/hf_config.h"
 
 namespace xpusim::serve {
@@ -13,9 +15,29 @@ std::vector<std::string> default_compare_systems() {
 
 namespace {
 
+// A slice's simulated report read into a candidate: latencies, rates, energy and cost, and
+// whether the slice meets both SLOs and sustains its share of the rate.
+void score(PlanCandidate& c, const ServeReport& rep, const SearchSpec& spec, const ServeEnv& env, double rate) {
+  c.ttft_p90_ms = rep.sim.ttft_ms.p90;
+  c.tpot_p90_ms = rep.sim.tpot_ms.p90;
+  c.output_tokens_per_s_per_chip = rep.output_tokens_per_s_per_chip;
+  c.dollars_per_million_output_tokens = rep.dollars_per_million_output_tokens;
+  c.joules_per_output_token = rep.joules_per_output_token;
+  // Sustained: the measured rate is at least serving.search.min_sustained_share of the rate the
+  // drawn arrivals offered over the same window (not the nominal rate, which a finite Poisson
+  // sample misses by a few percent either way).
+  const double offered = rep.sim.offered_requests_per_s > 0 ? rep.sim.offered_requests_per_s : rate;
+  const double sustained = env.calibration->number("serving.search.min_sustained_share") * offered;
+  c.sustains_rate = rep.sim.requests_per_s >= sustained;
+  c.meets_slo = c.ttft_p90_ms <= core::to_ms(spec.ttft_p90_slo) && c.tpot_p90_ms <= core::to_ms(spec.tpot_p90_slo) &&
+                c.sustains_rate;
+}
+
+double price_per_hour(const hw::SystemSpec& sys) { return core::to_dollars_per_hour(sys.price_per_chip_hour.value); }
+
 // One engine (or one prefill+decode pair) at its share of the rate.
 PlanCandidate evaluate(const SearchSpec& spec, const ServeEnv& env, int tp, int ep, long long seqs,
-                       long long engines, long long prefill_engines) {
+                       long long engines, long long prefill_engines, long long requests) {
   PlanCandidate c;
   c.tp = tp;
   c.ep = ep;
@@ -32,27 +54,131 @@ PlanCandidate evaluate(const SearchSpec& spec, const ServeEnv& env, int tp, int 
   sc.prefill_chips = prefill_engines > 0 ? prefill_engines * tp : 0;
   sc.load.arrival = ArrivalKind::Poisson;
   sc.load.rate_per_s = spec.rate_per_s / static_cast<double>(engines);
-  sc.load.requests = spec.requests;
+  sc.load.requests = requests;
   auto rep = run_scenario(sc, env);
   c.chips = unit * engines;
   c.prefill_chips = sc.prefill_chips * engines;
+  c.dollars_per_hour = static_cast<double>(c.chips) * price_per_hour(env.catalog->system(sc.system, "system"));
   if (!rep) {
     c.note = rep.error();
     return c;
   }
-  c.ttft_p90_ms = rep->sim.ttft_ms.p90;
-  c.tpot_p90_ms = rep->sim.tpot_ms.p90;
-  c.output_tokens_per_s_per_chip = rep->output_tokens_per_s_per_chip;
-  c.dollars_per_million_output_tokens = rep->dollars_per_million_output_tokens;
-  c.joules_per_output_token = rep->joules_per_output_token;
-  // Sustained: the measured rate is at least serving.search.min_sustained_share of the rate the
-  // drawn arrivals offered over the same window (not the nominal rate, which a finite Poisson
-  // sample misses by a few percent either way).
-  const double offered = rep->sim.offered_requests_per_s > 0 ? rep->sim.offered_requests_per_s : sc.load.rate_per_s;
-  const double sustained = env.calibration->number("serving.search.min_sustained_share") * offered;
-  c.meets_slo = c.ttft_p90_ms <= core::to_ms(spec.ttft_p90_slo) && c.tpot_p90_ms <= core::to_ms(spec.tpot_p90_slo) &&
-                rep->sim.requests_per_s >= sustained;
+  score(c, *rep, spec, env, sc.load.rate_per_s);
   return c;
+}
+
+// Slices of `prefill` prefill engines on spec.base.prefill_system and `decode` decode engines on
+// spec.base.decode_system (tp chips each); the deployment is `slices` of them.
+PlanCandidate evaluate_hetero(const SearchSpec& spec, const ServeEnv& env, int tp, int ep, long long seqs,
+                              std::pair<int, int> ratio, long long slices, long long requests) {
+  PlanCandidate c;
+  c.tp = tp;
+  c.ep = ep;
+  c.max_num_seqs = seqs;
+  c.prefill_engines = ratio.first;
+  c.decode_engines = ratio.second;
+  ServeScenario sc = spec.base;
+  sc.tp = tp;
+  sc.ep = ep;
+  sc.pp = 1;
+  sc.max_num_seqs = seqs;
+  sc.chips = 0;
+  sc.prefill_chips = static_cast<long long>(ratio.first) * tp;
+  sc.decode_chips = static_cast<long long>(ratio.second) * tp;
+  sc.load.arrival = ArrivalKind::Poisson;
+  sc.load.rate_per_s = spec.rate_per_s / static_cast<double>(slices);
+  sc.load.requests = requests;
+  c.prefill_chips = sc.prefill_chips * slices;
+  c.decode_chips = sc.decode_chips * slices;
+  c.chips = c.prefill_chips + c.decode_chips;
+  c.dollars_per_hour =
+      static_cast<double>(c.prefill_chips) * price_per_hour(env.catalog->system(sc.prefill_system, "prefill_system")) +
+      static_cast<double>(c.decode_chips) * price_per_hour(env.catalog->system(sc.decode_system, "decode_system"));
+  auto rep = run_scenario(sc, env);
+  if (!rep) {
+    c.note = rep.error();
+    return c;
+  }
+  score(c, *rep, spec, env, sc.load.rate_per_s);
+  return c;
+}
+
+// Requests of the unloaded probe (fewest_slices).
+constexpr long long kUnloadedProbeRequests = 64;
+
+bool meets_latency(const PlanCandidate& c, const SearchSpec& spec) {
+  return c.ttft_p90_ms <= core::to_ms(spec.ttft_p90_slo) && c.tpot_p90_ms <= core::to_ms(spec.tpot_p90_slo);
+}
+
+// The fewest slices (of `unit` chips) whose candidate meets the SLOs: grow geometrically, then
+// bisect. An infeasible slice or a miss at every count tried is recorded in `tried`.
+// `max_slices` bounds the search (a cheaper plan is already known beyond it).
+template <typename Evaluate>
+std::optional<PlanCandidate> fewest_slices(Evaluate eval, const SearchSpec& spec, long long unit,
+                                           std::vector<PlanCandidate>& tried, long long max_slices = 1000000) {
+  const long long requests = spec.requests;
+  long long lo = 0, hi = 1;
+  PlanCandidate best, last;
+  // More slices than requests cannot help: each slice already serves requests alone.
+  const long long most = std::max(1LL, requests);
+  const long long room = std::min(most, std::max(1LL, 1000000 / std::max(1LL, unit)));
+  const long long limit = std::min(max_slices, room);
+  // The most slices first, with a few requests: as unloaded as any count gets. Latencies that
+  // miss the SLOs there miss them at every count, and the ladder below is not climbed.
+  const PlanCandidate unloaded = eval(limit, kUnloadedProbeRequests);
+  if (!unloaded.note.empty() || !meets_latency(unloaded, spec)) {
+    PlanCandidate c = unloaded;
+    if (c.note.empty())
+      c.note = core::strformat("misses the SLOs unloaded (%lld slices): TTFT p90 %.0f ms, TPOT p90 %.1f ms", limit,
+                               c.ttft_p90_ms, c.tpot_p90_ms);
+    tried.push_back(c);
+    return std::nullopt;
+  }
+  while (true) {
+    last = eval(hi, requests);
+    if (!last.note.empty()) {
+      tried.push_back(last);
+      return std::nullopt;
+    }
+    if (last.meets_slo) {
+      best = last;
+      break;
+    }
+    lo = hi;
+    if (hi >= limit) break;
+    hi = std::min(hi * 2, limit);
+  }
+  if (!best.meets_slo) {
+    if (max_slices >= room) {  // not cut short by a cheaper plan: no slice count serves it
+      last.note = "misses the SLOs or the rate at every slice count tried";
+      tried.push_back(last);
+    }
+    return std::nullopt;
+  }
+  while (hi - lo > 1) {
+    const long long mid = (lo + hi) / 2;
+    auto c = eval(mid, requests);
+    if (c.meets_slo) {
+      hi = mid;
+      best = c;
+    } else {
+      lo = mid;
+    }
+  }
+  return best;
+}
+
+// Mixture of experts: the experts are sharded over the same chips (EP = TP group), or the
+// weights of every expert would sit on every chip.
+int expert_parallel(const workload::ModelSpec& model, int tp) {
+  return model.is_moe() && model.moe.num_experts % tp == 0 ? tp : 1;
+}
+
+std::vector<int> tp_candidates(const SearchSpec& spec, long long domain) {
+  std::vector<int> tps = spec.tp_candidates;
+  if (tps.empty())
+    for (int tp = 1; tp <= 64 && tp <= domain; tp *= 2) tps.push_back(tp);
+  return tps;
 }
 
 }  // namespace
@@ -63,46 +189,24 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
   const auto& sys = env.catalog->system(spec.base.system, "system");
   const auto model = workload::load_model(spec.base.model, env.models_dir);
   const long long dom = std::max(1, sys.chips_per_domain);
-  std::vector<int> tps = spec.tp_candidates;
-  if (tps.empty())
-    for (int tp = 1; tp <= 64 && tp <= dom; tp *= 2) tps.push_back(tp);
-  for (int tp : tps) {
+  for (int tp : tp_candidates(spec, dom)) {
     if (tp > dom || model.heads % tp != 0) continue;
-    // Mixture of experts: the experts are sharded over the same chips (EP = TP group), or the
-    // weights of every expert would sit on every chip.
-    const int ep = model.is_moe() && model.moe.num_experts % tp == 0 ? tp : 1;
+    const int ep = expert_parallel(model, tp);
     for (long long seqs : spec.max_num_seqs_candidates) {
       for (long long pre : {0LL, 1LL}) {
         if (pre > 0 && !spec.try_disaggregated) continue;
-        // Fewest slices meeting the SLO: grow geometrically, then bisect.
         const long long unit = tp * (pre > 0 ? pre + 1 : 1);
-        long long lo = 0, hi = 1;
-        PlanCandidate best_here, last;
-        bool ok = false, failed = false;
-        // More slices than requests cannot help: each slice already serves requests alone.
-        while (hi * unit <= 1000000 && hi <= std::max(1LL, spec.requests)) {
-          last = evaluate(spec, env, tp, ep, seqs, hi, pre);
-          if (!last.note.empty()) { res.tried.push_back(last); failed = true; break; }
-          if (last.meets_slo) { best_here = last; ok = true; break; }
-          lo = hi;
-          hi *= 2;
-        }
-        if (!ok && !failed && last.chips > 0) {
-          last.note = "misses the SLOs or the rate at every slice count tried";
-          res.tried.push_back(last);
-        }
-        while (ok && hi - lo > 1) {
-          const long long mid = (lo + hi) / 2;
-          auto c = evaluate(spec, env, tp, ep, seqs, mid, pre);
-          if (c.meets_slo) { hi = mid; best_here = c; } else { lo = mid; }
-        }
-        if (!ok) continue;
-        best_here.note = pre > 0 ? "disaggregated 1:1 prefill:decode" : "colocated";
-        res.tried.push_back(best_here);
-        if (!res.found || best_here.chips < res.best.chips ||
-            (best_here.chips == res.best.chips &&
-             best_here.dollars_per_million_output_tokens < res.best.dollars_per_million_output_tokens)) {
-          res.best = best_here;
+        auto eval = [&](long long slices, long long requests) {
+          return evaluate(spec, env, tp, ep, seqs, slices, pre, requests);
+        };
+        auto best_here = fewest_slices(eval, spec, unit, res.tried);
+        if (!best_here) continue;
+        best_here->note = pre > 0 ? "disaggregated 1:1 prefill:decode" : "colocated";
+        res.tried.push_back(*best_here);
+        if (!res.found || best_here->chips < res.best.chips ||
+            (best_here->chips == res.best.chips &&
+             best_here->dollars_per_million_output_tokens < res.best.dollars_per_million_output_tokens)) {
+          res.best = *best_here;
           res.found = true;
         }
       }
@@ -110,6 +214,73 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
   }
   if (!res.found) res.best.note = res.tried.empty() ? "no layout fits" : res.tried.back().note;
   return res;
+}
+
+std::vector<std::pair<int, int>> hetero_pool_ratios() {
+  return {{1, 1}, {1, 2}, {2, 1}, {1, 3}, {3, 1}, {1, 4}, {4, 1}, {2, 3}, {3, 2}};
+}
+
+namespace {
+
+// Cheaper per hour wins; then fewer chips; then fewer dollars per million tokens.
+bool cheaper(const PlanCandidate& a, const PlanCandidate& b) {
+  if (a.dollars_per_hour != b.dollars_per_hour) return a.dollars_per_hour < b.dollars_per_hour;
+  if (a.chips != b.chips) return a.chips < b.chips;
+  return a.dollars_per_million_output_tokens < b.dollars_per_million_output_tokens;
+}
+
+}  // namespace
+
+SearchResult search_hetero(const SearchSpec& spec, const ServeEnv& env) {
+  SearchResult res;
+  res.prefill_system = spec.base.prefill_system;
+  res.decode_system = spec.base.decode_system;
+  res.system = res.prefill_system + " + " + res.decode_system;
+  const auto& pre = env.catalog->system(res.prefill_system, "prefill_system");
+  const auto& dec = env.catalog->system(res.decode_system, "decode_system");
+  const auto model = workload::load_model(spec.base.model, env.models_dir);
+  // One tp in both pools: within both scale-up domains.
+  const long long dom = std::max(1, std::min(pre.chips_per_domain, dec.chips_per_domain));
+  for (int tp : tp_candidates(spec, dom)) {
+    if (tp > dom || model.heads % tp != 0) continue;
+    const int ep = expert_parallel(model, tp);
+    for (long long seqs : spec.max_num_seqs_candidates) {
+      for (const auto& ratio : hetero_pool_ratios()) {
+        const long long unit = static_cast<long long>(tp) * (ratio.first + ratio.second);
+        auto eval = [&](long long slices, long long requests) {
+          return evaluate_hetero(spec, env, tp, ep, seqs, ratio, slices, requests);
+        };
+        // Branch and bound: more slices than the cheapest plan found so far pays for cannot win.
+        const double slice_price = tp * (ratio.first * price_per_hour(pre) + ratio.second * price_per_hour(dec));
+        long long max_slices = 1000000;
+        if (res.found && slice_price > 0) max_slices = static_cast<long long>(res.best.dollars_per_hour / slice_price) + 1;
+        auto best_here = fewest_slices(eval, spec, unit, res.tried, max_slices);
+        if (!best_here) continue;
+        best_here->note = "heterogeneous " + std::to_string(ratio.first) + ":" + std::to_string(ratio.second) +
+                          " prefill:decode engines";
+        res.tried.push_back(*best_here);
+        if (!res.found || cheaper(*best_here, res.best)) {
+          res.best = *best_here;
+          res.found = true;
+        }
+      }
+    }
+  }
+  if (!res.found) res.best.note = res.tried.empty() ? "no layout fits both systems" : res.tried.back().note;
+  return res;
+}
+
+std::vector<SearchResult> compare_hetero(const SearchSpec& spec, const ServeEnv& env) {
+  std::vector<SearchResult> out{search_hetero(spec, env)};
+  for (const std::string& system : {spec.base.prefill_system, spec.base.decode_system}) {
+    SearchSpec alone = spec;
+    alone.base.system = system;
+    alone.base.prefill_system.clear();
+    alone.base.decode_system.clear();
+    alone.base.decode_chips = 0;
+    out.push_back(search_plan(alone, env));
+  }
+  return out;
 }
 
 std::vector<SearchResult> compare_systems(const SearchSpec& spec, const std::vector<std::string>& systems,

@@ -97,6 +97,52 @@ TEST(FusionServe, BadInputNamesTheField) {
   EXPECT_NE(both.err.find("either --system"), std::string::npos) << both.err;
 }
 
+std::string hetero_search(const std::string& extra = "") {
+  return "serve --search --model llama3.1-8b --precision fp8 --rate 8 --requests 300 --in-len 2048 --out-len 64 "
+         "--prefill-system " + kGb300 + " --decode-system " + kTrn4 + extra;
+}
+
+TEST(FusionServe, SearchFindsTheCheapestMixedDeploymentBesideEachKindAlone) {
+  const Json j = json_of(hetero_search());
+  EXPECT_EQ(j["command"], "serve --search");
+  const Json& results = j["results"];
+  ASSERT_EQ(results.size(), 3u);
+  const Json& mixed = results[0];
+  EXPECT_EQ(mixed["prefill_system"], kGb300);
+  EXPECT_EQ(mixed["decode_system"], kTrn4);
+  ASSERT_TRUE(mixed["found"].get<bool>());
+  const Json& b = mixed["best"];
+  EXPECT_TRUE(b["meets_slo"].get<bool>());
+  EXPECT_EQ(b["chips"].get<long long>(), b["prefill_chips"].get<long long>() + b["decode_chips"].get<long long>());
+  EXPECT_GT(b["cost_usd_per_hour"].get<double>(), 0.0);
+  EXPECT_GE(b["prefill_engines_per_slice"].get<int>(), 1);
+  EXPECT_EQ(results[1]["system"], kGb300);
+  EXPECT_EQ(results[2]["system"], kTrn4);
+  EXPECT_FALSE(results[1].contains("prefill_system"));
+  auto text = run_cli(hetero_search());
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("decode " + std::to_string(b["decode_chips"].get<long long>()) + " x " + kTrn4),
+            std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("$/h"), std::string::npos);
+}
+
+TEST(FusionServe, SearchChoosesThePoolsAndNamesWhatItCannotTake) {
+  auto sized = run_cli(hetero_search(" --prefill-chips 4"));
+  EXPECT_EQ(sized.exit_code, 2);
+  EXPECT_NE(sized.err.find("prefill_chips"), std::string::npos) << sized.err;
+  EXPECT_NE(sized.err.find("chosen by the search"), std::string::npos) << sized.err;
+  auto one = run_cli("serve --search --model llama3.1-8b --rate 8 --prefill-system " + kGb300);
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_NE(one.err.find("needs both systems"), std::string::npos) << one.err;
+  auto compare = run_cli(hetero_search(" --compare"));
+  EXPECT_EQ(compare.exit_code, 2);
+  EXPECT_NE(compare.err.find("compare"), std::string::npos) << compare.err;
+  // An SLO that no slice meets even unloaded: exit 1 with the reason.
+  auto missed = run_cli(hetero_search(" --ttft-slo '1 ms'"));
+  EXPECT_EQ(missed.exit_code, 1) << missed.err;
+  EXPECT_NE(missed.out.find("misses the SLOs unloaded"), std::string::npos) << missed.out;
+}
+
 std::string mix(const std::string& parts, const std::string& extra = "") {
   return "train --model llama3.1-8b --tp 2 --dp 1 --micro-batch 1 --global-batch 16 --seq-len 4096 --mix " + parts +
          extra;

@@ -1,10 +1,13 @@
 #pragma once
 // Plan search for serving: the fewest chips (and the plan: TP, batch limit, colocated or a
-// prefill:decode pool ratio) that serve a request rate within an SLO on one system; and the
-// side-by-side comparison of systems for the same load (chips, tokens/s per chip, $ per
-// million tokens, J per token) that `xpusim serve --compare` and `xpusim demo` print.
+// prefill:decode pool ratio) that serve a request rate within an SLO on one system; the
+// cheapest heterogeneous deployment (prefill engines on one system, decode engines on another,
+// docs/fusion.md); and the side-by-side comparison of systems for the same load (chips,
+// tokens/s per chip, $ per million tokens, J per token) that `xpusim serve --compare` and
+// `xpusim demo` print.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "xpusim/core/result.h"
@@ -30,8 +33,12 @@ struct PlanCandidate {
   int ep = 1;                    ///< mixture-of-experts models: experts sharded over the tp chips
   long long max_num_seqs = 0;
   long long prefill_chips = 0;   ///< 0 = colocated
+  long long decode_chips = 0;    ///< heterogeneous only: chips of the decode system
+  int prefill_engines = 0, decode_engines = 0;  ///< heterogeneous only: engines per slice
   long long chips = 0;
+  double dollars_per_hour = 0;   ///< the deployment's chips at their systems' catalog prices
   bool meets_slo = false;
+  bool sustains_rate = false;    ///< completes its share of the rate (latency aside)
   double ttft_p90_ms = 0, tpot_p90_ms = 0;
   double output_tokens_per_s_per_chip = 0;
   double dollars_per_million_output_tokens = 0;
@@ -40,7 +47,8 @@ struct PlanCandidate {
 };
 
 struct SearchResult {
-  std::string system;
+  std::string system;                        ///< heterogeneous: "PREFILL + DECODE"
+  std::string prefill_system, decode_system; ///< heterogeneous only
   bool found = false;
   PlanCandidate best;
   std::vector<PlanCandidate> tried;  ///< every plan evaluated, in order
@@ -48,6 +56,21 @@ struct SearchResult {
 
 /// The cheapest plan in chips meeting the SLO at the rate (ties: lower $ per M tokens).
 SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env);
+
+/// Heterogeneous disaggregation (spec.base names prefill_system and decode_system): the
+/// deployment of slices of P prefill engines on the prefill system and D decode engines on the
+/// decode system (the same tp in both pools, P:D from a fixed list of ratios) with the lowest
+/// price per hour that meets the rate within the SLOs (ties: fewer chips, then lower $ per M
+/// tokens). Every ratio, tp and batch limit tried is in `tried`.
+SearchResult search_hetero(const SearchSpec& spec, const ServeEnv& env);
+
+/// The heterogeneous answer beside each system alone: search_hetero, then search_plan on the
+/// prefill system and on the decode system (same load, SLOs and model), so that a user sees
+/// whether mixing the two kinds pays.
+std::vector<SearchResult> compare_hetero(const SearchSpec& spec, const ServeEnv& env);
+
+/// The pool ratios search_hetero tries, prefill:decode engines per slice.
+std::vector<std::pair<int, int>> hetero_pool_ratios();
 
 /// search_plan on each system with the same load; systems that cannot serve it are listed
 /// with found = false and the reason in best.note.

@@ -401,4 +401,86 @@ TEST(Search, MixtureOfExpertsShardsExpertsOverTheTpGroup) {
   EXPECT_EQ(r.best.chips % 8, 0);
 }
 
+// Prefill on GB300, decode on Trainium4, one NVLink Fusion rack (docs/fusion.md).
+xs::SearchSpec hetero_spec() {
+  xs::SearchSpec s;
+  s.base = base();
+  s.base.system.clear();
+  s.base.framework.reset();
+  s.base.prefill_system = "gb300-fusion-mixed-rack";
+  s.base.decode_system = "trn4-fusion-mixed-rack";
+  s.base.precision = "fp8";
+  s.base.load.in_len = 2048;
+  s.base.load.out_len = 64;
+  s.requests = 300;
+  s.rate_per_s = 8;
+  s.tp_candidates = {1, 2};
+  s.max_num_seqs_candidates = {64};
+  return s;
+}
+
+double price(const std::string& system) {
+  return xpusim::core::to_dollars_per_hour(catalog().system(system).price_per_chip_hour.value);
+}
+
+TEST(Search, HeterogeneousPicksTheCheapestDeploymentPerHourThatMeetsTheSlos) {
+  const xs::SearchSpec s = hetero_spec();
+  const auto r = xs::search_hetero(s, env());
+  ASSERT_TRUE(r.found) << r.best.note;
+  EXPECT_EQ(r.prefill_system, "gb300-fusion-mixed-rack");
+  EXPECT_EQ(r.decode_system, "trn4-fusion-mixed-rack");
+  const auto& b = r.best;
+  EXPECT_TRUE(b.meets_slo);
+  EXPECT_EQ(b.chips, b.prefill_chips + b.decode_chips);
+  // The pools are whole slices of P prefill and D decode engines of tp chips each.
+  const long long slices = b.prefill_chips / (b.tp * b.prefill_engines);
+  EXPECT_EQ(b.prefill_chips, slices * b.tp * b.prefill_engines);
+  EXPECT_EQ(b.decode_chips, slices * b.tp * b.decode_engines);
+  EXPECT_NEAR(b.dollars_per_hour,
+              b.prefill_chips * price(r.prefill_system) + b.decode_chips * price(r.decode_system), 1e-9);
+  // No plan tried that met the SLOs is cheaper per hour.
+  for (const auto& c : r.tried) {
+    if (c.meets_slo) {
+      EXPECT_GE(c.dollars_per_hour, b.dollars_per_hour) << c.note;
+    }
+  }
+  // The same slice is reproduced by a single heterogeneous run at its share of the rate.
+  auto sc = s.base;
+  sc.tp = b.tp;
+  sc.ep = b.ep;
+  sc.max_num_seqs = b.max_num_seqs;
+  sc.prefill_chips = b.prefill_chips / slices;
+  sc.decode_chips = b.decode_chips / slices;
+  sc.load.arrival = xs::ArrivalKind::Poisson;
+  sc.load.rate_per_s = s.rate_per_s / static_cast<double>(slices);
+  sc.load.requests = s.requests;
+  const auto one = xs::run_scenario(sc, env());
+  ASSERT_TRUE(one.has_value()) << one.error();
+  EXPECT_DOUBLE_EQ(one->sim.ttft_ms.p90, b.ttft_p90_ms);
+  EXPECT_DOUBLE_EQ(one->sim.tpot_ms.p90, b.tpot_p90_ms);
+}
+
+TEST(Search, HeterogeneousSearchComparesWithEachSystemAlone) {
+  const auto all = xs::compare_hetero(hetero_spec(), env());
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].system, "gb300-fusion-mixed-rack + trn4-fusion-mixed-rack");
+  EXPECT_EQ(all[1].system, "gb300-fusion-mixed-rack");
+  EXPECT_EQ(all[2].system, "trn4-fusion-mixed-rack");
+  EXPECT_TRUE(all[1].prefill_system.empty());
+  for (const auto& r : all) ASSERT_TRUE(r.found) << r.system << ": " << r.best.note;
+  EXPECT_NEAR(all[1].best.dollars_per_hour, all[1].best.chips * price(all[1].system), 1e-9);
+}
+
+TEST(Search, SlosMissedUnloadedEndTheSearchWithoutClimbingTheSliceCounts) {
+  // A TTFT SLO below one 2,048-token prompt's prefill on either pool: no slice count meets it.
+  xs::SearchSpec s = hetero_spec();
+  s.ttft_p90_slo = xpusim::core::milliseconds(1);
+  const auto r = xs::search_hetero(s, env());
+  EXPECT_FALSE(r.found);
+  EXPECT_NE(r.best.note.find("misses the SLOs unloaded"), std::string::npos) << r.best.note;
+  // One probe per tp and ratio, each recorded with its latencies.
+  EXPECT_EQ(r.tried.size(), s.tp_candidates.size() * xs::hetero_pool_ratios().size());
+  for (const auto& c : r.tried) EXPECT_GT(c.ttft_p90_ms, 1.0);
+}
+
 }  // namespace
