@@ -59,7 +59,11 @@ Json mix_document(const Provenance& provenance, const scenario::TrainInputs& in,
             {"micro_batches", r.micro_batches},
             {"seq_len", r.seq_len},
             {"kinds", kinds},
+            {"schedule", r.vpp > 1 ? "interleaved" : "1f1b"},
+            {"vpp", r.vpp},
             {"stage_layers", r.stage_layers},
+            {"chunk_layers", r.chunk_layers},
+            {"crossings_per_micro_batch", r.crossings},
             {"activation_transfer", link_json(r)},
             {"step_time_s", r.step_s},
             {"breakdown_s", Json{{"compute", r.compute_s}, {"bubble", r.bubble_s}, {"pp_comm", r.pp_comm_s},
@@ -80,6 +84,10 @@ std::string mix_text(const scenario::MixResult& r) {
   std::ostringstream o;
   o << strformat("%s, mixed pipeline of %zu stages (tp=%d dp=%d, micro-batch %lld x %lld per step, seq %lld)\n",
                  r.model.c_str(), r.stage_layers.size(), r.tp, r.dp, r.micro_batch, r.micro_batches, r.seq_len);
+  if (r.vpp > 1)
+    o << strformat("  schedule interleaved: %d chunks per stage (largest %.2f ms/micro-batch), %d boundary crossings "
+                   "per micro-batch each way\n",
+                   r.vpp, r.chunk_s * 1e3, r.crossings);
   size_t stage = 0;
   for (const auto& k : r.kinds) {
     std::string layers;

@@ -73,24 +73,74 @@ std::vector<int> stages_of(const std::vector<MixPart>& parts, long long group) {
   return stages;
 }
 
-// Stage times of the split, the beat, and each kind's idle share.
+// Virtual stages per stage from --vpp and --schedule: 1f1b (vpp 1) or interleaved (vpp > 1);
+// the pipeline spans both kinds, so DualPipe's two-direction schedule is not offered.
+int mix_vpp(const TrainInputs& in, long long stages, int layers) {
+  const long long vpp = in.vpp.value_or(1);
+  if (in.schedule && *in.schedule != "1f1b" && *in.schedule != "interleaved")
+    core::fail("--schedule", "not available with --mix", *in.schedule, "1f1b, or interleaved with --vpp N");
+  if (in.schedule && *in.schedule == "interleaved" && vpp < 2)
+    core::fail("--vpp", "the interleaved schedule with --mix needs at least 2 virtual stages per stage",
+               std::to_string(vpp), "--vpp 2 or more");
+  if (in.schedule && *in.schedule == "1f1b" && vpp > 1)
+    core::fail("--schedule", "1f1b has one chunk per stage", "1f1b with --vpp " + std::to_string(vpp),
+               "interleaved (or no --schedule) with --vpp > 1");
+  if (vpp * stages > layers)
+    core::fail("--vpp", "more virtual stages than layers", std::to_string(vpp),
+               "at most " + std::to_string(layers / stages) + " (" + std::to_string(layers) + " layers over " +
+                   std::to_string(stages) + " stages)");
+  return static_cast<int>(vpp);
+}
+
+// Megatron's interleaved schedule runs micro-batches in groups of pp.
+void check_interleaved_batch(const MixResult& r, long long stages) {
+  if (r.vpp > 1 && r.micro_batches % stages != 0)
+    core::fail("--global-batch", "the interleaved schedule needs the micro-batches per step to be a multiple of the stages",
+               std::to_string(r.global_batch) + " sequences = " + std::to_string(r.micro_batches) + " micro-batches",
+               "a multiple of " + std::to_string(stages) + " micro-batches (" + std::to_string(stages) + " stages)");
+}
+
+// Every chunk holds a layer: the split may give a fast kind's stages fewer layers than vpp.
+void check_chunks(const MixResult& r) {
+  for (size_t i = 0; i < r.stage_layers.size(); ++i)
+    if (r.stage_layers[i] < r.vpp)
+      core::fail("--vpp", "stage " + std::to_string(i) + " holds " + std::to_string(r.stage_layers[i]) +
+                              " layer(s) in the balanced split, fewer than its chunks", std::to_string(r.vpp),
+                 "at most " + std::to_string(*std::min_element(r.stage_layers.begin(), r.stage_layers.end())));
+}
+
+// A stage's layers over its vpp chunks, as evenly as whole layers allow (the first chunks
+// take the remainder).
+std::vector<int> chunks_of(int layers, int vpp) {
+  std::vector<int> c(static_cast<size_t>(vpp), layers / vpp);
+  for (int i = 0; i < layers % vpp; ++i) ++c[static_cast<size_t>(i)];
+  return c;
+}
+
+// Stage and chunk times of the split, the beat, and each kind's idle share.
 void apply_split(MixResult& r) {
   size_t stage = 0;
   for (auto& k : r.kinds) {
-    for (int s = 0; s < k.stages; ++s, ++stage)
-      k.stage_time_s = std::max(k.stage_time_s, r.stage_layers[stage] * k.layer_time_s);
+    for (int s = 0; s < k.stages; ++s, ++stage) {
+      const int layers = r.stage_layers[stage];
+      r.chunk_layers.push_back(chunks_of(layers, r.vpp));
+      k.stage_time_s = std::max(k.stage_time_s, layers * k.layer_time_s);
+      r.chunk_s = std::max(r.chunk_s, r.chunk_layers.back().front() * k.layer_time_s);
+    }
     r.beat_s = std::max(r.beat_s, k.stage_time_s);
   }
   for (auto& k : r.kinds) k.idle_fraction = 1.0 - k.stage_time_s / r.beat_s;
 }
 
-// Activations cross the kinds' boundary once forward (fill) and once backward (drain) on the
-// critical path; every micro-batch crosses both ways.
+// Activations cross the kinds' boundary 2 vpp - 1 times per micro-batch each way (vpp times
+// from the first kind to the second, vpp - 1 times back as the chunks wrap round); the crossings
+// of the fill (forward) and the drain (backward) are on the critical path.
 void cross_traffic(MixResult& r, const workload::ModelSpec& model, int cp) {
+  r.crossings = 2 * r.vpp - 1;
   r.activation_bytes_per_chip = static_cast<double>(r.micro_batch) * static_cast<double>(r.seq_len) *
                                 static_cast<double>(model.hidden) * 2.0 / (static_cast<double>(r.tp) * cp);
   r.cross_transfer_s = net::cross_link_time(r.link, core::Bytes::from_base(r.activation_bytes_per_chip)).base();
-  r.cross_bytes_per_step = 2.0 * static_cast<double>(r.micro_batches) * r.activation_bytes_per_chip *
+  r.cross_bytes_per_step = 2.0 * r.crossings * static_cast<double>(r.micro_batches) * r.activation_bytes_per_chip *
                            static_cast<double>(r.tp) * cp * r.dp;
 }
 
@@ -120,14 +170,18 @@ void add_energy(MixResult& r, const TrainRun* const runs[2], const calib::Params
   r.usd_per_million_tokens = r.cost_per_step_usd / tokens * 1e6;
 }
 
+// The slowest stage sets the beat; the bubble is (stages - 1) of the slowest chunk (the
+// interleaved bubble, (p - 1)/v of a stage at vpp v); the kinds' own P2P on the critical path
+// grows with the chunks a micro-batch passes through (vpp times their homogeneous figure).
 void combine(MixResult& r) {
   const int stages = static_cast<int>(r.stage_layers.size());
   r.compute_s = static_cast<double>(r.micro_batches) * r.beat_s;
-  r.bubble_s = (stages - 1) * r.beat_s;
-  r.pp_comm_s = 2.0 * r.cross_transfer_s;
+  r.bubble_s = (stages - 1) * r.chunk_s;
+  const double crossing = 2.0 * r.crossings * r.cross_transfer_s;
+  r.pp_comm_s = crossing;
   for (const auto& k : r.kinds) {
     r.rest_s = std::max(r.rest_s, k.rest_s);
-    r.pp_comm_s = std::max(r.pp_comm_s, 2.0 * r.cross_transfer_s + k.pp_comm_s);
+    r.pp_comm_s = std::max(r.pp_comm_s, crossing + r.vpp * k.pp_comm_s);
   }
   r.step_s = r.compute_s + r.bubble_s + r.pp_comm_s + r.rest_s;
   r.bubble_fraction = r.bubble_s / r.step_s;
@@ -167,6 +221,8 @@ MixResult run_train_mix(const TrainInputs& in, const std::string& mix, const hw:
   TrainInputs base = in;
   base.tp = r.tp;
   base.dp = r.dp;
+  base.vpp.reset();  // each kind alone runs 1F1B: its time per layer does not depend on the chunks
+  base.schedule.reset();
   const TrainRun first = run_kind(base, parts[0], stages[0], cat, models_dir, params);
   const auto& plan = first.built.scenario.plan;
   base.micro_batch = plan.micro_batch;  // the second kind runs the first's batch
@@ -179,8 +235,11 @@ MixResult run_train_mix(const TrainInputs& in, const std::string& mix, const hw:
   r.global_batch = plan.global_batch;
   r.micro_batches = plan.micro_batches();
   r.seq_len = plan.seq_len;
+  r.vpp = mix_vpp(in, stages[0] + stages[1], r.layers);
+  check_interleaved_batch(r, stages[0] + stages[1]);
   r.kinds = {kind_result(first, parts[0], stages[0]), kind_result(second, parts[1], stages[1])};
   r.stage_layers = engine::mixed_layer_split(r.layers, stages, {r.kinds[0].layer_time_s, r.kinds[1].layer_time_s});
+  check_chunks(r);
   apply_split(r);
   r.link = net::cross_link(*first.built.scenario.system, parts[0].chips, *second.built.scenario.system, parts[1].chips,
                            net::network_params(params));

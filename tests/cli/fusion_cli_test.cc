@@ -206,6 +206,59 @@ TEST(FusionTrain, KindsOutsideOneDomainCrossOverScaleOut) {
   EXPECT_FALSE(j["assumptions"].empty());
 }
 
+TEST(FusionTrain, InterleavedChunksCutTheBubbleAndCrossTheBoundaryMoreOften) {
+  const std::string parts = kTrn4 + ":4," + kGb300 + ":4";
+  const Json one = json_of(mix(parts));
+  const Json two = json_of(mix(parts, " --vpp 2"));
+  EXPECT_EQ(one["schedule"], "1f1b");
+  EXPECT_EQ(two["schedule"], "interleaved");
+  EXPECT_EQ(two["vpp"], 2);
+  EXPECT_EQ(two["stage_layers"], one["stage_layers"]);  // the split balances stages, not chunks
+  // Each stage's layers over its two chunks, the first taking the odd one.
+  const Json& stages = two["stage_layers"];
+  const Json& chunks = two["chunk_layers"];
+  ASSERT_EQ(chunks.size(), stages.size());
+  double largest_chunk_ms = 0;
+  size_t stage = 0;
+  for (const auto& kind : two["kinds"])
+    for (int s = 0; s < kind["stages"].get<int>(); ++s, ++stage) {
+      const int layers = stages[stage].get<int>();
+      ASSERT_EQ(chunks[stage].size(), 2u);
+      EXPECT_EQ(chunks[stage][0].get<int>(), (layers + 1) / 2);
+      EXPECT_EQ(chunks[stage][0].get<int>() + chunks[stage][1].get<int>(), layers);
+      largest_chunk_ms = std::max(largest_chunk_ms, chunks[stage][0].get<int>() * kind["layer_time_ms"].get<double>());
+    }
+  // The bubble is (stages - 1) of the slowest chunk; the steady state is unchanged.
+  EXPECT_NEAR(two["breakdown_s"]["bubble"].get<double>(), 3 * largest_chunk_ms / 1e3, 1e-12);
+  EXPECT_DOUBLE_EQ(two["breakdown_s"]["compute"].get<double>(), one["breakdown_s"]["compute"].get<double>());
+  EXPECT_LT(two["step_time_s"].get<double>(), one["step_time_s"].get<double>());
+  // A micro-batch crosses between the kinds 2 vpp - 1 = 3 times each way (twice forward, once
+  // back as the chunks wrap round).
+  EXPECT_EQ(two["crossings_per_micro_batch"], 3);
+  EXPECT_DOUBLE_EQ(two["activation_transfer"]["bytes_per_step"].get<double>(),
+                   3 * one["activation_transfer"]["bytes_per_step"].get<double>());
+}
+
+TEST(FusionTrain, SchedulesTheMixCannotRunAreBadInput) {
+  const std::string parts = kTrn4 + ":4," + kGb300 + ":4";
+  struct Case { std::string extra, field, says; };
+  for (const Case& c : {Case{" --vpp 2 --schedule dualpipe", "--schedule", "not available with --mix"},
+                        Case{" --schedule interleaved", "--vpp", "at least 2 virtual stages"},
+                        Case{" --vpp 2 --schedule 1f1b", "--schedule", "one chunk per stage"},
+                        Case{" --vpp 7", "--vpp", "fewer than its chunks"},
+                        Case{" --vpp 9", "--vpp", "more virtual stages than layers"}}) {
+    auto r = run_cli(mix(parts, c.extra));
+    EXPECT_EQ(r.exit_code, 2) << c.extra;
+    EXPECT_NE(r.err.find(c.field), std::string::npos) << c.extra << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.extra << ": " << r.err;
+  }
+  // 18 sequences = 18 micro-batches, not a multiple of the 4 stages.
+  auto odd = run_cli("train --model llama3.1-8b --tp 2 --dp 1 --micro-batch 1 --global-batch 18 --seq-len 4096 "
+                     "--vpp 2 --mix " + parts);
+  EXPECT_EQ(odd.exit_code, 2);
+  EXPECT_NE(odd.err.find("multiple of 4 micro-batches"), std::string::npos) << odd.err;
+}
+
 TEST(FusionTrain, BadMixIsBadInput) {
   for (const std::string& bad : {kTrn4, kTrn4 + ":4", kTrn4 + ":x," + kGb300 + ":4", kTrn4 + ":4," + kTrn4 + ":4",
                                  kTrn4 + ":4," + kGb300 + ":4,gb300-nvl72:4"}) {

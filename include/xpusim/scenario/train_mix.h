@@ -45,12 +45,16 @@ struct MixResult {
   int tp = 1, dp = 1, layers = 0;
   long long micro_batch = 1, global_batch = 1, micro_batches = 1, seq_len = 0;
   std::vector<MixKindResult> kinds;
+  int vpp = 1;                      ///< virtual stages (chunks) per stage: interleaved 1F1B when > 1
   std::vector<int> stage_layers;    ///< layers per stage, kind 0's stages first
+  std::vector<std::vector<int>> chunk_layers;  ///< per stage, layers of each of its vpp chunks
+  int crossings = 1;                ///< boundary crossings per micro-batch per direction: 2 vpp - 1
   net::CrossLink link;              ///< between the kinds
   double activation_bytes_per_chip = 0;  ///< one boundary crossing, one micro-batch, per chip
   double cross_transfer_s = 0;      ///< one crossing
   double cross_bytes_per_step = 0;  ///< all boundary chips, forward and backward
   double beat_s = 0;                ///< slowest stage per micro-batch
+  double chunk_s = 0;               ///< slowest chunk per micro-batch (= beat_s at vpp 1)
   double compute_s = 0, bubble_s = 0, pp_comm_s = 0, rest_s = 0, step_s = 0;
   double bubble_fraction = 0;       ///< bubble / step
   double tokens_per_s = 0;
@@ -61,8 +65,10 @@ struct MixResult {
   std::vector<std::string> assumptions;
 };
 
-/// Runs both kinds and combines them. `in` holds the plan (tp, dp, micro-batch, global batch,
-/// sequence length, precision); its system and chips come from `mix`.
+/// Runs both kinds and combines them. `in` holds the plan (tp, dp, vpp, micro-batch, global
+/// batch, sequence length, precision); its system and chips come from `mix`. vpp > 1 is the
+/// interleaved schedule across the kinds (the only other schedule is 1f1b; dualpipe is an
+/// InputError naming --schedule).
 MixResult run_train_mix(const TrainInputs& in, const std::string& mix, const hw::Catalog& cat,
                         const std::string& models_dir, const calib::Params& params);
 
