@@ -15,6 +15,11 @@
 
 namespace xpusim::cli {
 
+namespace {
+// Rows predicted (in parallel) and written per batch when validate streams.
+constexpr std::size_t kStreamBatch = 256;
+}  // namespace
+
 int run_validate(const Args& args) {
   CLI::App app{"Predict every row of a validation CSV (schema: shared/validation/README.md) and report errors",
                "xpusim validate"};
@@ -35,10 +40,22 @@ int run_validate(const Args& args) {
   if (int rc = parse(app, args); rc >= 0) return rc;
 
   if (file.empty()) file = validation::default_public_file(data_dir());
-  const auto rows = validation::read_csv(file);
+  if (!bands_file.empty() && !cv)
+    throw core::InputError(core::Diagnostic{"", 0, "--write-bands", "needs --cv", bands_file, "--cv", ""});
   const hw::Catalog cat = load_catalog();
   const calib::Params params = load_calibration(calibration_file);
   const validation::Context ctx{&cat, data_dir() + "/models", &params};
+  // Without --cv or --html every row is predicted and written out as it is read (memory flat in
+  // the rows); cross-validation and the charts hold them all.
+  if (!cv && html.empty()) {
+    const validation::TrustData trust = load_trust_data();
+    report::ValidationStream out(std::cout, json, provenance(true, true, calibration_file), file, cat, trust,
+                                 data_dir() + "/models");
+    validation::stream_rows(file, ctx, kStreamBatch, [&](const auto& batch) { out.add(batch); });
+    out.finish();
+    return 0;
+  }
+  const auto rows = validation::read_csv(file);
   const auto results = validation::run_all(rows, ctx);
   std::vector<validation::RowResult> cv_results;
   if (cv) {
@@ -53,7 +70,6 @@ int run_validate(const Args& args) {
               << " parameters in " << took.count() << " s\n";
   }
   if (!bands_file.empty()) {
-    if (!cv) throw core::InputError(core::Diagnostic{"", 0, "--write-bands", "needs --cv", bands_file, "--cv", ""});
     const auto data = validation::trust_from(
         cv_results, ctx, "leave-one-source-out residuals of " + std::to_string(rows.size()) + " rows (xpusim validate --cv)");
     std::ofstream(bands_file, std::ios::binary) << validation::trust_json_text(data);

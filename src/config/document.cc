@@ -18,11 +18,24 @@ using core::fail_limit;
 
 namespace {
 
+/// Every string of a document comes from its text (YAML escapes of surrogates or past U+10FFFF
+/// are malformed YAML), so a text that is UTF-8 gives strings that are.
+[[noreturn]] void fail_utf8(const std::string& path, const std::string& text, std::size_t at) {
+  core::Diagnostic d;
+  d.file = path;
+  d.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  d.message = "not valid UTF-8 (byte " + std::to_string(at + 1) + ")";
+  d.expected = "UTF-8 text";
+  throw core::InputError(d);
+}
+
+}  // namespace
+
 /// Offset of the first byte that does not start a well-formed UTF-8 sequence (the Unicode
 /// standard's table 3-7: no overlong forms, surrogates or code points past U+10FFFF), or npos.
 /// Every text file is checked, so that writing one of its strings out (--json, a diagnostic)
 /// can never fail.
-std::size_t invalid_utf8_at(const std::string& s) {
+std::size_t invalid_utf8_at(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size()) {
     const auto b = static_cast<unsigned char>(s[i]);
@@ -42,19 +55,6 @@ std::size_t invalid_utf8_at(const std::string& s) {
   }
   return std::string::npos;
 }
-
-/// Every string of a document comes from its text (YAML escapes of surrogates or past U+10FFFF
-/// are malformed YAML), so a text that is UTF-8 gives strings that are.
-[[noreturn]] void fail_utf8(const std::string& path, const std::string& text, std::size_t at) {
-  core::Diagnostic d;
-  d.file = path;
-  d.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-  d.message = "not valid UTF-8 (byte " + std::to_string(at + 1) + ")";
-  d.expected = "UTF-8 text";
-  throw core::InputError(d);
-}
-
-}  // namespace
 
 std::string read_text_file(const std::string& path, const std::string& what) {
   std::string text = core::read_regular_file(path, what, DocumentLimits::kMaxBytes);

@@ -37,7 +37,7 @@ int json_nesting_depth(std::string_view text) {
   return std::max(0, deepest - 1);  // the root container is depth 0 (as nlohmann counts)
 }
 
-std::string read_regular_file(const std::string& path, const std::string& what, long long max_bytes) {
+std::ifstream open_regular_file(const std::string& path, const std::string& what) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     fail("", "'" + path + "' is a directory, not a file", path, "an existing, readable " + what);
@@ -45,6 +45,12 @@ std::string read_regular_file(const std::string& path, const std::string& what, 
     fail("", "'" + path + "' is not a regular file", path, "an existing, readable " + what);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("", "cannot open file '" + path + "'", path, "an existing, readable " + what);
+  return in;
+}
+
+std::string read_regular_file(const std::string& path, const std::string& what, long long max_bytes) {
+  std::error_code ec;
+  std::ifstream in = open_regular_file(path, what);
   const auto size = static_cast<long long>(std::filesystem::file_size(path, ec));
   if (!ec && size > max_bytes) fail_limit(path, "file size in bytes", size, max_bytes);
   std::stringstream ss;

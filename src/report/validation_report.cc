@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "xpusim/core/format.h"
+#include "xpusim/report/trust_report.h"
 
 namespace xpusim::report {
 
@@ -51,18 +52,19 @@ const validation::KindSummary* find_in(const std::map<std::string, validation::K
   return it == m.end() ? nullptr : &it->second;
 }
 
-void rows_table(std::ostream& o, const std::vector<validation::RowResult>& results) {
+void rows_table_header(std::ostream& o) {
   o << strformat("%-58s %-5s %-34s %12s %12s %8s\n", "id", "kind", "metric", "measured", "predicted", "error");
-  for (const auto& r : results) {
-    const std::string measured = core::fmt_num(r.row.value, 5);
-    if (r.prediction.status == validation::Status::Ok)
-      o << strformat("%-58s %-5s %-34s %12s %12s %+7.1f%%\n", r.row.id.c_str(), r.row.kind.c_str(),
-                     r.row.metric.c_str(), measured.c_str(), core::fmt_num(r.prediction.predicted, 5).c_str(),
-                     r.error_pct);
-    else
-      o << strformat("%-58s %-5s %-34s %12s %12s %8s\n", r.row.id.c_str(), r.row.kind.c_str(), r.row.metric.c_str(),
-                     measured.c_str(), "-", status_name(r.prediction.status));
-  }
+}
+
+void row_line(std::ostream& o, const validation::RowResult& r) {
+  const std::string measured = core::fmt_num(r.row.value, 5);
+  if (r.prediction.status == validation::Status::Ok)
+    o << strformat("%-58s %-5s %-34s %12s %12s %+7.1f%%\n", r.row.id.c_str(), r.row.kind.c_str(),
+                   r.row.metric.c_str(), measured.c_str(), core::fmt_num(r.prediction.predicted, 5).c_str(),
+                   r.error_pct);
+  else
+    o << strformat("%-58s %-5s %-34s %12s %12s %8s\n", r.row.id.c_str(), r.row.kind.c_str(), r.row.metric.c_str(),
+                   measured.c_str(), "-", status_name(r.prediction.status));
 }
 
 }  // namespace
@@ -76,22 +78,64 @@ const char* status_name(validation::Status s) {
   return "?";
 }
 
-Json summary_json(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                  const std::vector<validation::RowResult>* cv) {
-  std::map<std::string, validation::KindSummary> cv_kinds, cv_families;
-  if (cv) {
-    cv_kinds = validation::summarize(*cv);
-    cv_families = validation::summarize_by_family(*cv, catalog);
-  }
+namespace {
+
+using Summaries = std::map<std::string, validation::KindSummary>;
+
+Json summary_json_of(const Summaries& kinds, const Summaries& families, const Summaries* cv_kinds,
+                     const Summaries* cv_families) {
   Json summary = Json::object();
-  for (const auto& [k, s] : validation::summarize(results)) summary[k] = kind_json(s, find_in(cv_kinds, k));
+  for (const auto& [k, s] : kinds) summary[k] = kind_json(s, cv_kinds ? find_in(*cv_kinds, k) : nullptr);
   Json by_family = Json::object();
-  for (const auto& [group, s] : validation::summarize_by_family(results, catalog)) {
+  for (const auto& [group, s] : families) {
     const size_t slash = group.find('/');
-    by_family[group.substr(slash + 1)][group.substr(0, slash)] = kind_json(s, find_in(cv_families, group));
+    by_family[group.substr(slash + 1)][group.substr(0, slash)] =
+        kind_json(s, cv_families ? find_in(*cv_families, group) : nullptr);
   }
   summary["by_family"] = by_family;
   return summary;
+}
+
+std::string summary_text_of(const Summaries& kinds, const Summaries& families, const Summaries* cv_kinds,
+                            const Summaries* cv_families) {
+  std::ostringstream o;
+  o << strformat("  %-26s %4s %4s %12s %10s %10s", "kind", "n", "ok", "median |err|", "p90 |err|", "mean |err|");
+  o << (cv_kinds ? strformat(" %15s %10s\n", "CV median |err|", "CV p90") : std::string("\n"));
+  for (const auto& [k, s] : kinds) o << summary_line(k, s, cv_kinds ? find_in(*cv_kinds, k) : nullptr);
+  for (const auto& [f, s] : families) o << summary_line(f, s, cv_families ? find_in(*cv_families, f) : nullptr);
+  return o.str();
+}
+
+std::string summary_heading(bool cv) {
+  return std::string("\nsummary (absolute error over predicted rows") + (cv ? "; CV: leave-one-source-out" : "") + ")\n";
+}
+
+void not_predicted_line(std::ostream& o, const validation::RowResult& r, bool& header) {
+  if (!header) o << "\nrows not predicted\n";
+  header = true;
+  o << "  " << r.row.id << " (" << status_name(r.prediction.status) << "): " << r.prediction.reason << "\n";
+}
+
+// The leave-one-source-out summaries per kind and per kind/family (empty without `cv`).
+struct CvSummaries {
+  CvSummaries(const std::vector<validation::RowResult>* cv, const hw::Catalog& catalog) : given(cv != nullptr) {
+    if (!cv) return;
+    kinds = validation::summarize(*cv);
+    families = validation::summarize_by_family(*cv, catalog);
+  }
+  const Summaries* kinds_or_null() const { return given ? &kinds : nullptr; }
+  const Summaries* families_or_null() const { return given ? &families : nullptr; }
+  bool given;
+  Summaries kinds, families;
+};
+
+}  // namespace
+
+Json summary_json(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
+                  const std::vector<validation::RowResult>* cv) {
+  const CvSummaries c(cv, catalog);
+  return summary_json_of(validation::summarize(results), validation::summarize_by_family(results, catalog),
+                         c.kinds_or_null(), c.families_or_null());
 }
 
 Json validation_document(const Provenance& provenance, const std::string& file,
@@ -113,34 +157,114 @@ Json validation_document(const Provenance& provenance, const std::string& file,
 
 std::string summary_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                          const std::vector<validation::RowResult>* cv) {
-  std::map<std::string, validation::KindSummary> cv_kinds, cv_families;
-  if (cv) {
-    cv_kinds = validation::summarize(*cv);
-    cv_families = validation::summarize_by_family(*cv, catalog);
-  }
-  std::ostringstream o;
-  o << strformat("  %-26s %4s %4s %12s %10s %10s", "kind", "n", "ok", "median |err|", "p90 |err|", "mean |err|");
-  o << (cv ? strformat(" %15s %10s\n", "CV median |err|", "CV p90") : std::string("\n"));
-  for (const auto& [k, s] : validation::summarize(results)) o << summary_line(k, s, cv ? find_in(cv_kinds, k) : nullptr);
-  for (const auto& [f, s] : validation::summarize_by_family(results, catalog))
-    o << summary_line(f, s, cv ? find_in(cv_families, f) : nullptr);
-  return o.str();
+  const CvSummaries c(cv, catalog);
+  return summary_text_of(validation::summarize(results), validation::summarize_by_family(results, catalog),
+                         c.kinds_or_null(), c.families_or_null());
 }
 
 std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                             const std::vector<validation::RowResult>* cv) {
   std::ostringstream o;
-  rows_table(o, results);
-  o << "\nsummary (absolute error over predicted rows" << (cv ? "; CV: leave-one-source-out" : "") << ")\n";
+  rows_table_header(o);
+  for (const auto& r : results) row_line(o, r);
+  o << summary_heading(cv != nullptr);
   o << summary_text(results, catalog, cv);
   bool header = false;
-  for (const auto& r : results) {
-    if (r.prediction.status == validation::Status::Ok) continue;
-    if (!header) o << "\nrows not predicted\n";
-    header = true;
-    o << "  " << r.row.id << " (" << status_name(r.prediction.status) << "): " << r.prediction.reason << "\n";
-  }
+  for (const auto& r : results)
+    if (r.prediction.status != validation::Status::Ok) not_predicted_line(o, r, header);
   return o.str();
+}
+
+// ------------------------------------------------------------------ streaming
+
+namespace {
+
+// The document with placeholders for the rows and the summary, split around them.
+struct DocumentFrame {
+  std::string head;   ///< up to and including `"rows": `
+  std::string tail;   ///< after the rows' closing bracket, with the summary placeholder
+};
+
+// Rows not predicted that a streamed text report lists by name (the rest are counted).
+constexpr size_t kListedNotPredicted = 1000;
+
+constexpr const char* kRowsMark = "@@xpusim-rows@@";
+constexpr const char* kSummaryMark = "\"@@xpusim-summary@@\"";
+
+DocumentFrame frame_of(const Provenance& provenance, const std::string& file) {
+  Json inputs{{"file", file}, {"cv", false}};
+  const std::string text =
+      document("validate", provenance, inputs, Json{{"rows", Json::array({kRowsMark})}, {"summary", "@@xpusim-summary@@"}})
+          .dump(2);
+  const std::string rows_key = "\"rows\": ";
+  const size_t at = text.find(rows_key);
+  const size_t close = text.find("\n  ]", at);
+  return DocumentFrame{text.substr(0, at + rows_key.size()), text.substr(close + 4)};
+}
+
+// `text` with every line after the first indented by `spaces`.
+std::string indented(const std::string& text, int spaces) {
+  const std::string pad(static_cast<size_t>(spaces), ' ');
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+
+}  // namespace
+
+ValidationStream::ValidationStream(std::ostream& out, bool json, const Provenance& provenance, const std::string& file,
+                                   const hw::Catalog& catalog, const validation::TrustData& trust, std::string models_dir)
+    : out_(out), json_(json), provenance_(provenance), file_(file), catalog_(catalog), trust_(trust),
+      models_dir_(std::move(models_dir)), summary_(&catalog) {}
+
+void ValidationStream::add(const std::vector<validation::RowResult>& batch) {
+  for (const auto& r : batch) summary_.add(r);
+  if (!json_) {
+    if (rows_ == 0) rows_table_header(out_);
+    rows_ += static_cast<long long>(batch.size());
+    for (const auto& r : batch) {
+      row_line(out_, r);
+      if (r.prediction.status == validation::Status::Ok) continue;
+      if (not_predicted_.size() < kListedNotPredicted) {
+        validation::RowResult brief;
+        brief.row.id = r.row.id;
+        brief.prediction.status = r.prediction.status;
+        brief.prediction.reason = r.prediction.reason;
+        not_predicted_.push_back(std::move(brief));
+      } else {
+        ++more_not_predicted_;
+      }
+    }
+    return;
+  }
+  Json doc{{"rows", Json::array()}};
+  for (const auto& r : batch) doc["rows"].push_back(row_json(r));
+  add_row_trust(doc, batch, trust_, catalog_, models_dir_);
+  if (rows_ == 0) out_ << frame_of(provenance_, file_).head << "[\n";
+  for (const auto& row : doc["rows"]) out_ << (rows_++ ? ",\n    " : "    ") << indented(row.dump(2), 4);
+}
+
+void ValidationStream::finish() {
+  const auto kinds = summary_.kinds();
+  const auto families = summary_.families();
+  if (!json_) {
+    if (rows_ == 0) rows_table_header(out_);
+    out_ << summary_heading(false) << summary_text_of(kinds, families, nullptr, nullptr);
+    bool header = false;
+    for (const auto& r : not_predicted_) not_predicted_line(out_, r, header);
+    if (more_not_predicted_ > 0) out_ << "  ... and " << more_not_predicted_ << " more rows not predicted\n";
+    return;
+  }
+  const DocumentFrame frame = frame_of(provenance_, file_);
+  out_ << (rows_ == 0 ? frame.head + "[]" : std::string("\n  ]"));
+  std::string tail = frame.tail;
+  tail.replace(tail.find(kSummaryMark), std::string(kSummaryMark).size(),
+               indented(summary_json_of(kinds, families, nullptr, nullptr).dump(2), 2));
+  out_ << tail << "\n";
 }
 
 }  // namespace xpusim::report

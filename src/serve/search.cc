@@ -216,10 +216,6 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
   return res;
 }
 
-std::vector<std::pair<int, int>> hetero_pool_ratios() {
-  return {{1, 1}, {1, 2}, {2, 1}, {1, 3}, {3, 1}, {1, 4}, {4, 1}, {2, 3}, {3, 2}};
-}
-
 namespace {
 
 // Cheaper per hour wins; then fewer chips; then fewer dollars per million tokens.
@@ -245,7 +241,7 @@ SearchResult search_hetero(const SearchSpec& spec, const ServeEnv& env) {
     if (tp > dom || model.heads % tp != 0) continue;
     const int ep = expert_parallel(model, tp);
     for (long long seqs : spec.max_num_seqs_candidates) {
-      for (const auto& ratio : hetero_pool_ratios()) {
+      for (const auto& ratio : spec.pool_ratios) {
         const long long unit = static_cast<long long>(tp) * (ratio.first + ratio.second);
         auto eval = [&](long long slices, long long requests) {
           return evaluate_hetero(spec, env, tp, ep, seqs, ratio, slices, requests);

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
+#include <streambuf>
 
 #include "xpusim/config/document.h"
 #include "xpusim/config/values.h"
@@ -15,72 +17,96 @@
 
 namespace xpusim::validation {
 
-namespace {
+// Named, not anonymous: RowStream::Impl holds a CsvRows (GCC's -Wsubobject-linkage).
+namespace csv_read {
 
-// Splits the whole text into records of fields, honouring quotes (which may hold newlines);
-// stops with a diagnostic past the header and kValidationRows rows.
-std::vector<std::pair<int, std::vector<std::string>>> parse_records(const std::string& text,
-                                                                    const std::string& path) {
-  constexpr auto kMostRecords = static_cast<size_t>(core::limits::kValidationRows) + 1;
-  std::vector<std::pair<int, std::vector<std::string>>> out;
-  std::vector<std::string> rec;
-  std::string field;
-  bool quoted = false, any = false;
-  int line = 1, rec_line = 1;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char ch = text[i];
-    if (quoted) {
-      if (ch == '"') {
-        if (i + 1 < text.size() && text[i + 1] == '"') {
-          field += '"';
-          ++i;
-        } else {
-          quoted = false;
-        }
-      } else {
-        if (ch == '\n') ++line;
-        field += ch;
-      }
-      continue;
-    }
-    if (ch == '"') {
-      quoted = true;
-      any = true;
-    } else if (ch == ',') {
-      rec.push_back(field);
-      field.clear();
-      any = true;
-    } else if (ch == '\n' || ch == '\r') {
-      if (ch == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      if (any || !field.empty()) {
-        rec.push_back(field);
-        out.emplace_back(rec_line, rec);
-        if (out.size() > kMostRecords)
-          core::fail_limit(path, "measurement rows", core::limits::kValidationRows + 1, core::limits::kValidationRows);
-      }
-      rec.clear();
-      field.clear();
-      any = false;
-      ++line;
-      rec_line = line;
-    } else {
-      field += ch;
-      any = true;
+// Records of fields from a stream, honouring RFC 4180 quotes (which may hold newlines); blank
+// lines are skipped. A record longer than `max_record_bytes`, a field that is not UTF-8 or an
+// unterminated quote is an InputError naming the file and line.
+class RecordReader {
+ public:
+  RecordReader(std::istream& in, std::string path, long long max_record_bytes)
+      : buf_(*in.rdbuf()), path_(std::move(path)), max_bytes_(max_record_bytes) {
+    if (buf_.sgetc() == 0xEF) {  // a UTF-8 byte-order mark
+      std::string bom(3, '\0');
+      const auto got = buf_.sgetn(bom.data(), 3);
+      if (got != 3 || bom != "\xEF\xBB\xBF") pending_ = bom.substr(0, static_cast<size_t>(got));
     }
   }
-  if (quoted) {
+
+  /// The next record and the line it starts on; false at the end of the input.
+  bool next(std::vector<std::string>& rec, int& rec_line) {
+    rec.clear();
+    std::string field;
+    bool quoted = false, any = false;
+    long long bytes = 0;
+    rec_line = line_;
+    for (int c = get(); c != EOF; c = get()) {
+      const char ch = static_cast<char>(c);
+      if (++bytes > max_bytes_) core::fail_limit(path_, "bytes in one CSV record (line " + std::to_string(rec_line) + ")", bytes, max_bytes_);
+      if (quoted) {
+        if (ch == '"' && peek() == '"') field += static_cast<char>(get());
+        else if (ch == '"') quoted = false;
+        else {
+          field += ch;
+          if (ch == '\n') ++line_;
+        }
+        continue;
+      }
+      if (ch == '"') {
+        quoted = any = true;
+      } else if (ch == ',') {
+        end_field(rec, field, rec_line);
+        any = true;
+      } else if (ch == '\n' || ch == '\r') {
+        if (ch == '\r' && peek() == '\n') get();
+        ++line_;
+        if (any || !field.empty()) return end_field(rec, field, rec_line), true;
+        rec_line = line_;
+        bytes = 0;
+      } else {
+        field += ch;
+        any = true;
+      }
+    }
+    if (quoted) fail_at(rec_line, "unterminated quoted field", "");
+    if (!any && field.empty()) return false;
+    end_field(rec, field, rec_line);
+    return true;
+  }
+
+ private:
+  int get() {
+    if (!pending_.empty()) {
+      const auto c = static_cast<unsigned char>(pending_.front());
+      pending_.erase(0, 1);
+      return c;
+    }
+    return buf_.sbumpc();
+  }
+  int peek() { return pending_.empty() ? buf_.sgetc() : static_cast<unsigned char>(pending_.front()); }
+
+  void end_field(std::vector<std::string>& rec, std::string& field, int rec_line) {
+    if (config::invalid_utf8_at(field) != std::string::npos)
+      fail_at(rec_line, "not valid UTF-8 (field " + std::to_string(rec.size() + 1) + " of the record)", "UTF-8 text");
+    rec.push_back(std::move(field));
+    field.clear();
+  }
+  [[noreturn]] void fail_at(int line, const std::string& message, const std::string& expected) const {
     core::Diagnostic d;
-    d.file = path;
-    d.line = rec_line;
-    d.message = "unterminated quoted field";
+    d.file = path_;
+    d.line = line;
+    d.message = message;
+    d.expected = expected;
     throw core::InputError(d);
   }
-  if (any || !field.empty()) {
-    rec.push_back(field);
-    out.emplace_back(rec_line, rec);
-  }
-  return out;
-}
+
+  std::streambuf& buf_;
+  std::string path_;
+  long long max_bytes_;
+  std::string pending_;  ///< bytes read ahead that were not a byte-order mark
+  int line_ = 1;
+};
 
 const std::vector<std::string>& known_columns() {
   static const std::vector<std::string> cols = {
@@ -90,18 +116,17 @@ const std::vector<std::string>& known_columns() {
   return cols;
 }
 
-using Records = std::vector<std::pair<int, std::vector<std::string>>>;
 using Columns = std::map<std::string, size_t>;
 
-// Column name → index; unknown, duplicate or missing required columns are diagnostics.
-Columns read_header(const Records& recs, const std::string& path) {
+// Column name → index; an empty file, unknown, duplicate or missing required columns are
+// diagnostics.
+Columns read_header(bool any, const std::vector<std::string>& header, int line, const std::string& path) {
   core::Diagnostics diags;
-  if (recs.empty()) {
+  if (!any) {
     diags.error("", "empty file", path, "a header line and rows");
     diags.set_file(path);
     diags.throw_if_any();
   }
-  const auto& header = recs[0].second;
   Columns col;
   for (size_t i = 0; i < header.size(); ++i) {
     if (col.count(header[i])) {
@@ -120,7 +145,7 @@ Columns read_header(const Records& recs, const std::string& path) {
   if (diags.empty()) return col;
   core::Diagnostics located;
   for (auto d : diags.items()) {
-    d.line = recs[0].first;
+    d.line = line;
     located.add(d);
   }
   located.set_file(path);
@@ -224,27 +249,87 @@ Row read_row(const Columns& col, int line, const std::vector<std::string>& f, st
   return row;
 }
 
-}  // namespace
 
-std::vector<Row> read_csv(const std::string& path) {
-  const Records recs = parse_records(config::read_text_file(path, "CSV file"), path);
-  if (static_cast<long long>(recs.size()) - 1 > core::limits::kValidationRows)  // the last record, unterminated
-    core::fail_limit(path, "measurement rows", static_cast<long long>(recs.size()) - 1, core::limits::kValidationRows);
-  const Columns col = read_header(recs, path);
-  core::Diagnostics diags;
-  std::vector<Row> rows;
-  for (size_t r = 1; r < recs.size(); ++r) {
-    const auto& [line, fields] = recs[r];
+// Diagnostics a streamed check collects before it stops (a broken file of millions of rows
+// would otherwise hold one per row).
+constexpr size_t kStreamDiagnostics = 100;
+
+// The header, then rows with their diagnostics located at the file and line.
+class CsvRows {
+ public:
+  CsvRows(std::istream& in, const std::string& path, long long max_record_bytes, long long max_rows)
+      : records_(in, path, max_record_bytes), path_(path), max_rows_(max_rows) {
+    int line = 1;
+    const bool any = records_.next(header_, line);
+    col_ = read_header(any, header_, line, path);
+  }
+
+  /// The next row, its cell diagnostics added to `diags`; false at the end.
+  bool next(Row& row, core::Diagnostics& diags) {
+    std::vector<std::string> fields;
+    int line = 0;
+    if (!records_.next(fields, line)) return false;
+    if (++rows_ > max_rows_) core::fail_limit(path_, "measurement rows", rows_, max_rows_);
     core::Diagnostics rd;
-    rows.push_back(read_row(col, line, fields, recs[0].second.size(), rd));
+    row = read_row(col_, line, fields, header_.size(), rd);
     for (auto d : rd.items()) {
-      d.file = path;
+      d.file = path_;
       d.line = line;
       diags.add(d);
     }
+    return true;
   }
+
+ private:
+  RecordReader records_;
+  std::string path_;
+  long long max_rows_;
+  long long rows_ = 0;
+  std::vector<std::string> header_;
+  Columns col_;
+};
+
+}  // namespace csv_read
+
+using csv_read::CsvRows;
+
+std::vector<Row> read_csv(const std::string& path) {
+  std::istringstream text(config::read_text_file(path, "CSV file"));
+  CsvRows csv(text, path, core::limits::kCsvRecordBytes, core::limits::kValidationRows);
+  core::Diagnostics diags;
+  std::vector<Row> rows;
+  Row row;
+  while (csv.next(row, diags)) rows.push_back(std::move(row));
   diags.throw_if_any();
   return rows;
+}
+
+struct RowStream::Impl {
+  Impl(const std::string& path)
+      : file(core::open_regular_file(path, "CSV file")),
+        rows(file, path, core::limits::kCsvRecordBytes, core::limits::kValidationStreamRows) {}
+  std::ifstream file;
+  CsvRows rows;
+};
+
+RowStream::RowStream(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
+RowStream::~RowStream() = default;
+
+bool RowStream::next(Row& row) {
+  core::Diagnostics diags;
+  const bool more = impl_->rows.next(row, diags);
+  diags.throw_if_any();
+  return more;
+}
+
+void check_csv_stream(const std::string& path) {
+  std::ifstream file = core::open_regular_file(path, "CSV file");
+  CsvRows rows(file, path, core::limits::kCsvRecordBytes, core::limits::kValidationStreamRows);
+  core::Diagnostics diags;
+  Row row;
+  while (rows.next(row, diags))
+    if (diags.items().size() >= csv_read::kStreamDiagnostics) break;  // enough to act on; the rest after a fix
+  diags.throw_if_any();
 }
 
 }  // namespace xpusim::validation

@@ -38,49 +38,67 @@ std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx)
   return out;
 }
 
-namespace {
-KindSummary summarize_vec(const std::vector<const RowResult*>& rs) {
-  KindSummary k;
-  std::vector<double> errs;
-  for (const auto* r : rs) {
-    ++k.n;
-    switch (r->prediction.status) {
-      case Status::Ok:
-        ++k.ok;
-        errs.push_back(r->error_pct);
-        break;
-      case Status::Unsupported: ++k.unsupported; break;
-      case Status::Error: ++k.errors; break;
-    }
+void stream_rows(const std::string& path, const Context& ctx, std::size_t batch,
+                 const std::function<void(const std::vector<RowResult>&)>& sink) {
+  check_csv_stream(path);
+  RowStream stream(path);
+  std::vector<Row> rows;
+  Row row;
+  bool more = true;
+  while (more) {
+    rows.clear();
+    while (rows.size() < std::max<std::size_t>(1, batch) && (more = stream.next(row))) rows.push_back(std::move(row));
+    if (!rows.empty()) sink(run_all(rows, ctx));
   }
-  k.median_abs_error_pct = percentile(errs, 50);
-  k.p90_abs_error_pct = percentile(errs, 90);
-  double s = 0;
-  for (double e : errs) s += std::fabs(e);
-  k.mean_abs_error_pct = errs.empty() ? 0.0 : s / static_cast<double>(errs.size());
-  return k;
 }
-}  // namespace
+
+void SummaryBuilder::add(const RowResult& r) {
+  auto count = [&](Group& g) {
+    ++g.counts.n;
+    switch (r.prediction.status) {
+      case Status::Ok:
+        ++g.counts.ok;
+        g.errors.push_back(r.error_pct);
+        break;
+      case Status::Unsupported: ++g.counts.unsupported; break;
+      case Status::Error: ++g.counts.errors; break;
+    }
+  };
+  count(kinds_[r.row.kind]);
+  if (!catalog_) return;
+  std::string family = "unknown";
+  if (catalog_->has_system(r.row.system)) family = compute::family_of(catalog_->system(r.row.system).chip);
+  count(families_[r.row.kind + "/" + family]);
+}
+
+std::map<std::string, KindSummary> SummaryBuilder::finish(const std::map<std::string, Group>& groups) {
+  std::map<std::string, KindSummary> out;
+  for (const auto& [name, g] : groups) {
+    KindSummary k = g.counts;
+    k.median_abs_error_pct = percentile(g.errors, 50);
+    k.p90_abs_error_pct = percentile(g.errors, 90);
+    double s = 0;
+    for (double e : g.errors) s += std::fabs(e);
+    k.mean_abs_error_pct = g.errors.empty() ? 0.0 : s / static_cast<double>(g.errors.size());
+    out[name] = k;
+  }
+  return out;
+}
+
+std::map<std::string, KindSummary> SummaryBuilder::kinds() const { return finish(kinds_); }
+std::map<std::string, KindSummary> SummaryBuilder::families() const { return finish(families_); }
 
 std::map<std::string, KindSummary> summarize(const std::vector<RowResult>& results) {
-  std::map<std::string, std::vector<const RowResult*>> by;
-  for (const auto& r : results) by[r.row.kind].push_back(&r);
-  std::map<std::string, KindSummary> out;
-  for (const auto& [k, v] : by) out[k] = summarize_vec(v);
-  return out;
+  SummaryBuilder b(nullptr);
+  for (const auto& r : results) b.add(r);
+  return b.kinds();
 }
 
 std::map<std::string, KindSummary> summarize_by_family(const std::vector<RowResult>& results,
                                                        const hw::Catalog& catalog) {
-  std::map<std::string, std::vector<const RowResult*>> by;
-  for (const auto& r : results) {
-    std::string family = "unknown";
-    if (catalog.has_system(r.row.system)) family = compute::family_of(catalog.system(r.row.system).chip);
-    by[r.row.kind + "/" + family].push_back(&r);
-  }
-  std::map<std::string, KindSummary> out;
-  for (const auto& [k, v] : by) out[k] = summarize_vec(v);
-  return out;
+  SummaryBuilder b(&catalog);
+  for (const auto& r : results) b.add(r);
+  return b.families();
 }
 
 std::string default_public_file(const std::string& data_dir) { return data_dir + "/validation/public.csv"; }

@@ -53,12 +53,14 @@ const std::set<std::string> kUnitless = {
     // sweep: a point's number
     "index",
     // NVLink Fusion (docs/fusion.md): fractions of time in [0, 1], counts
-    "utilisation", "idle_fraction", "bubble_fraction", "stages", "transfers"};
+    "utilisation", "idle_fraction", "bubble_fraction", "stages", "transfers",
+    // mixed training, interleaved across the kinds: layers per chunk, boundary crossings
+    "chunk_layers", "crossings_per_micro_batch"};
 // Counts among the unitless names: printed as integers.
 const std::set<std::string> kCounts = {"chips", "tp", "pp", "dp", "requests", "events", "tokens_per_step",
                                        "spares", "runs", "largest_useful_chips",
                                        "train_tokens", "n", "ok", "preemptions", "timed_out_requests", "index",
-                                       "stages", "transfers"};
+                                       "stages", "transfers", "chunk_layers", "crossings_per_micro_batch"};
 
 bool has_unit_word(const std::string& key) {
   std::stringstream ss(key);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/result.h"
@@ -27,6 +28,10 @@ struct DocumentLimits {
 /// leading UTF-8 byte-order mark dropped. `what` names the kind of file in the diagnostic of a
 /// missing one ("an existing, readable <what>").
 std::string read_text_file(const std::string& path, const std::string& what = "file");
+
+/// Offset of the first byte of `s` that does not start a well-formed UTF-8 sequence, or npos
+/// (the check read_text_file makes; streamed readers make it per record).
+std::size_t invalid_utf8_at(std::string_view s);
 
 /// Reads a JSON file. Missing file or malformed JSON throws InputError naming the file and,
 /// for syntax errors, the line and column.

@@ -3,10 +3,15 @@
 // (/dev/zero), a FIFO or a missing file is a diagnostic, and a file over the reader's size
 // limit is refused before any byte is read (docs/errors.md, "Limits").
 
+#include <fstream>
 #include <string>
 #include <string_view>
 
 namespace xpusim::core {
+
+/// The regular file `path` opened for reading (binary); throws InputError for a directory, a
+/// device, a FIFO or a missing or unreadable file. `what` as for read_regular_file.
+std::ifstream open_regular_file(const std::string& path, const std::string& what);
 
 /// The bytes of the regular file `path` of at most `max_bytes` bytes; throws InputError
 /// otherwise. `what` names the kind of file expected ("an existing, readable <what>").

@@ -30,6 +30,11 @@ inline constexpr double kStragglerSlowdown = 100.0;
 /// Rows of one validation or calibration CSV: each is simulated, and cross-validation refits
 /// over all of them (the public file has 144).
 inline constexpr long long kValidationRows = 100'000;
+/// Rows of a validation CSV that `validate` streams (without --cv or --html: each row is
+/// predicted and written out, only its error is kept for the summary: 8 bytes a row).
+inline constexpr long long kValidationStreamRows = 10'000'000;
+/// Bytes of one CSV record (a row with its quoted notes) while streaming.
+inline constexpr long long kCsvRecordBytes = 1LL << 20;
 // Tensor files (.npy, .safetensors).
 inline constexpr long long kTensorFileBytes = 16LL << 30;   ///< 16 GiB read into memory
 inline constexpr long long kTensorRank = 32;

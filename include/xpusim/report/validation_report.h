@@ -2,11 +2,13 @@
 // Rendering of a validation run (per row predicted vs measured, per kind and family summaries):
 // text and JSON (DESIGN.md's stable `validate --json` keys). Computes nothing new.
 
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "xpusim/report/json_convention.h"
 #include "xpusim/validation/summary.h"
+#include "xpusim/validation/trust.h"
 
 namespace xpusim::report {
 
@@ -26,5 +28,31 @@ Json validation_document(const Provenance& provenance, const std::string& file,
 /// The table, the summaries (per kind and per kind/family) and the rows not predicted.
 std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                             const std::vector<validation::RowResult>* cv = nullptr);
+
+/// `validate` without --cv or --html, one batch of rows at a time: each row is written as it
+/// arrives and only its error is kept, for the summary at the end (docs/validation.md,
+/// "Streaming"). The JSON is byte-identical to validation_document with add_row_trust, the text
+/// to validation_text.
+class ValidationStream {
+ public:
+  ValidationStream(std::ostream& out, bool json, const Provenance& provenance, const std::string& file,
+                   const hw::Catalog& catalog, const validation::TrustData& trust, std::string models_dir);
+  void add(const std::vector<validation::RowResult>& batch);
+  /// The summaries (and, in text, the rows not predicted); the document is complete after it.
+  void finish();
+
+ private:
+  std::ostream& out_;
+  bool json_;
+  Provenance provenance_;
+  std::string file_;
+  const hw::Catalog& catalog_;
+  const validation::TrustData& trust_;
+  std::string models_dir_;
+  validation::SummaryBuilder summary_;
+  long long rows_ = 0;
+  std::vector<validation::RowResult> not_predicted_;  ///< text: the first 1,000, listed after the summary
+  long long more_not_predicted_ = 0;                  ///< text: counted beyond them
+};
 
 }  // namespace xpusim::report

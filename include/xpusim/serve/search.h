@@ -26,6 +26,8 @@ struct SearchSpec {
   std::vector<int> tp_candidates;
   /// max_num_seqs values to try per engine.
   std::vector<long long> max_num_seqs_candidates = {64, 256};
+  /// Heterogeneous search: prefill:decode engines per slice to try.
+  std::vector<std::pair<int, int>> pool_ratios = {{1, 1}, {1, 2}, {2, 1}, {1, 3}, {3, 1}, {1, 4}, {4, 1}, {2, 3}, {3, 2}};
 };
 
 struct PlanCandidate {
@@ -59,7 +61,7 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env);
 
 /// Heterogeneous disaggregation (spec.base names prefill_system and decode_system): the
 /// deployment of slices of P prefill engines on the prefill system and D decode engines on the
-/// decode system (the same tp in both pools, P:D from a fixed list of ratios) with the lowest
+/// decode system (the same tp in both pools, P:D from spec.pool_ratios) with the lowest
 /// price per hour that meets the rate within the SLOs (ties: fewer chips, then lower $ per M
 /// tokens). Every ratio, tp and batch limit tried is in `tried`.
 SearchResult search_hetero(const SearchSpec& spec, const ServeEnv& env);
@@ -68,9 +70,6 @@ SearchResult search_hetero(const SearchSpec& spec, const ServeEnv& env);
 /// prefill system and on the decode system (same load, SLOs and model), so that a user sees
 /// whether mixing the two kinds pays.
 std::vector<SearchResult> compare_hetero(const SearchSpec& spec, const ServeEnv& env);
-
-/// The pool ratios search_hetero tries, prefill:decode engines per slice.
-std::vector<std::pair<int, int>> hetero_pool_ratios();
 
 /// search_plan on each system with the same load; systems that cannot serve it are listed
 /// with found = false and the reason in best.note.

@@ -4,6 +4,7 @@
 // framework would get, and says which in Prediction::assumptions.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,7 +51,32 @@ struct Context {
 };
 
 /// Reads a validation CSV; malformed rows/unknown columns are InputError diagnostics with line.
+/// At most core::limits::kValidationRows rows in a file of at most the config file size
+/// (cross-validation and calibration hold every row).
 std::vector<Row> read_csv(const std::string& path);
+
+/// A validation CSV read row by row with read_csv's checks and memory flat in the rows (at most
+/// core::limits::kValidationStreamRows rows of at most kCsvRecordBytes each; no file size
+/// limit): `validate` without --cv or --html streams through it (docs/validation.md, "Streaming").
+class RowStream {
+ public:
+  /// Opens `path` (a regular file) and reads its header; InputError on a bad header.
+  explicit RowStream(const std::string& path);
+  ~RowStream();
+  RowStream(const RowStream&) = delete;
+  RowStream& operator=(const RowStream&) = delete;
+  /// The next row; false at the end. A malformed record or bad cells are an InputError with
+  /// the file and line.
+  bool next(Row& row);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Reads every row of `path` as RowStream does without keeping any, and throws one InputError
+/// with the diagnostics found (the first 100), so that a stream starts only on a clean file.
+void check_csv_stream(const std::string& path);
 
 /// Train rows (engine/), infer rows (serve/).
 Prediction predict_train(const Row& row, const Context& ctx);

@@ -1,6 +1,7 @@
 #pragma once
 // Running every row of a validation file and summarising the errors per kind.
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,6 +28,33 @@ struct KindSummary {
 RowResult predict_row(const Row& row, const Context& ctx);
 /// Predicts every row (train rows with predict_train, infer rows with predict_infer).
 std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx);
+/// Streams `path` (check_csv_stream first, then RowStream) and predicts its rows `batch` at a
+/// time (in parallel within a batch), handing each batch to `sink` in file order: memory flat
+/// in the rows of the file.
+void stream_rows(const std::string& path, const Context& ctx, std::size_t batch,
+                 const std::function<void(const std::vector<RowResult>&)>& sink);
+
+/// The summaries of rows added one at a time: counts and the errors of the ok rows (8 bytes a
+/// row, for the exact percentiles) per kind and per "kind/family". summarize and
+/// summarize_by_family are this over a vector.
+class SummaryBuilder {
+ public:
+  explicit SummaryBuilder(const hw::Catalog* catalog) : catalog_(catalog) {}
+  void add(const RowResult& r);
+  std::map<std::string, KindSummary> kinds() const;
+  /// Empty without a catalog.
+  std::map<std::string, KindSummary> families() const;
+
+ private:
+  struct Group {
+    KindSummary counts;
+    std::vector<double> errors;
+  };
+  static std::map<std::string, KindSummary> finish(const std::map<std::string, Group>& groups);
+  const hw::Catalog* catalog_;
+  std::map<std::string, Group> kinds_, families_;
+};
+
 /// Per kind ("train", "infer"): counts and |error| statistics over the ok rows.
 std::map<std::string, KindSummary> summarize(const std::vector<RowResult>& results);
 /// Per "kind/family" (family from compute::family_of of the row's chip; "unknown" when the

@@ -479,7 +479,7 @@ TEST(Search, SlosMissedUnloadedEndTheSearchWithoutClimbingTheSliceCounts) {
   EXPECT_FALSE(r.found);
   EXPECT_NE(r.best.note.find("misses the SLOs unloaded"), std::string::npos) << r.best.note;
   // One probe per tp and ratio, each recorded with its latencies.
-  EXPECT_EQ(r.tried.size(), s.tp_candidates.size() * xs::hetero_pool_ratios().size());
+  EXPECT_EQ(r.tried.size(), s.tp_candidates.size() * s.pool_ratios.size());
   for (const auto& c : r.tried) EXPECT_GT(c.ttft_p90_ms, 1.0);
 }
 
