@@ -25,9 +25,11 @@ namespace csv_read {
 // unterminated quote is an InputError naming the file and line.
 class RecordReader {
  public:
-  RecordReader(std::istream& in, std::string path, long long max_record_bytes)
+  /// `strip_bom`: a leading UTF-8 byte-order mark is skipped (false for text whose mark the
+  /// file reader already removed).
+  RecordReader(std::istream& in, std::string path, long long max_record_bytes, bool strip_bom)
       : buf_(*in.rdbuf()), path_(std::move(path)), max_bytes_(max_record_bytes) {
-    if (buf_.sgetc() == 0xEF) {  // a UTF-8 byte-order mark
+    if (strip_bom && buf_.sgetc() == 0xEF) {  // a UTF-8 byte-order mark
       std::string bom(3, '\0');
       const auto got = buf_.sgetn(bom.data(), 3);
       if (got != 3 || bom != "\xEF\xBB\xBF") pending_ = bom.substr(0, static_cast<size_t>(got));
@@ -257,8 +259,8 @@ constexpr size_t kStreamDiagnostics = 100;
 // The header, then rows with their diagnostics located at the file and line.
 class CsvRows {
  public:
-  CsvRows(std::istream& in, const std::string& path, long long max_record_bytes, long long max_rows)
-      : records_(in, path, max_record_bytes), path_(path), max_rows_(max_rows) {
+  CsvRows(std::istream& in, const std::string& path, long long max_record_bytes, long long max_rows, bool strip_bom)
+      : records_(in, path, max_record_bytes, strip_bom), path_(path), max_rows_(max_rows) {
     int line = 1;
     const bool any = records_.next(header_, line);
     col_ = read_header(any, header_, line, path);
@@ -295,7 +297,7 @@ using csv_read::CsvRows;
 
 std::vector<Row> read_csv(const std::string& path) {
   std::istringstream text(config::read_text_file(path, "CSV file"));
-  CsvRows csv(text, path, core::limits::kCsvRecordBytes, core::limits::kValidationRows);
+  CsvRows csv(text, path, core::limits::kCsvRecordBytes, core::limits::kValidationRows, false);
   core::Diagnostics diags;
   std::vector<Row> rows;
   Row row;
@@ -307,7 +309,7 @@ std::vector<Row> read_csv(const std::string& path) {
 struct RowStream::Impl {
   Impl(const std::string& path)
       : file(core::open_regular_file(path, "CSV file")),
-        rows(file, path, core::limits::kCsvRecordBytes, core::limits::kValidationStreamRows) {}
+        rows(file, path, core::limits::kCsvRecordBytes, core::limits::kValidationStreamRows, true) {}
   std::ifstream file;
   CsvRows rows;
 };
@@ -324,7 +326,7 @@ bool RowStream::next(Row& row) {
 
 void check_csv_stream(const std::string& path) {
   std::ifstream file = core::open_regular_file(path, "CSV file");
-  CsvRows rows(file, path, core::limits::kCsvRecordBytes, core::limits::kValidationStreamRows);
+  CsvRows rows(file, path, core::limits::kCsvRecordBytes, core::limits::kValidationStreamRows, true);
   core::Diagnostics diags;
   Row row;
   while (rows.next(row, diags))
