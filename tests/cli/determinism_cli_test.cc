@@ -80,7 +80,13 @@ const Command kCommands[] = {
                      "--in-len 256 --out-len 32"},
     Command{"serve_search", "serve --search --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 2 "
                             "--requests 100 --in-len 256 --out-len 32"},
+    Command{"serve_search_hetero", "serve --search --prefill-system gb300-fusion-mixed-rack --decode-system "
+                                   "trn4-fusion-mixed-rack --model llama3.1-8b --precision fp8 --rate 4 "
+                                   "--requests 100 --in-len 256 --out-len 32"},
+    Command{"train_mix_interleaved", "train --model llama3.1-8b --tp 2 --micro-batch 1 --global-batch 16 --seq-len 4096 "
+                                     "--vpp 2 --mix trn4-fusion-mixed-rack:4,gb300-fusion-mixed-rack:4"},
     Command{"validate", "validate"},
+    Command{"validate_json", "validate --json"},
     Command{"calibration_show", "calibration show"},
     Command{"claims", "claims --price 4 --tdp 900"},
     Command{"collective", "collective --system gb300-nvl72 --chips 72 --op all-to-all --bytes 1073741824"},
