@@ -59,6 +59,15 @@ core::ByteRate ChipModel::achievable_hbm() const {
 
 core::Seconds ChipModel::memory_time(core::Bytes b) const { return b / achievable_hbm(); }
 
+core::Seconds ChipModel::psum_readout_time(double elements) const {
+  if (!chip_.neuron || elements <= 0) return core::Seconds{};
+  const auto& nc = *chip_.neuron;
+  const double per_core = static_cast<double>(nc.vector_lanes_fp32) * nc.vector_clock.value.base() +
+                          static_cast<double>(nc.scalar_lanes_fp32) * nc.scalar_clock.value.base();
+  if (per_core <= 0 || nc.cores_per_chip <= 0) return core::Seconds{};
+  return core::seconds(elements / (per_core * static_cast<double>(nc.cores_per_chip)));
+}
+
 double ChipModel::gemm_utilisation(const workload::Op& op, Dtype d) const {
   const double m = static_cast<double>(op.m), n = static_cast<double>(op.n),
                k = static_cast<double>(op.k);
@@ -121,16 +130,21 @@ OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) co
       double bytes = kn * wb + (mk + mn) * act_b;
       if (bwd) bytes = 2.0 * bytes + kn * 4.0;  // read W, dY, X; write dX, dW (fp32 accumulate)
       const core::Seconds tm = memory_time(core::bytes(bytes));
+      // Trainium: the fp32 accumulators are read out of PSUM by VectorE/ScalarE, once per output
+      // element: m·n forward; m·k (dgrad) and k·n (wgrad) backward. Bound below K ≈ 100 (bf16) to
+      // 350 (MX) per core, where the array outpaces the read-out (docs/calibration.md).
+      const core::Seconds tpsum = psum_readout_time(bwd ? (mk + kn) : mn);
       // Low-precision GEMMs need their activation inputs quantised by separate kernels (read
       // bf16, write the 1-byte format: 3 bytes per element): X forward; dY and Xᵀ backward.
       double cast = 0.0;
       if (is_low_precision(d)) cast = (bwd ? (mn + mk) : mk) * 3.0;
-      out.time = core::max(tc, tm) + memory_time(core::bytes(cast)) +
+      out.time = core::max(core::max(tc, tm), tpsum) + memory_time(core::bytes(cast)) +
                  cal_.kernel_overhead * (bwd ? 2.0 : 1.0) * (cast > 0 ? 2.0 : 1.0);
       bytes += cast;
       out.flops = core::flops(f);
       out.hbm_bytes = core::bytes(bytes);
       out.compute_bound = tc >= tm;
+      out.psum_bound = tpsum > core::max(tc, tm);
       break;
     }
     case workload::OpKind::Attention: {

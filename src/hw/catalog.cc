@@ -287,6 +287,9 @@ NeuronCoreSpec parse_neuron(const Json& obj, const std::string& path, core::Diag
   n.vector_lanes_bf16 = as_int(r.integer("vector_lanes_bf16", 1), 0);
   n.scalar_clock = sourced_or_empty(r.quantity<core::Hertz>("scalar_clock"));
   n.scalar_lanes_bf16 = as_int(r.integer("scalar_lanes_bf16", 1), 0);
+  // Optional (a user's own Neuron chip may leave them out): PSUM read-out rates.
+  n.vector_lanes_fp32 = as_int(r.integer("vector_lanes_fp32", 1, false), 0);
+  n.scalar_lanes_fp32 = as_int(r.integer("scalar_lanes_fp32", 1, false), 0);
   n.sbuf_per_core = sourced_or_empty(r.quantity<core::Bytes>("sbuf_per_core"));
   n.dma_per_core = sourced_or_empty(r.quantity<core::ByteRate>("dma_per_core"));
   n.dma_fixed_latency = sourced_or_empty(r.quantity<core::Seconds>("dma_fixed_latency"));

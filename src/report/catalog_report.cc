@@ -118,6 +118,8 @@ Json chip_json(const hw::ChipSpec& c) {
     nj["vector_lanes_bf16"] = n.vector_lanes_bf16;
     nj["scalar_clock_ghz"] = core::to_ghz(n.scalar_clock.value);
     nj["scalar_lanes_bf16"] = n.scalar_lanes_bf16;
+    nj["vector_lanes_fp32"] = n.vector_lanes_fp32;
+    nj["scalar_lanes_fp32"] = n.scalar_lanes_fp32;
     nj["sbuf_per_core_mib"] = core::to_bytes(n.sbuf_per_core.value) / 1048576.0;
     nj["dma_per_core_gb_s"] = core::to_gbps(n.dma_per_core.value);
     nj["dma_fixed_latency_us"] = core::to_us(n.dma_fixed_latency.value);

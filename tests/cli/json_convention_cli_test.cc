@@ -39,6 +39,7 @@ const std::set<std::string> kUnitless = {
     // catalog: counts and ratios of the hardware
     "chips_per_node", "chips_per_domain", "max_chips", "size", "shape", "tiers", "oversubscription", "cores_per_chip",
     "pe_rows", "pe_cols", "tensor_rate_multiplier", "psum_free_dim", "vector_lanes_bf16", "scalar_lanes_bf16",
+    "vector_lanes_fp32", "scalar_lanes_fp32",
     "sm_count", "tensor_tile_m", "tensor_tile_n",
     // model: shape dimensions and parameter counts
     "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "max_position", "sliding_window", "experts",

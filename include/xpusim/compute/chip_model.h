@@ -22,6 +22,7 @@ struct OpTime {
   core::Flops flops;       ///< FLOPs executed
   core::Bytes hbm_bytes;   ///< bytes moved to/from HBM
   bool compute_bound = true;
+  bool psum_bound = false;  ///< Trainium: the PSUM read-out, not the array or HBM, set the time
   core::Dtype dtype = core::Dtype::Bf16;  ///< math dtype actually used
 };
 
@@ -54,6 +55,10 @@ class ChipModel {
   core::ByteRate achievable_hbm() const;
   /// Streaming `bytes` through HBM (weights of a memory-bound decode, optimizer updates).
   core::Seconds memory_time(core::Bytes bytes) const;
+  /// Trainium: the time VectorE and ScalarE of every NeuronCore take to read `elements` fp32
+  /// accumulators out of PSUM (each output element of a matmul once, after its K accumulation);
+  /// zero on GPUs or when the catalog gives no fp32 lane counts.
+  core::Seconds psum_readout_time(double elements) const;
   const hw::ChipSpec& chip() const { return chip_; }
   const Calibration& calibration() const { return cal_; }
 

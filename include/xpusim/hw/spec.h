@@ -50,8 +50,12 @@ struct NeuronCoreSpec {
   int psum_free_dim = 512;                     ///< max moving free dimension per matmul
   Sourced<core::Hertz> vector_clock;
   int vector_lanes_bf16 = 0;                   ///< elements per cycle for bf16
+  /// VectorE elements per cycle for fp32 (and the other non-16-bit types): the rate at which it
+  /// reads PSUM's fp32 accumulators out; 0 = not catalogued (no PSUM read-out bound).
+  int vector_lanes_fp32 = 0;
   Sourced<core::Hertz> scalar_clock;
   int scalar_lanes_bf16 = 0;
+  int scalar_lanes_fp32 = 0;                   ///< ScalarE elements per cycle for fp32 (PSUM reads)
   Sourced<core::Bytes> sbuf_per_core;
   Sourced<core::ByteRate> dma_per_core;
   Sourced<core::Seconds> dma_fixed_latency;

@@ -90,6 +90,54 @@ TEST(ChipModel, TrainiumTileQuantisationOnTheContraction) {
   EXPECT_NEAR(per_flop_ragged / per_flop_full, 256.0 / 129.0, 0.01);
 }
 
+// PSUM read-out: VectorE and ScalarE read each fp32 accumulator once. A chip whose engines read
+// slowly (a user's own NeuronCore with one VectorE lane for fp32 and no ScalarE) is bound by it:
+// time = m·n / (cores × 1 × VectorE clock) forward, (m·k + k·n) / the same backward.
+TEST(ChipModel, TrainiumPsumReadOutBoundsAGemmWhenTheEnginesReadSlowly) {
+  hw::ChipSpec chip = catalog().chip("trainium2");
+  chip.neuron->vector_lanes_fp32 = 1;
+  chip.neuron->scalar_lanes_fp32 = 0;
+  const compute::ChipModel m(chip, compute::calibration_for(chip, shipped()));
+  const long long M = 4096, N = 4096, K = 256;
+  const double rate = chip.neuron->vector_clock.value.base() * chip.neuron->cores_per_chip;
+  const auto fwd = m.time(gemm(M, N, K), prec(Dtype::Bf16), compute::Pass::Forward);
+  EXPECT_TRUE(fwd.psum_bound);
+  EXPECT_NEAR(core::to_seconds(fwd.time - m.calibration().kernel_overhead), double(M) * N / rate, 1e-12);
+  const auto bwd = m.time(gemm(M, N, K), prec(Dtype::Bf16), compute::Pass::Backward);
+  EXPECT_TRUE(bwd.psum_bound);
+  EXPECT_NEAR(core::to_seconds(bwd.time - m.calibration().kernel_overhead * 2.0), (double(M) * K + double(K) * N) / rate,
+              1e-12);
+  EXPECT_DOUBLE_EQ(core::to_seconds(m.psum_readout_time(1e6)), 1e6 / rate);
+}
+
+// On every shipped NeuronCore the read-out keeps up with the array from one full contraction
+// tile (128 rows × the dtype's row multiplier) upwards at the calibrated rate; on v3 and v4 even
+// at the array's peak: the threshold K* = peak / (2 × read-out rate) is 104 (v3 bf16), 203 (v3
+// fp8) and 341 (v4 MX) against tiles of 128, 256 and 512 (v2: 147 against 128, so only above 87%
+// of peak).
+TEST(ChipModel, ShippedNeuronCoresNeverWaitOnPsumFromAFullContractionTile) {
+  for (const auto& [id, d] : std::vector<std::pair<std::string, Dtype>>{{"trainium1", Dtype::Bf16},
+                                                                        {"trainium2", Dtype::Bf16},
+                                                                        {"trainium2", Dtype::Fp8},
+                                                                        {"trainium3", Dtype::Mxfp8},
+                                                                        {"trainium3", Dtype::Bf16}}) {
+    const auto& chip = catalog().chip(id);
+    const compute::ChipModel m(chip, compute::calibration_for(chip, shipped()));
+    ASSERT_GT(chip.neuron->vector_lanes_fp32, 0) << id;
+    const long long tile = 128LL * chip.neuron->tensor_rate_multiplier.at(d);
+    for (long long k : {tile, 2 * tile, 8 * tile}) {
+      EXPECT_FALSE(m.time(gemm(4096, 4096, k), prec(d), compute::Pass::Forward).psum_bound) << id << " k " << k;
+      EXPECT_FALSE(m.time(gemm(4096, 4096, k), prec(d), compute::Pass::Backward).psum_bound) << id << " k " << k;
+    }
+    if (id == "trainium1") continue;  // at the peak v2 would wait (K* 147 > 128): the calibrated rate does not
+    // At the array's peak (no calibration factors) the read-out still keeps up with a full tile.
+    const double peak_per_core = chip.peak_for(d).base() / chip.neuron->cores_per_chip;
+    const double readout = chip.neuron->vector_lanes_fp32 * chip.neuron->vector_clock.value.base() +
+                           chip.neuron->scalar_lanes_fp32 * chip.neuron->scalar_clock.value.base();
+    EXPECT_LT(peak_per_core / (2.0 * readout), static_cast<double>(tile)) << id;
+  }
+}
+
 // Trainium3 runs MXFP4 at the MXFP8 rate (formats.md §1.9): same GEMM time; fewer weight bytes.
 TEST(ChipModel, Trainium3Mxfp4AtTheMxfp8Rate) {
   const auto& chip = catalog().chip("trainium3");
