@@ -39,8 +39,8 @@ Claim claim_speed(const Runs& r) {
            "per chip: Trn3 MXFP8 at " + pct(mfu_pct(tp(r, "gen2/mxfp8"))) + " MFU of 2,517 TF vs Trn2 FP8 at " +
                pct(mfu_pct(tp(r, "trn2/fp8"))) + " of 1,299 TF: MX doubles the peak, not the delivered rate",
            "precision: in BF16 the two chips have the same peak (671 vs 667 TF), so the BF16 gain is chips, HBM and fabric",
-           "software stack: Trainium efficiency is fitted on Trn1/Trn2 rows and carried to Trn3 (issue 10 item 1, the "
-           "engine-level NeuronCore model, is not built yet)"};
+           "software stack: Trainium efficiency is fitted on Trn1/Trn2 rows and carried to Trn3 through the NeuronCore "
+           "model (TensorE tiles with MX quad-row, VectorE, PSUM read-out, HBM, NeuronLink); no Trn3 run is public"};
   c.figures = {{"trn3_gen2_mxfp8_tokens_per_s", tps(r, "gen2/mxfp8")}, {"trn2_fp8_tokens_per_s", tps(r, "trn2/fp8")},
                {"trn3_gen2_mxfp8_mfu_pct", mfu_pct(tp(r, "gen2/mxfp8"))}, {"trn2_fp8_mfu_pct", mfu_pct(tp(r, "trn2/fp8"))}};
   return c;

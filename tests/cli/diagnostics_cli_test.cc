@@ -81,8 +81,6 @@ void expect_bad_input(const CliRun& r, const std::vector<std::string>& parts) {
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
-}  // namespace
-
 // --- unknown ids -------------------------------------------------------------------------------
 
 TEST_F(DiagnosticsCli, UnknownSystemShowsClosestMatch) {
@@ -289,3 +287,5 @@ TEST_F(DiagnosticsCli, PlanThatDoesNotFitExits1InJsonToo) {
   EXPECT_NE(r.out.find("\"fits\": false"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("out of memory"), std::string::npos) << r.out;
 }
+
+}  // namespace
