@@ -179,19 +179,13 @@ std::string validation_text(const std::vector<validation::RowResult>& results, c
 
 namespace {
 
-// The document with placeholders for the rows and the summary, split around them.
-struct DocumentFrame {
-  std::string head;   ///< up to and including `"rows": `
-  std::string tail;   ///< after the rows' closing bracket, with the summary placeholder
-};
-
 // Rows not predicted that a streamed text report lists by name (the rest are counted).
 constexpr size_t kListedNotPredicted = 1000;
 
 constexpr const char* kRowsMark = "@@xpusim-rows@@";
 constexpr const char* kSummaryMark = "\"@@xpusim-summary@@\"";
 
-DocumentFrame frame_of(const Provenance& provenance, const std::string& file) {
+ValidationStream::Frame frame_of(const Provenance& provenance, const std::string& file) {
   Json inputs{{"file", file}, {"cv", false}};
   const std::string text =
       document("validate", provenance, inputs, Json{{"rows", Json::array({kRowsMark})}, {"summary", "@@xpusim-summary@@"}})
@@ -199,7 +193,7 @@ DocumentFrame frame_of(const Provenance& provenance, const std::string& file) {
   const std::string rows_key = "\"rows\": ";
   const size_t at = text.find(rows_key);
   const size_t close = text.find("\n  ]", at);
-  return DocumentFrame{text.substr(0, at + rows_key.size()), text.substr(close + 4)};
+  return ValidationStream::Frame{text.substr(0, at + rows_key.size()), text.substr(close + 4)};
 }
 
 // `text` with every line after the first indented by `spaces`.
@@ -219,7 +213,9 @@ std::string indented(const std::string& text, int spaces) {
 ValidationStream::ValidationStream(std::ostream& out, bool json, const Provenance& provenance, const std::string& file,
                                    const hw::Catalog& catalog, const validation::TrustData& trust, std::string models_dir)
     : out_(out), json_(json), provenance_(provenance), file_(file), catalog_(catalog), trust_(trust),
-      models_dir_(std::move(models_dir)), summary_(&catalog) {}
+      models_dir_(std::move(models_dir)), summary_(&catalog) {
+  if (json_) frame_ = frame_of(provenance, file);
+}
 
 void ValidationStream::add(const std::vector<validation::RowResult>& batch) {
   for (const auto& r : batch) summary_.add(r);
@@ -244,7 +240,7 @@ void ValidationStream::add(const std::vector<validation::RowResult>& batch) {
   Json doc{{"rows", Json::array()}};
   for (const auto& r : batch) doc["rows"].push_back(row_json(r));
   add_row_trust(doc, batch, trust_, catalog_, models_dir_);
-  if (rows_ == 0) out_ << frame_of(provenance_, file_).head << "[\n";
+  if (rows_ == 0) out_ << frame_.head << "[\n";
   for (const auto& row : doc["rows"]) out_ << (rows_++ ? ",\n    " : "    ") << indented(row.dump(2), 4);
 }
 
@@ -259,9 +255,8 @@ void ValidationStream::finish() {
     if (more_not_predicted_ > 0) out_ << "  ... and " << more_not_predicted_ << " more rows not predicted\n";
     return;
   }
-  const DocumentFrame frame = frame_of(provenance_, file_);
-  out_ << (rows_ == 0 ? frame.head + "[]" : std::string("\n  ]"));
-  std::string tail = frame.tail;
+  out_ << (rows_ == 0 ? frame_.head + "[]" : std::string("\n  ]"));
+  std::string tail = frame_.tail;
   tail.replace(tail.find(kSummaryMark), std::string(kSummaryMark).size(),
                indented(summary_json_of(kinds, families, nullptr, nullptr).dump(2), 2));
   out_ << tail << "\n";

@@ -35,72 +35,76 @@ void score(PlanCandidate& c, const ServeReport& rep, const SearchSpec& spec, con
 
 double price_per_hour(const hw::SystemSpec& sys) { return core::to_dollars_per_hour(sys.price_per_chip_hour.value); }
 
-// One engine (or one prefill+decode pair) at its share of the rate.
-PlanCandidate evaluate(const SearchSpec& spec, const ServeEnv& env, int tp, int ep, long long seqs,
-                       long long engines, long long prefill_engines, long long requests) {
-  PlanCandidate c;
-  c.tp = tp;
-  c.ep = ep;
-  c.max_num_seqs = seqs;
+// What every candidate of a search varies besides the slices: tp, ep and the batch limit.
+struct Layout {
+  int tp = 1, ep = 1;
+  long long seqs = 0;
+};
+
+// One slice of the deployment, at its share of the rate: the layout on spec.base's systems.
+ServeScenario slice_scenario(const SearchSpec& spec, const Layout& l, long long slices, long long requests) {
   ServeScenario sc = spec.base;
-  sc.tp = tp;
-  sc.ep = ep;
+  sc.tp = l.tp;
+  sc.ep = l.ep;
   sc.pp = 1;
-  sc.max_num_seqs = seqs;
-  const long long unit = static_cast<long long>(tp) * (prefill_engines > 0 ? prefill_engines + 1 : 1);
-  // Simulate a slice: `prefill_engines` prefill engines feeding one decode engine (or one
-  // colocated engine) at the matching share of the rate; the deployment is `engines` slices.
-  sc.chips = unit;
-  sc.prefill_chips = prefill_engines > 0 ? prefill_engines * tp : 0;
+  sc.max_num_seqs = l.seqs;
   sc.load.arrival = ArrivalKind::Poisson;
-  sc.load.rate_per_s = spec.rate_per_s / static_cast<double>(engines);
+  sc.load.rate_per_s = spec.rate_per_s / static_cast<double>(slices);
   sc.load.requests = requests;
-  auto rep = run_scenario(sc, env);
-  c.chips = unit * engines;
-  c.prefill_chips = sc.prefill_chips * engines;
-  c.dollars_per_hour = static_cast<double>(c.chips) * price_per_hour(env.catalog->system(sc.system, "system"));
+  return sc;
+}
+
+// Simulates the slice and scores the candidate (or records why the slice cannot run).
+PlanCandidate simulated(PlanCandidate c, const ServeScenario& slice, const SearchSpec& spec, const ServeEnv& env) {
+  auto rep = run_scenario(slice, env);
   if (!rep) {
     c.note = rep.error();
     return c;
   }
-  score(c, *rep, spec, env, sc.load.rate_per_s);
+  score(c, *rep, spec, env, slice.load.rate_per_s);
   return c;
 }
 
-// Slices of `prefill` prefill engines on spec.base.prefill_system and `decode` decode engines on
-// spec.base.decode_system (tp chips each); the deployment is `slices` of them.
-PlanCandidate evaluate_hetero(const SearchSpec& spec, const ServeEnv& env, int tp, int ep, long long seqs,
-                              std::pair<int, int> ratio, long long slices, long long requests) {
+PlanCandidate candidate_of(const Layout& l) {
   PlanCandidate c;
-  c.tp = tp;
-  c.ep = ep;
-  c.max_num_seqs = seqs;
+  c.tp = l.tp;
+  c.ep = l.ep;
+  c.max_num_seqs = l.seqs;
+  return c;
+}
+
+// A slice of `prefill_engines` prefill engines feeding one decode engine (or one colocated
+// engine); the deployment is `slices` of them.
+PlanCandidate evaluate(const SearchSpec& spec, const ServeEnv& env, const Layout& l, long long slices,
+                       long long prefill_engines, long long requests) {
+  ServeScenario sc = slice_scenario(spec, l, slices, requests);
+  sc.chips = static_cast<long long>(l.tp) * (prefill_engines > 0 ? prefill_engines + 1 : 1);
+  sc.prefill_chips = prefill_engines > 0 ? prefill_engines * l.tp : 0;
+  PlanCandidate c = candidate_of(l);
+  c.chips = sc.chips * slices;
+  c.prefill_chips = sc.prefill_chips * slices;
+  c.dollars_per_hour = static_cast<double>(c.chips) * price_per_hour(env.catalog->system(sc.system, "system"));
+  return simulated(c, sc, spec, env);
+}
+
+// A slice of `ratio` prefill engines on spec.base.prefill_system and decode engines on
+// spec.base.decode_system (tp chips each); the deployment is `slices` of them.
+PlanCandidate evaluate_hetero(const SearchSpec& spec, const ServeEnv& env, const Layout& l, std::pair<int, int> ratio,
+                              long long slices, long long requests) {
+  ServeScenario sc = slice_scenario(spec, l, slices, requests);
+  sc.chips = 0;
+  sc.prefill_chips = static_cast<long long>(ratio.first) * l.tp;
+  sc.decode_chips = static_cast<long long>(ratio.second) * l.tp;
+  PlanCandidate c = candidate_of(l);
   c.prefill_engines = ratio.first;
   c.decode_engines = ratio.second;
-  ServeScenario sc = spec.base;
-  sc.tp = tp;
-  sc.ep = ep;
-  sc.pp = 1;
-  sc.max_num_seqs = seqs;
-  sc.chips = 0;
-  sc.prefill_chips = static_cast<long long>(ratio.first) * tp;
-  sc.decode_chips = static_cast<long long>(ratio.second) * tp;
-  sc.load.arrival = ArrivalKind::Poisson;
-  sc.load.rate_per_s = spec.rate_per_s / static_cast<double>(slices);
-  sc.load.requests = requests;
   c.prefill_chips = sc.prefill_chips * slices;
   c.decode_chips = sc.decode_chips * slices;
   c.chips = c.prefill_chips + c.decode_chips;
   c.dollars_per_hour =
       static_cast<double>(c.prefill_chips) * price_per_hour(env.catalog->system(sc.prefill_system, "prefill_system")) +
       static_cast<double>(c.decode_chips) * price_per_hour(env.catalog->system(sc.decode_system, "decode_system"));
-  auto rep = run_scenario(sc, env);
-  if (!rep) {
-    c.note = rep.error();
-    return c;
-  }
-  score(c, *rep, spec, env, sc.load.rate_per_s);
-  return c;
+  return simulated(c, sc, spec, env);
 }
 
 // Requests of the unloaded probe (fewest_slices).
@@ -197,7 +201,7 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
         if (pre > 0 && !spec.try_disaggregated) continue;
         const long long unit = tp * (pre > 0 ? pre + 1 : 1);
         auto eval = [&](long long slices, long long requests) {
-          return evaluate(spec, env, tp, ep, seqs, slices, pre, requests);
+          return evaluate(spec, env, Layout{tp, ep, seqs}, slices, pre, requests);
         };
         auto best_here = fewest_slices(eval, spec, unit, res.tried);
         if (!best_here) continue;
@@ -244,7 +248,7 @@ SearchResult search_hetero(const SearchSpec& spec, const ServeEnv& env) {
       for (const auto& ratio : spec.pool_ratios) {
         const long long unit = static_cast<long long>(tp) * (ratio.first + ratio.second);
         auto eval = [&](long long slices, long long requests) {
-          return evaluate_hetero(spec, env, tp, ep, seqs, ratio, slices, requests);
+          return evaluate_hetero(spec, env, Layout{tp, ep, seqs}, ratio, slices, requests);
         };
         // Branch and bound: more slices than the cheapest plan found so far pays for cannot win.
         const double slice_price = tp * (ratio.first * price_per_hour(pre) + ratio.second * price_per_hour(dec));

@@ -25,11 +25,12 @@ namespace csv_read {
 // unterminated quote is an InputError naming the file and line.
 class RecordReader {
  public:
-  /// `strip_bom`: a leading UTF-8 byte-order mark is skipped (false for text whose mark the
-  /// file reader already removed).
-  RecordReader(std::istream& in, std::string path, long long max_record_bytes, bool strip_bom)
-      : buf_(*in.rdbuf()), path_(std::move(path)), max_bytes_(max_record_bytes) {
-    if (strip_bom && buf_.sgetc() == 0xEF) {  // a UTF-8 byte-order mark
+  /// `vetted`: the text already went through config::read_text_file (byte-order mark removed,
+  /// UTF-8 checked), so neither is done again; otherwise a leading mark is skipped and every
+  /// field is checked.
+  RecordReader(std::istream& in, std::string path, long long max_record_bytes, bool vetted)
+      : buf_(*in.rdbuf()), path_(std::move(path)), max_bytes_(max_record_bytes), check_utf8_(!vetted) {
+    if (!vetted && buf_.sgetc() == 0xEF) {  // a UTF-8 byte-order mark
       std::string bom(3, '\0');
       const auto got = buf_.sgetn(bom.data(), 3);
       if (got != 3 || bom != "\xEF\xBB\xBF") pending_ = bom.substr(0, static_cast<size_t>(got));
@@ -89,7 +90,7 @@ class RecordReader {
   int peek() { return pending_.empty() ? buf_.sgetc() : static_cast<unsigned char>(pending_.front()); }
 
   void end_field(std::vector<std::string>& rec, std::string& field, int rec_line) {
-    if (config::invalid_utf8_at(field) != std::string::npos)
+    if (check_utf8_ && config::invalid_utf8_at(field) != std::string::npos)
       fail_at(rec_line, "not valid UTF-8 (field " + std::to_string(rec.size() + 1) + " of the record)", "UTF-8 text");
     rec.push_back(std::move(field));
     field.clear();
@@ -106,6 +107,7 @@ class RecordReader {
   std::streambuf& buf_;
   std::string path_;
   long long max_bytes_;
+  bool check_utf8_;
   std::string pending_;  ///< bytes read ahead that were not a byte-order mark
   int line_ = 1;
 };
@@ -259,8 +261,8 @@ constexpr size_t kStreamDiagnostics = 100;
 // The header, then rows with their diagnostics located at the file and line.
 class CsvRows {
  public:
-  CsvRows(std::istream& in, const std::string& path, long long max_record_bytes, long long max_rows, bool strip_bom)
-      : records_(in, path, max_record_bytes, strip_bom), path_(path), max_rows_(max_rows) {
+  CsvRows(std::istream& in, const std::string& path, long long max_record_bytes, long long max_rows, bool vetted)
+      : records_(in, path, max_record_bytes, vetted), path_(path), max_rows_(max_rows) {
     int line = 1;
     const bool any = records_.next(header_, line);
     col_ = read_header(any, header_, line, path);
@@ -297,7 +299,7 @@ using csv_read::CsvRows;
 
 std::vector<Row> read_csv(const std::string& path) {
   std::istringstream text(config::read_text_file(path, "CSV file"));
-  CsvRows csv(text, path, core::limits::kCsvRecordBytes, core::limits::kValidationRows, false);
+  CsvRows csv(text, path, core::limits::kCsvRecordBytes, core::limits::kValidationRows, /*vetted=*/true);
   core::Diagnostics diags;
   std::vector<Row> rows;
   Row row;
@@ -309,7 +311,7 @@ std::vector<Row> read_csv(const std::string& path) {
 struct RowStream::Impl {
   Impl(const std::string& path)
       : file(core::open_regular_file(path, "CSV file")),
-        rows(file, path, core::limits::kCsvRecordBytes, core::limits::kValidationStreamRows, true) {}
+        rows(file, path, core::limits::kCsvRecordBytes, core::limits::kValidationStreamRows, /*vetted=*/false) {}
   std::ifstream file;
   CsvRows rows;
 };
@@ -326,7 +328,7 @@ bool RowStream::next(Row& row) {
 
 void check_csv_stream(const std::string& path) {
   std::ifstream file = core::open_regular_file(path, "CSV file");
-  CsvRows rows(file, path, core::limits::kCsvRecordBytes, core::limits::kValidationStreamRows, true);
+  CsvRows rows(file, path, core::limits::kCsvRecordBytes, core::limits::kValidationStreamRows, /*vetted=*/false);
   core::Diagnostics diags;
   Row row;
   while (rows.next(row, diags))

@@ -41,6 +41,12 @@ class ValidationStream {
   /// The summaries (and, in text, the rows not predicted); the document is complete after it.
   void finish();
 
+  /// The JSON document with placeholders for the rows and the summary, split around them.
+  struct Frame {
+    std::string head;  ///< up to and including `"rows": `
+    std::string tail;  ///< after the rows' closing bracket, with the summary placeholder
+  };
+
  private:
   std::ostream& out_;
   bool json_;
@@ -51,6 +57,7 @@ class ValidationStream {
   std::string models_dir_;
   validation::SummaryBuilder summary_;
   long long rows_ = 0;
+  Frame frame_;                                       ///< JSON: built once
   std::vector<validation::RowResult> not_predicted_;  ///< text: the first 1,000, listed after the summary
   long long more_not_predicted_ = 0;                  ///< text: counted beyond them
 };
