@@ -14,6 +14,12 @@ if(XS_FUZZ)
 endif()
 set(XS_SAN_OPT "-O1" CACHE STRING "Optimisation level of the sanitizer tree")
 set(XS_FUZZ_COVERED_LAYERS core config calib hw workload numerics scenario validation)
+# The simulation layers (they get validated inputs). With XS_SAN_FULL (default) they are
+# sanitized like every other target; without it they keep UBSan but not ASan, at XS_SIM_OPT: the
+# suite under the sanitizers then runs in about half the time (docs/performance.md, "CI time").
+set(XS_SIM_LAYERS compute net mapping engine serve cost report api)
+set(XS_SIM_OPT "-O2" CACHE STRING "Optimisation level of the simulation layers in the sanitizer tree")
+option(XS_SAN_FULL "Sanitizer tree: ASan on the simulation layers as well" ON)
 set(XS_FUZZ_COVERAGE "")
 if(XS_SANITIZE)
   set(XS_SANITIZERS -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
@@ -24,6 +30,15 @@ if(XS_SANITIZE)
   endif()
   message(STATUS "xpusim: ASan+UBSan build ${XS_SAN_OPT} (fuzz targets: ${XS_FUZZ})")
 endif()
+
+# xs_sanitize_layer(TARGET LAYER): in the sanitizer tree a simulation layer (XS_SIM_LAYERS) keeps
+# UBSan (less its vptr check, a runtime type lookup on every polymorphic access) but not ASan, at
+# XS_SIM_OPT; with XS_SAN_FULL it keeps both, like every other target.
+function(xs_sanitize_layer target layer)
+  if(XS_SANITIZE AND NOT XS_SAN_FULL AND layer IN_LIST XS_SIM_LAYERS)
+    target_compile_options(${target} PRIVATE -fno-sanitize=address,vptr ${XS_SIM_OPT})
+  endif()
+endfunction()
 
 # xs_fuzz_cover(TARGET): libFuzzer's coverage instrumentation on TARGET in a fuzz tree.
 function(xs_fuzz_cover target)

@@ -28,6 +28,7 @@ function(xs_add_layer name)
   if(name IN_LIST XS_FUZZ_COVERED_LAYERS)
     xs_fuzz_cover(xpusim_${name})
   endif()
+  xs_sanitize_layer(xpusim_${name} ${name})
 endfunction()
 
 # xs_add_test(NAME SOURCES ... DEPS ...): one GoogleTest binary, discovered by CTest.

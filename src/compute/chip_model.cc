@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "xpusim/core/check.h"
 
@@ -24,22 +25,42 @@ ChipModel::ChipModel(const hw::ChipSpec& chip, Calibration cal) : chip_(chip), c
 
 Dtype ChipModel::best_dtype(Dtype d) const { return executed_dtype(chip_, d); }
 
-Dtype executed_dtype(const hw::ChipSpec& chip, Dtype d) {
-  std::vector<Dtype> chain;
+namespace {
+
+// The formats a request falls back through, best first (static: executed_dtype sits on the serve
+// simulator's per-step path and allocates nothing).
+std::span<const Dtype> fallback_chain(Dtype d) {
+  static constexpr Dtype nvfp4[] = {Dtype::Nvfp4, Dtype::Mxfp4, Dtype::Fp8, Dtype::Bf16};
+  static constexpr Dtype mxfp4[] = {Dtype::Mxfp4, Dtype::Nvfp4, Dtype::Mxfp8, Dtype::Fp8, Dtype::Bf16};
+  static constexpr Dtype mxfp6[] = {Dtype::Mxfp6, Dtype::Mxfp8, Dtype::Fp8, Dtype::Bf16};
+  static constexpr Dtype mxfp8[] = {Dtype::Mxfp8, Dtype::Fp8, Dtype::Bf16};
+  static constexpr Dtype fp8[] = {Dtype::Fp8, Dtype::Bf16};
+  static constexpr Dtype int8[] = {Dtype::Int8, Dtype::Fp8, Dtype::Bf16};
+  static constexpr Dtype int4[] = {Dtype::Int4, Dtype::Int8, Dtype::Fp8, Dtype::Bf16};
+  static constexpr Dtype fp16[] = {Dtype::Fp16, Dtype::Bf16};
+  static constexpr Dtype tf32[] = {Dtype::Tf32, Dtype::Fp32};
+  static constexpr Dtype fp32[] = {Dtype::Fp32};
+  static constexpr Dtype bf16[] = {Dtype::Bf16, Dtype::Fp16};
   switch (d) {
-    case Dtype::Nvfp4: chain = {Dtype::Nvfp4, Dtype::Mxfp4, Dtype::Fp8, Dtype::Bf16}; break;
-    case Dtype::Mxfp4: chain = {Dtype::Mxfp4, Dtype::Nvfp4, Dtype::Mxfp8, Dtype::Fp8, Dtype::Bf16}; break;
-    case Dtype::Mxfp6: chain = {Dtype::Mxfp6, Dtype::Mxfp8, Dtype::Fp8, Dtype::Bf16}; break;
-    case Dtype::Mxfp8: chain = {Dtype::Mxfp8, Dtype::Fp8, Dtype::Bf16}; break;
-    case Dtype::Fp8: chain = {Dtype::Fp8, Dtype::Bf16}; break;
-    case Dtype::Int8: chain = {Dtype::Int8, Dtype::Fp8, Dtype::Bf16}; break;
-    case Dtype::Int4: chain = {Dtype::Int4, Dtype::Int8, Dtype::Fp8, Dtype::Bf16}; break;
-    case Dtype::Fp16: chain = {Dtype::Fp16, Dtype::Bf16}; break;
-    case Dtype::Tf32: chain = {Dtype::Tf32, Dtype::Fp32}; break;
-    case Dtype::Fp32: chain = {Dtype::Fp32}; break;
-    case Dtype::Bf16: chain = {Dtype::Bf16, Dtype::Fp16}; break;
+    case Dtype::Nvfp4: return nvfp4;
+    case Dtype::Mxfp4: return mxfp4;
+    case Dtype::Mxfp6: return mxfp6;
+    case Dtype::Mxfp8: return mxfp8;
+    case Dtype::Fp8: return fp8;
+    case Dtype::Int8: return int8;
+    case Dtype::Int4: return int4;
+    case Dtype::Fp16: return fp16;
+    case Dtype::Tf32: return tf32;
+    case Dtype::Fp32: return fp32;
+    case Dtype::Bf16: return bf16;
   }
-  for (Dtype c : chain)
+  return {};
+}
+
+}  // namespace
+
+Dtype executed_dtype(const hw::ChipSpec& chip, Dtype d) {
+  for (Dtype c : fallback_chain(d))
     if (chip.supports(c)) return c;
   XS_CHECK(chip.supports(Dtype::Bf16), "chip has no bf16 peak");
   return Dtype::Bf16;

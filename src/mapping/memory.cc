@@ -192,13 +192,12 @@ TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan,
     routed += lp.routed();
     largest_layer = std::max(largest_layer, lp.non_routed() / plan.tp + lp.routed() / (plan.ep * plan.etp()));
   }
-  const auto pc = workload::count_params(model);
-  if (first) dense += pc.embedding;  // vocab-parallel embedding (+ learned positions)
+  if (first) dense += workload::embedding_params(model);  // vocab-parallel embedding (+ learned positions)
   if (last) {
     dense += d(model.hidden);  // final norm
     // Untied LM head; a tied one needs a copy on the last stage when pp > 1 (Megatron).
     dense += model.tied_embeddings ? (plan.pp > 1 ? d(model.vocab) * d(model.hidden) : 0.0)
-                                   : pc.lm_head;
+                                   : workload::lm_head_params(model);
   }
   const double dense_chip = dense / plan.tp;
   const double expert_chip = routed / (static_cast<double>(plan.ep) * plan.etp());
@@ -270,7 +269,6 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
                         long long context, long long step_tokens, int r, const MemoryParams& params) {
   const std::vector<int> layers = stage_layers(model.layers, plan.pp, 1, r);
   const bool first = r == 0, last = r == plan.pp - 1;
-  const auto pc = workload::count_params(model);
   double dense = 0, routed = 0;
   double kv_tokens = 0;  // Σ over this stage's layers of the tokens each keeps per sequence
   for (int i : layers) {
@@ -279,11 +277,11 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
     routed += lp.routed();
     kv_tokens += d(model.layer_context(i, context));
   }
-  if (first) dense += pc.embedding;
+  if (first) dense += workload::embedding_params(model);
   if (last) {
     dense += d(model.hidden);
     dense += model.tied_embeddings ? (plan.pp > 1 ? d(model.vocab) * d(model.hidden) : 0.0)
-                                   : pc.lm_head;
+                                   : workload::lm_head_params(model);
   }
   const double wb = core::bytes_per_element(plan.weight_dtype);
   ServeMemory mem;

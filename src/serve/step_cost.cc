@@ -101,6 +101,7 @@ void StepCostModel::set_attention_shape() {
   attn_rate_ = sys_.chip.peak_for(chip_->best_dtype(Dtype::Bf16)).base() * cal.attention_efficiency *
                cal.power_cap_factor;
   hbm_rate_ = chip_->achievable_hbm().base();
+  head_rate_ = chip_->achievable_flops(prec_.gemm).base();
 }
 
 // Weights and workspace per chip from mapping's memory model (the one training uses); the KV
@@ -289,7 +290,7 @@ StepCost StepCostModel::cost(const StepWork& w) const {
   // LM head: weights read once, FLOPs per sampled sequence.
   const double logits = static_cast<double>(w.sampled_prefills + dec_tokens);
   const double head_f = head_flops_per_token_ * logits;
-  const double head_t = std::max(head_f / chip_->achievable_flops(prec_.gemm).base(),
+  const double head_t = std::max(head_f / head_rate_,
                                  head_bytes_ / hbm_rate_) +
                         head_time_per_token_ * logits + profile_.calibration.kernel_overhead.base();
   // Attention per layer: prefill pairs at the flash rate; decode streams the KV cache.

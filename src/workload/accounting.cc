@@ -26,17 +26,6 @@ void mlp_params(const ModelSpec& m, long long f, double& matmul, double& bias) {
   bias = m.mlp_bias ? (m.mlp == MlpKind::Gated ? 2.0 * d(f) : d(f)) + d(m.hidden) : 0.0;
 }
 
-double embedding_params(const ModelSpec& m) {
-  double e = d(m.vocab) * d(m.hidden);
-  if (m.position == PosKind::Learned) e += d(m.max_position) * d(m.hidden);
-  return e;
-}
-
-double lm_head_params(const ModelSpec& m) {
-  if (m.tied_embeddings) return 0.0;
-  return d(m.vocab) * d(m.hidden) + (m.lm_head_bias ? d(m.vocab) : 0.0);
-}
-
 double head_matmul(const ModelSpec& m) { return d(m.vocab) * d(m.hidden); }
 
 /// Forward attention FLOPs per token summed over layers, each layer seeing `keys(layer)` keys.
@@ -53,6 +42,17 @@ double kv_elements_per_token_layer(const ModelSpec& m) {
 }
 
 }  // namespace
+
+double embedding_params(const ModelSpec& m) {
+  double e = d(m.vocab) * d(m.hidden);
+  if (m.position == PosKind::Learned) e += d(m.max_position) * d(m.hidden);
+  return e;
+}
+
+double lm_head_params(const ModelSpec& m) {
+  if (m.tied_embeddings) return 0.0;
+  return d(m.vocab) * d(m.hidden) + (m.lm_head_bias ? d(m.vocab) : 0.0);
+}
 
 LayerParams layer_params(const ModelSpec& m, int layer) {
   XS_CHECK(layer >= 0 && layer < m.layers, "layer index out of range");

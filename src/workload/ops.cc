@@ -184,6 +184,7 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
   const LayerDims d = layer_dims(md, s);
   const long long tokens = d.tokens, h = d.hidden, tp = d.tp, heads = d.heads, kvh = d.kv_heads;
   std::vector<Op> ops;
+  ops.reserve(16);  // a layer has at most about a dozen operators: one allocation
   // Norm + residual traffic: SP shards these elementwise ops over tp.
   const double act = static_cast<double>(tokens) * static_cast<double>(h) /
                      static_cast<double>(s.sequence_parallel ? tp : 1);

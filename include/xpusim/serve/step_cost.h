@@ -148,7 +148,7 @@ class StepCostModel {
   std::vector<Kind> kinds_;
   // Attention shape per chip.
   double heads_ = 1, kv_heads_ = 1, d_qk_ = 128, d_v_ = 128, kv_elem_bytes_ = 2;
-  double attn_rate_ = 1, hbm_rate_ = 1;
+  double attn_rate_ = 1, hbm_rate_ = 1, head_rate_ = 1;  // FLOP/s and B/s, fixed per model
   double head_time_per_token_ = 0, head_flops_per_token_ = 0, head_bytes_ = 0;
   mutable std::vector<Linear> cache_, cache_prompt_;
 };

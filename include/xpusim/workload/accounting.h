@@ -30,6 +30,10 @@ struct ParamCounts {
 };
 
 ParamCounts count_params(const ModelSpec& m);
+/// The embedding (+ learned positions) and the untied LM head alone: what a pipeline's first and
+/// last stages add, without count_params' walk over every layer.
+double embedding_params(const ModelSpec& m);
+double lm_head_params(const ModelSpec& m);
 
 /// Parameters of one layer, split by what they are (for memory and FLOP accounting).
 struct LayerParams {
