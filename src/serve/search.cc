@@ -15,6 +15,13 @@ std::vector<std::string> default_compare_systems() {
 
 namespace {
 
+// Chips a searched deployment may hold at most: a slice count past it is not tried.
+constexpr long long kMostSearchChips = 1000000;
+
+bool meets_latency(const PlanCandidate& c, const SearchSpec& spec) {
+  return c.ttft_p90_ms <= core::to_ms(spec.ttft_p90_slo) && c.tpot_p90_ms <= core::to_ms(spec.tpot_p90_slo);
+}
+
 // A slice's simulated report read into a candidate: latencies, rates, energy and cost, and
 // whether the slice meets both SLOs and sustains its share of the rate.
 void score(PlanCandidate& c, const ServeReport& rep, const SearchSpec& spec, const ServeEnv& env, double rate) {
@@ -29,8 +36,7 @@ void score(PlanCandidate& c, const ServeReport& rep, const SearchSpec& spec, con
   const double offered = rep.sim.offered_requests_per_s > 0 ? rep.sim.offered_requests_per_s : rate;
   const double sustained = env.calibration->number("serving.search.min_sustained_share") * offered;
   c.sustains_rate = rep.sim.requests_per_s >= sustained;
-  c.meets_slo = c.ttft_p90_ms <= core::to_ms(spec.ttft_p90_slo) && c.tpot_p90_ms <= core::to_ms(spec.tpot_p90_slo) &&
-                c.sustains_rate;
+  c.meets_slo = meets_latency(c, spec) && c.sustains_rate;
 }
 
 double price_per_hour(const hw::SystemSpec& sys) { return core::to_dollars_per_hour(sys.price_per_chip_hour.value); }
@@ -110,22 +116,18 @@ PlanCandidate evaluate_hetero(const SearchSpec& spec, const ServeEnv& env, const
 // Requests of the unloaded probe (fewest_slices).
 constexpr long long kUnloadedProbeRequests = 64;
 
-bool meets_latency(const PlanCandidate& c, const SearchSpec& spec) {
-  return c.ttft_p90_ms <= core::to_ms(spec.ttft_p90_slo) && c.tpot_p90_ms <= core::to_ms(spec.tpot_p90_slo);
-}
-
 // The fewest slices (of `unit` chips) whose candidate meets the SLOs: grow geometrically, then
 // bisect. An infeasible slice or a miss at every count tried is recorded in `tried`.
 // `max_slices` bounds the search (a cheaper plan is already known beyond it).
 template <typename Evaluate>
 std::optional<PlanCandidate> fewest_slices(Evaluate eval, const SearchSpec& spec, long long unit,
-                                           std::vector<PlanCandidate>& tried, long long max_slices = 1000000) {
+                                           std::vector<PlanCandidate>& tried, long long max_slices = kMostSearchChips) {
   const long long requests = spec.requests;
   long long lo = 0, hi = 1;
   PlanCandidate best, last;
   // More slices than requests cannot help: each slice already serves requests alone.
   const long long most = std::max(1LL, requests);
-  const long long room = std::min(most, std::max(1LL, 1000000 / std::max(1LL, unit)));
+  const long long room = std::min(most, std::max(1LL, kMostSearchChips / std::max(1LL, unit)));
   const long long limit = std::min(max_slices, room);
   // The most slices first, with a few requests: as unloaded as any count gets. Latencies that
   // miss the SLOs there miss them at every count, and the ladder below is not climbed.
@@ -252,7 +254,7 @@ SearchResult search_hetero(const SearchSpec& spec, const ServeEnv& env) {
         };
         // Branch and bound: more slices than the cheapest plan found so far pays for cannot win.
         const double slice_price = tp * (ratio.first * price_per_hour(pre) + ratio.second * price_per_hour(dec));
-        long long max_slices = 1000000;
+        long long max_slices = kMostSearchChips;
         if (res.found && slice_price > 0) max_slices = static_cast<long long>(res.best.dollars_per_hour / slice_price) + 1;
         auto best_here = fewest_slices(eval, spec, unit, res.tried, max_slices);
         if (!best_here) continue;

@@ -8,10 +8,16 @@
 
 namespace xpusim::validation {
 
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0.0;
+// Absolute values, ascending: what percentile_of_sorted reads.
+std::vector<double> sorted_abs(std::vector<double> v) {
   for (auto& x : v) x = std::fabs(x);
   std::sort(v.begin(), v.end());
+  return v;
+}
+
+// The p-th percentile (linear interpolation) of ascending values.
+double percentile_of_sorted(const std::vector<double>& v, double p) {
+  if (v.empty()) return 0.0;
   const double pos = p / 100.0 * static_cast<double>(v.size() - 1);
   const size_t lo = static_cast<size_t>(std::floor(pos));
   const size_t hi = std::min(v.size() - 1, lo + 1);
@@ -75,8 +81,9 @@ std::map<std::string, KindSummary> SummaryBuilder::finish(const std::map<std::st
   std::map<std::string, KindSummary> out;
   for (const auto& [name, g] : groups) {
     KindSummary k = g.counts;
-    k.median_abs_error_pct = percentile(g.errors, 50);
-    k.p90_abs_error_pct = percentile(g.errors, 90);
+    const std::vector<double> abs_errors = sorted_abs(g.errors);  // one sort for both percentiles
+    k.median_abs_error_pct = percentile_of_sorted(abs_errors, 50);
+    k.p90_abs_error_pct = percentile_of_sorted(abs_errors, 90);
     double s = 0;
     for (double e : g.errors) s += std::fabs(e);
     k.mean_abs_error_pct = g.errors.empty() ? 0.0 : s / static_cast<double>(g.errors.size());

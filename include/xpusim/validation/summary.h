@@ -63,7 +63,5 @@ std::map<std::string, KindSummary> summarize_by_family(const std::vector<RowResu
                                                        const hw::Catalog& catalog);
 /// The project's own copy of the public validation set (a copy of ../shared/validation/public.csv).
 std::string default_public_file(const std::string& data_dir);
-/// Percentile (nearest-rank with linear interpolation) of absolute values.
-double percentile(std::vector<double> v, double p);
 
 }  // namespace xpusim::validation
