@@ -45,6 +45,8 @@ void add_plan_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f) {
   add_optional(app, "--max-batched-tokens", in.max_batched_tokens, "tokens per step per engine");
   add_optional(app, "--static-batch", in.static_batch, "static batch size");
   add_optional(app, "--block-size", in.block_size, "KV page size in tokens");
+  add_optional(app, "--compiled-seq-len", in.compiled_seq_len,
+               "Neuron static shapes: the compiled sequence length (buckets: powers of two from 128 below it, then it)");
   app.add_flag("--no-chunked-prefill", f.no_chunk, "whole prompts only");
   add_optional(app, "--prefill-chips", in.prefill_chips, "disaggregated: chips in the prefill pool");
   add_optional(app, "--prefill-system", in.prefill_system,

@@ -41,6 +41,7 @@ long long count_limit(const std::string& path) {
       {"seq_len", limits::kSequence},      {"in_len", limits::kSequence},
       {"out_len", limits::kSequence},      {"max_batched_tokens", limits::kSequence},
       {"block_size", limits::kSequence},   {"draft_len", limits::kSequence},
+      {"compiled_seq_len", limits::kSequence},
       {"requests", limits::kRequests},     {"runs", limits::kRequests},
       {"seq", limits::kSequence},         {"context", limits::kSequence},
       {"batch", limits::kBatch},           {"global_batch_seqs", limits::kBatch},

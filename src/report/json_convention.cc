@@ -126,6 +126,7 @@ Json inputs_json(const scenario::ServeInputs& in) {
   put(plan, "static_batch", in.static_batch);
   put(plan, "block_size", in.block_size);
   put(plan, "chunked_prefill", in.chunked_prefill);
+  put(plan, "compiled_seq_len", in.compiled_seq_len);
   put(plan, "prefill_chips", in.prefill_chips);
   put(plan, "decode_chips", in.decode_chips);
   put(plan, "draft_len", in.draft_len);

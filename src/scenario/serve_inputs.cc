@@ -31,6 +31,7 @@ void read_plan_keys(config::FieldReader& r, ServeInputs& in) {
   read_count(r, "static_batch", in.static_batch);
   read_count(r, "block_size", in.block_size);
   read_flag(r, "chunked_prefill", in.chunked_prefill);
+  read_count(r, "compiled_seq_len", in.compiled_seq_len);
   read_count(r, "prefill_chips", in.prefill_chips);
   read_count(r, "decode_chips", in.decode_chips);
   read_non_negative_count(r, "draft_len", in.draft_len);
@@ -109,6 +110,7 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   sc.max_batched_tokens = in.max_batched_tokens.value_or(sc.max_batched_tokens);
   sc.static_batch = in.static_batch.value_or(sc.static_batch);
   sc.block_size = in.block_size.value_or(sc.block_size);
+  sc.compiled_seq_len = in.compiled_seq_len.value_or(sc.compiled_seq_len);
   sc.prefill_chips = in.prefill_chips.value_or(sc.prefill_chips);
   sc.decode_chips = in.decode_chips.value_or(sc.decode_chips);
   sc.prefill_system = in.prefill_system.value_or("");
@@ -180,6 +182,7 @@ void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
                           {&given.static_batch, &fallback.static_batch}, {&given.block_size, &fallback.block_size},
                           {&given.prefill_chips, &fallback.prefill_chips}, {&given.decode_chips, &fallback.decode_chips},
                           {&given.draft_len, &fallback.draft_len},
+                          {&given.compiled_seq_len, &fallback.compiled_seq_len},
                           {&given.in_len, &fallback.in_len}, {&given.out_len, &fallback.out_len},
                           {&given.requests, &fallback.requests}, {&given.concurrency, &fallback.concurrency},
                           {&given.seed, &fallback.seed}})
@@ -199,7 +202,7 @@ void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {
                                 {"--max-num-seqs", in.max_num_seqs}, {"--max-batched-tokens", in.max_batched_tokens},
                                 {"--static-batch", in.static_batch}, {"--block-size", in.block_size},
                                 {"--prefill-chips", in.prefill_chips}, {"--decode-chips", in.decode_chips},
-                                {"--in-len", in.in_len},
+                                {"--compiled-seq-len", in.compiled_seq_len}, {"--in-len", in.in_len},
                                 {"--out-len", in.out_len}, {"--requests", in.requests},
                                 {"--concurrency", in.concurrency}})
     config::check_positive_count(d, flag, v);

@@ -136,6 +136,7 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip, const 
   p.moe_prefill_block = static_cast<long long>(params.number(key + "moe_prefill_block"));
   p.max_prefill_seqs = static_cast<long long>(params.number(key + "max_prefill_seqs"));
   p.moe_prefill_efficiency = params.number(key + "moe_prefill_efficiency");
+  p.static_shape_min_bucket = static_cast<long long>(params.number(key + "static_shape_min_bucket"));
   // The routing kernels of training (training.common.moe_route_cost_per_element), without its
   // dropless host sync; the value is the training fit's (serving.moe, docs/serving.md).
   p.moe_route_cost_per_element = params.seconds("serving.moe.route_cost_per_element");

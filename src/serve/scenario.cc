@@ -197,7 +197,26 @@ SchedulerSpec scheduler_of(const ServeScenario& sc, const FrameworkProfile& prof
   s.block_size = sc.block_size > 0 ? sc.block_size : prof.block_size;
   s.schedule_ahead = prof.schedule_ahead;
   s.max_prefill_seqs = prof.max_prefill_seqs;
+  s.static_shapes = StaticShapes{prof.static_shape_min_bucket, sc.compiled_seq_len};
   return s;
+}
+
+// Static shapes compile the decode batch: what --max-num-seqs states, else the batch a
+// closed-loop load puts on each engine (a deployment compiles the batch it serves), else the
+// framework's default. Stated in the report.
+void compile_decode_batch(const ServeScenario& sc, long long engines, SchedulerSpec& s, ServeReport& rep) {
+  if (!s.static_shapes.on()) return;
+  std::string why = "the framework default";
+  if (sc.max_num_seqs > 0) {
+    why = "max_num_seqs";
+  } else if (sc.load.arrival == ArrivalKind::ClosedLoop && sc.load.concurrency > 0 && engines > 0) {
+    s.max_num_seqs = std::min(s.max_num_seqs, (sc.load.concurrency + engines - 1) / engines);
+    why = "the closed-loop concurrency per engine";
+  }
+  rep.assumptions.push_back("static shapes: decode compiled for a batch of " + std::to_string(s.max_num_seqs) + " (" +
+                            why + "), sequence buckets up to " +
+                            (s.static_shapes.max_len > 0 ? std::to_string(s.static_shapes.max_len)
+                                                         : std::string("the next power of two")));
 }
 
 ReplicaPlan replica_plan(const ServeScenario& sc, const Precisions& p) {
@@ -291,14 +310,14 @@ void fill_rates_and_energy(const ServeScenario& sc, const hw::SystemSpec& sys, c
 }
 
 // One decode step at the run's mean batch and one whole prompt alone, for the breakdown.
-void fill_sample_steps(const ServeScenario& sc, const StepCostModel& cost, ServeReport& rep) {
+void fill_sample_steps(const ServeScenario& sc, const SchedulerSpec& sched, const StepCostModel& cost,
+                       ServeReport& rep) {
   StepWork w;
   w.decode_seqs = std::max<long long>(1, std::llround(rep.sim.mean_batch));
   w.decode_context = static_cast<double>(w.decode_seqs) * static_cast<double>(sc.load.in_len + sc.load.out_len / 2);
-  rep.sample_decode_step = cost.cost(w);
+  rep.sample_decode_step = cost.cost(compiled_decode(sched.static_shapes, sched.max_num_seqs, w));
   StepWork pw;
-  pw.prefill_tokens = sc.load.in_len;
-  pw.prefill_pairs = static_cast<double>(sc.load.in_len) * static_cast<double>(sc.load.in_len) / 2.0;
+  add_whole_prompt(sched.static_shapes, sc.load.in_len, pw);
   pw.prefill_seqs = pw.sampled_prefills = 1;
   rep.sample_prefill_step = cost.cost(pw);
 }
@@ -480,9 +499,9 @@ void fill_hetero_report(const ServeScenario& sc, const SimSpec& spec, const Pool
   rep.pools.push_back(pool_report("decode", dec, sc.decode_chips, rep.decode_engines, 1, params, rep));
   fill_hetero_rates(sc, rep);
   rep.price_estimated = true;
-  fill_sample_steps(sc, *dec.cost, rep);
+  fill_sample_steps(sc, spec.scheduler, *dec.cost, rep);
   const StepCost decode_step = rep.sample_decode_step;
-  fill_sample_steps(sc, *pre.cost, rep);
+  fill_sample_steps(sc, spec.scheduler, *pre.cost, rep);
   rep.sample_decode_step = decode_step;
 }
 
@@ -544,6 +563,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   const long long pool_chips = sc.prefill_chips > 0 ? sc.prefill_chips : sc.chips;
   const long long engines = sc.attention_dp ? pool_chips : pool_chips / engine_chips;
   b.spec.scheduler = scheduler_of(sc, prof);
+  if (sc.prefill_chips == 0) compile_decode_batch(sc, engines, b.spec.scheduler, rep);
   b.spec.pool = PoolSpec{b.cost.get(), static_cast<int>(engines)};
   if (sc.prefill_chips > 0) add_decode_pool(sc, sys, topo_opts, engine_chips, b);
   if (b.spec.disaggregated) rep.decode_engines = b.spec.decode_pool.engines;
@@ -567,7 +587,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   rep.engines = static_cast<int>(engines);
   rep.chips_used = sc.chips;
   fill_rates_and_energy(sc, sys, params, engine_chips, rep);
-  fill_sample_steps(sc, *b.cost, rep);
+  fill_sample_steps(sc, b.spec.scheduler, *b.cost, rep);
   return rep;
 }
 

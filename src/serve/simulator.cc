@@ -389,11 +389,7 @@ StepWork Sim::static_step_work(const Engine& en) const {
   StepWork w;
   const double b = static_cast<double>(en.static_batch.size());
   if (en.static_step < 0) {
-    for (int r : en.static_batch) {
-      const double in = static_cast<double>(req(r).in_len);
-      w.prefill_tokens += req(r).in_len;
-      w.prefill_pairs += in * in / 2.0;
-    }
+    for (int r : en.static_batch) add_whole_prompt(s_.scheduler.static_shapes, req(r).in_len, w);
     w.prefill_seqs = w.sampled_prefills = static_cast<long long>(b);
     return w;
   }
@@ -410,8 +406,12 @@ StepWork Sim::continuous_step_work(const Engine& en) const {
     long long done = 0;
     for (const auto& p : en.prefilling) if (p.req == c.req) done = p.done;
     const double qd = static_cast<double>(c.tokens);
-    w.prefill_tokens += c.tokens;
-    w.prefill_pairs += qd * (static_cast<double>(done) + qd / 2.0);
+    if (done == 0 && c.tokens >= req(c.req).prompt) {
+      add_whole_prompt(s_.scheduler.static_shapes, c.tokens, w);
+    } else {
+      w.prefill_tokens += c.tokens;
+      w.prefill_pairs += qd * (static_cast<double>(done) + qd / 2.0);
+    }
     ++w.prefill_seqs;
     if (done + c.tokens >= req(c.req).prompt) ++w.sampled_prefills;
   }
@@ -433,7 +433,8 @@ void Sim::add_activity(const StepCost& c, core::Dtype math, double times, int po
 }
 
 // The step's time, with its activity (per chip of the engine) added to the run's.
-double Sim::step_seconds(const Engine& en, const StepWork& w) {
+double Sim::step_seconds(const Engine& en, const StepWork& work) {
+  const StepWork w = compiled_decode(s_.scheduler.static_shapes, s_.scheduler.max_num_seqs, work);
   const StepCost c = en.cost->cost(w);
   add_activity(c, en.cost->plan().plan.math_dtype, 1.0, en.pool);
   double secs = c.total.base();
@@ -841,6 +842,38 @@ SimResult Sim::run() {
 }
 
 }  // namespace
+
+void add_whole_prompt(const StaticShapes& shapes, long long tokens, StepWork& w) {
+  const long long padded = shapes.bucket(tokens);
+  const double t = static_cast<double>(padded);
+  w.prefill_tokens += padded;
+  w.prefill_pairs += t * t / 2.0;
+}
+
+// The bucket is taken at the mean context (NxD Inference takes the longest sequence's: the same
+// for one sequence and for identical requests, below it otherwise).
+StepWork compiled_decode(const StaticShapes& shapes, long long compiled_batch, StepWork w) {
+  if (!shapes.on() || w.decode_seqs <= 0) return w;
+  const double seqs = static_cast<double>(w.decode_seqs);
+  const long long mean_context = static_cast<long long>(std::ceil(w.decode_context / seqs));
+  const long long lines = std::max(w.decode_seqs, compiled_batch);
+  w.decode_context = static_cast<double>(lines) * static_cast<double>(shapes.bucket(mean_context));
+  w.decode_seqs = lines;
+  return w;
+}
+
+long long StaticShapes::bucket(long long len) const {
+  if (!on() || len <= 0 || (max_len > 0 && len > max_len)) return len;
+  // 2^i from min_bucket below 2^round(log2(max_len)), then max_len itself; without a compiled
+  // length, the next power of two.
+  constexpr long long kNoTop = std::numeric_limits<long long>::max() >> 2;
+  const long long top =
+      max_len > 0 ? 1LL << std::lround(std::log2(static_cast<double>(max_len))) : kNoTop;
+  long long b = min_bucket;
+  while (b < len && b < top) b *= 2;
+  if (b < top) return b;
+  return max_len > 0 ? max_len : len;
+}
 
 std::string StepRecord::kind() const {
   if (prefill_tokens > 0 && decode_seqs > 0) return "mixed";

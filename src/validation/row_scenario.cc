@@ -68,6 +68,14 @@ void apply_framework(const Row& row, const RowNotes& notes, const hw::SystemSpec
   std::smatch m;
   const std::regex re("tensorrt-llm v?([0-9]+\\.[0-9]+(?:\\.[0-9]+)?)");
   if (std::regex_search(notes.text, m, re)) sc.framework_version = m[1].str();
+  // A serving row's seq_len is the compiled maximum sequence length (the schema); on Neuron it
+  // sets the static-shape buckets.
+  if (row.seq_len) {
+    sc.compiled_seq_len = *row.seq_len;
+    if (sc.framework && serve::is_neuron(*sc.framework))
+      rs.assumptions.push_back("static shapes: compiled sequence length " + std::to_string(*row.seq_len) +
+                               ", prompts and decode attention padded to their buckets");
+  }
   if (has(notes.text, "two-batch overlap")) {
     sc.overlap_ep_comm = true;
     rs.assumptions.push_back("expert all-to-all overlapped with compute (two-batch overlap, per the notes)");
@@ -301,6 +309,18 @@ core::Result<RowMetric> metric_of(const Row& row, const RowNotes& notes) {
 
 }  // namespace
 
+/// Neuron compiles the batch it serves (static shapes): a "max-num-seqs N" the notes state is
+/// the compiled batch; otherwise serve's rule applies (the closed-loop concurrency per engine).
+void apply_compiled_batch(const RowNotes& notes, RowScenario& rs) {
+  auto& sc = rs.scenario;
+  if (!sc.framework || !serve::is_neuron(*sc.framework) || sc.max_num_seqs > 0) return;
+  std::smatch m;
+  const std::regex re("max-num-seqs ([0-9]+)");
+  if (!std::regex_search(notes.text, m, re)) return;
+  sc.max_num_seqs = std::stoll(m[1].str());
+  rs.assumptions.push_back("compiled batch " + std::to_string(sc.max_num_seqs) + " (max-num-seqs in the notes)");
+}
+
 core::Result<RowScenario> scenario_for_row(const Row& row, const hw::Catalog& catalog) {
   if (row.kind != "infer") return core::make_error("not an infer row");
   RowScenario rs;
@@ -318,6 +338,7 @@ core::Result<RowScenario> scenario_for_row(const Row& row, const hw::Catalog& ca
   if (auto ok = apply_lengths(row, notes, rs); !ok) return core::make_error(ok.error());
   apply_speculation(notes, rs);
   if (auto ok = apply_load(row, notes, rs); !ok) return core::make_error(ok.error());
+  apply_compiled_batch(notes, rs);
   auto metric = metric_of(row, notes);
   if (!metric) return core::make_error(metric.error());
   rs.metric = *metric;

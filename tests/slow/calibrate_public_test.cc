@@ -21,8 +21,11 @@ struct CvGate {
 // Reached on 2026-11-30 (docs/validation.md, "Leave-one-source-out"), rounded up to 0.1;
 // tightened on 2026-12-01 (serving pays MoE routing and host work per sequence): train
 // 8.7/24.5 → 8.6/24.2, infer 8.2/40.1 → 8.2/27.1; tightened again the same day (the AXLearn
-// preset, docs/calibration.md): train 8.6/24.2 → 8.63/23.56.
-const CvGate kCvGates[] = {{"train", 8.7, 23.6}, {"infer", 8.2, 27.1}};
+// preset, docs/calibration.md): train 8.6/24.2 → 8.63/23.56; tightened on 2026-12-02 (Neuron
+// static shapes and the Neuron serving keys re-fitted, docs/serving.md): infer 8.2/27.1 →
+// 6.52/19.89 (the p90 through two Trn2 rows whose fold keeps in-sample documented values,
+// docs/validation.md).
+const CvGate kCvGates[] = {{"train", 8.7, 23.6}, {"infer", 6.6, 19.9}};
 
 TEST(CalibratePublicFile, EveryFoldPredictsItsRowsWithinTheCvGates) {
   const hw::Catalog catalog = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");

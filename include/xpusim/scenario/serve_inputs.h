@@ -6,6 +6,7 @@
 //   system, model, chips, framework, description, prefill_system, decode_system
 //   plan:     tp, pp, ep, attention_dp, precision, weight_precision, kv_precision, scheduler,
 //             max_num_seqs, max_batched_tokens, static_batch, block_size, chunked_prefill,
+//             compiled_seq_len,
 //             prefill_chips, decode_chips, draft_len, acceptance, draft_model
 //   workload: in_len, out_len, requests, seed, one of rate / concurrency / offline / arrivals,
 //             timeout, ttft_slo, tpot_slo
@@ -29,6 +30,7 @@ struct ServeInputs {
   // plan:
   std::optional<long long> tp, pp, ep, max_num_seqs, max_batched_tokens, static_batch, block_size;
   std::optional<long long> prefill_chips, decode_chips, draft_len;
+  std::optional<long long> compiled_seq_len;  ///< Neuron static shapes: the compiled sequence length
   std::optional<bool> attention_dp, chunked_prefill;
   std::optional<std::string> precision, weight_precision, kv_precision, scheduler, draft_model;
   std::optional<double> acceptance;

@@ -93,6 +93,9 @@ struct FrameworkProfile {
   long long max_batched_tokens = 0;
   long long block_size = 0;      ///< KV page size in tokens
   double kv_memory_fraction = 0;  ///< fraction of HBM left after weights given to the KV cache
+  /// Compiled static shapes (Neuron): smallest sequence bucket, 0 = dynamic shapes
+  /// (serve::StaticShapes, docs/serving.md "Static shapes").
+  long long static_shape_min_bucket = 0;
 };
 
 /// The profile of framework `f` on `chip` from `params` (serving.kernels.<family>.*,

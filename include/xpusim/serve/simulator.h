@@ -103,6 +103,27 @@ std::vector<Request> generate_requests(const LoadSpec& load);
 /// Reads a trace CSV with header `arrival_s,in_len,out_len`; InputError with line numbers.
 std::vector<Request> read_trace(const std::string& path);
 
+/// Compiled static shapes (Neuron; docs/serving.md "Static shapes"). A prompt runs the
+/// context-encoding graph of the smallest bucket that holds it (padded), and a decode step runs
+/// the token-generation graph for the whole compiled batch over the bucket that holds its
+/// context. Buckets: 2^i from min_bucket up to 2^round(log2(max_len)) exclusive, then max_len
+/// (NxD Inference's generate_buckets); without a compiled length, the next power of two.
+struct StaticShapes {
+  long long min_bucket = 0;  ///< 0 = dynamic shapes (every other stack)
+  long long max_len = 0;     ///< compiled sequence length (0 = not stated)
+  bool on() const { return min_bucket > 0; }
+  /// The bucket a sequence of `len` tokens runs in (len itself with dynamic shapes, or beyond
+  /// the compiled length).
+  long long bucket(long long len) const;
+};
+
+/// A whole prompt of `tokens` added to a step as the engine runs it: padded to its bucket with
+/// static shapes.
+void add_whole_prompt(const StaticShapes& shapes, long long tokens, StepWork& w);
+/// A decode step as the compiled graph runs it: with static shapes every line of the compiled
+/// batch attends over the bucket of the batch's (mean) context; unchanged otherwise.
+StepWork compiled_decode(const StaticShapes& shapes, long long compiled_batch, StepWork w);
+
 struct SchedulerSpec {
   SchedulerKind kind = SchedulerKind::DecodePriority;
   KvPolicy kv_policy = KvPolicy::Reserve;
@@ -120,6 +141,8 @@ struct SchedulerSpec {
   long long max_prefill_seqs = 0;
   /// Tokens of KV capacity per engine (0 = from memory); tests set it to pin admission.
   long long kv_tokens_override = 0;
+  /// Compiled static shapes; the compiled decode batch is max_num_seqs.
+  StaticShapes static_shapes;
 };
 
 struct SpecDecodeSpec {
