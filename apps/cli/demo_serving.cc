@@ -54,7 +54,7 @@ nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& m
     << fmt_num(kTtftSloS, 2) << " s and TPOT p90 <= " << fmt_num(kTpotSloMs, 2)
     << " ms; fp8 weights, math and KV cache;\n"
        "   default framework per chip: TensorRT-LLM on NVIDIA, NxD Inference on Trainium; plans tried:\n"
-       "   TP within the scale-up domain (EP = TP for MoE) x max_num_seqs 256, colocated or 1:1\n"
+       "   TP within the scale-up domain (EP = TP for MoE) x max_num_seqs 64 or 256, colocated or 1:1\n"
        "   prefill:decode; each candidate simulated request by request)\n\n";
   for (const auto& load : kLoads) {
     serve::SearchSpec spec;
@@ -68,7 +68,7 @@ nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& m
     spec.tpot_p90_slo = core::milliseconds(kTpotSloMs);
     spec.requests = 400;
     spec.tp_candidates = {1, 2, 4, 8, 16, 32, 64};
-    spec.max_num_seqs_candidates = {256};
+    spec.max_num_seqs_candidates = {64, 256};
     const auto res = serve::compare_systems(spec, systems, env);
     o << load.model << " at " << fmt_num(load.rate_per_s, 3) << " requests/s ("
       << fmt_int(static_cast<long long>(load.rate_per_s * kOut)) << " output tokens/s):\n";
