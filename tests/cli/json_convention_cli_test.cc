@@ -26,7 +26,7 @@ const std::set<std::string> kUnitWords = {"s",   "ms",    "us",   "j",      "w",
 const std::set<std::string> kUnitless = {
     "schema_version", "chips", "tp", "pp", "dp", "cp", "ep", "vpp", "engines", "decode_engines", "micro_batch",
     "micro_batches", "global_batch", "seq_len", "max_num_seqs", "max_batched_tokens", "static_batch",
-    "block_size", "prefill_chips", "draft_len", "in_len", "out_len", "concurrency", "seed", "requests",
+    "block_size", "compiled_seq_len", "prefill_chips", "draft_len", "in_len", "out_len", "concurrency", "seed", "requests",
     "preemptions", "timed_out_requests", "events", "plans_evaluated", "plans_pruned", "tokens_per_step", "train_tokens",
     "kv_tokens_per_engine", "batch", "n", "ok", "unsupported", "errors", "acceptance", "kv_utilisation",
     "mean_kv_utilisation", "mean_batch_per_engine", "measured", "predicted", "predicted_low", "predicted_high", "cv_predicted", "stage_layers",
@@ -125,6 +125,9 @@ INSTANTIATE_TEST_SUITE_P(
                                   "--deadline 10d --json"},
         Command{"serve", "serve --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 5 --requests 100 "
                          "--in-len 256 --out-len 32 --json"},
+        Command{"serve_static_shapes", "serve --system trn2-48xl --model llama3.1-8b --framework neuron-nxdi --tp 1 "
+                                       "--chips 1 --concurrency 4 --requests 8 --in-len 1500 --out-len 16 "
+                                       "--compiled-seq-len 4096 --json"},
         Command{"serve_search", "serve --search --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --rate 2 "
                                 "--requests 100 --in-len 256 --out-len 32 --json"},
         Command{"serve_hetero", "serve --model llama3.1-8b --precision fp8 --tp 2 --prefill-system gb300-fusion-mixed-rack "
