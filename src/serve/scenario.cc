@@ -201,19 +201,21 @@ SchedulerSpec scheduler_of(const ServeScenario& sc, const FrameworkProfile& prof
   return s;
 }
 
-// Static shapes compile the decode batch: what --max-num-seqs states, else the batch a
-// closed-loop load puts on each engine (a deployment compiles the batch it serves), else the
-// framework's default. Stated in the report.
+// Static shapes compile the decode batch: what --static-batch (static scheduler) or
+// --max-num-seqs states, else the batch a closed-loop load puts on each engine (a deployment
+// compiles the batch it serves), else the framework's default. Stated in the report.
 void compile_decode_batch(const ServeScenario& sc, long long engines, SchedulerSpec& s, ServeReport& rep) {
   if (!s.static_shapes.on()) return;
   std::string why = "the framework default";
-  if (sc.max_num_seqs > 0) {
+  if (s.batch_size() != s.max_num_seqs) {
+    why = "static_batch";
+  } else if (sc.max_num_seqs > 0) {
     why = "max_num_seqs";
   } else if (sc.load.arrival == ArrivalKind::ClosedLoop && sc.load.concurrency > 0 && engines > 0) {
     s.max_num_seqs = std::min(s.max_num_seqs, (sc.load.concurrency + engines - 1) / engines);
     why = "the closed-loop concurrency per engine";
   }
-  rep.assumptions.push_back("static shapes: decode compiled for a batch of " + std::to_string(s.max_num_seqs) + " (" +
+  rep.assumptions.push_back("static shapes: decode compiled for a batch of " + std::to_string(s.batch_size()) + " (" +
                             why + "), sequence buckets up to " +
                             (s.static_shapes.max_len > 0 ? std::to_string(s.static_shapes.max_len)
                                                          : std::string("the next power of two")));
@@ -315,7 +317,7 @@ void fill_sample_steps(const ServeScenario& sc, const SchedulerSpec& sched, cons
   StepWork w;
   w.decode_seqs = std::max<long long>(1, std::llround(rep.sim.mean_batch));
   w.decode_context = static_cast<double>(w.decode_seqs) * static_cast<double>(sc.load.in_len + sc.load.out_len / 2);
-  rep.sample_decode_step = cost.cost(compiled_decode(sched.static_shapes, sched.max_num_seqs, w));
+  rep.sample_decode_step = cost.cost(compiled_decode(sched.static_shapes, sched.batch_size(), w));
   StepWork pw;
   add_whole_prompt(sched.static_shapes, sc.load.in_len, pw);
   pw.prefill_seqs = pw.sampled_prefills = 1;

@@ -296,7 +296,7 @@ bool Sim::form_static(Engine& en) {
   en.chunks.clear();
   en.step_decodes = false;
   if (en.static_batch.empty()) {
-    long long b = s_.scheduler.static_batch > 0 ? s_.scheduler.static_batch : s_.scheduler.max_num_seqs;
+    long long b = s_.scheduler.batch_size();
     // Wait for a full batch unless no more requests can arrive.
     if (static_cast<long long>(en.waiting.size()) < b && !arrivals_done_) return false;
     if (en.waiting.empty()) return false;
@@ -434,7 +434,7 @@ void Sim::add_activity(const StepCost& c, core::Dtype math, double times, int po
 
 // The step's time, with its activity (per chip of the engine) added to the run's.
 double Sim::step_seconds(const Engine& en, const StepWork& work) {
-  const StepWork w = compiled_decode(s_.scheduler.static_shapes, s_.scheduler.max_num_seqs, work);
+  const StepWork w = compiled_decode(s_.scheduler.static_shapes, s_.scheduler.batch_size(), work);
   const StepCost c = en.cost->cost(w);
   add_activity(c, en.cost->plan().plan.math_dtype, 1.0, en.pool);
   double secs = c.total.base();

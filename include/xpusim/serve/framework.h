@@ -48,8 +48,9 @@ struct FrameworkProfile {
   /// (fraction of dense peak for GEMMs, extra factor for low precision, flash attention,
   /// HBM streaming) and the per-kernel overhead (launch; ~0 under CUDA graphs / compiled NEFFs).
   compute::Calibration calibration;
-  /// Extra factor on the math rate of prompt (context-encoding) steps: compiled static-shape
-  /// buckets and unfused prefill kernels on Neuron; 1 elsewhere.
+  /// Extra factor on the math rate of prompt (context-encoding) steps: unfused prefill kernels
+  /// and context-encoding graph quality on Neuron (the bucket padding is StaticShapes'); 1
+  /// elsewhere.
   /// It scales the math rate only (GEMM and attention FLOPs), not weight streaming: a short
   /// prompt stays bound by reading the weights.
   double prefill_efficiency = 0;

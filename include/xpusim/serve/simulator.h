@@ -141,8 +141,12 @@ struct SchedulerSpec {
   long long max_prefill_seqs = 0;
   /// Tokens of KV capacity per engine (0 = from memory); tests set it to pin admission.
   long long kv_tokens_override = 0;
-  /// Compiled static shapes; the compiled decode batch is max_num_seqs.
+  /// Compiled static shapes; the compiled decode batch is batch_size().
   StaticShapes static_shapes;
+  /// Sequences an engine batches: static_batch under StaticBatch when set, else max_num_seqs.
+  long long batch_size() const {
+    return kind == SchedulerKind::StaticBatch && static_batch > 0 ? static_batch : max_num_seqs;
+  }
 };
 
 struct SpecDecodeSpec {
