@@ -7,11 +7,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "xpusim/core/check.h"
 #include "xpusim/core/parallel.h"
+#include "xpusim/validation/trust.h"
 
 namespace xpusim::validation {
 
@@ -314,9 +316,80 @@ std::vector<std::string> keys_moving(const std::vector<std::string>& keys, const
   return out;
 }
 
+/// "<kind>.frameworks.<stack>.<leaf>" → {"<kind>.frameworks.", "<leaf>", "<stack>"}; empty for
+/// any other key (hardware-family keys have no sibling stacks).
+struct StackKey {
+  std::string prefix, leaf, stack;
+};
+std::optional<StackKey> stack_key(const std::string& key) {
+  const auto parts = split_key(key);
+  if (parts.size() != 4 || parts[1] != "frameworks") return std::nullopt;
+  return StackKey{parts[0] + ".frameworks.", parts[3], parts[2]};
+}
+
+std::set<std::string> families_of(const std::vector<int>& rows, const std::vector<Row>& all, const Context& ctx) {
+  std::set<std::string> out;
+  for (int i : rows) out.insert(family_of_row(all[static_cast<size_t>(i)], *ctx.catalog));
+  return out;
+}
+
+/// The rows of `train` (a sorted set) that `key` moves.
+std::vector<int> rows_moved_in(const Sensitivity& sensitivity, const std::string& key, const std::set<int>& train) {
+  std::vector<int> out;
+  const auto it = sensitivity.find(key);
+  if (it != sensitivity.end())
+    for (int i : it->second)
+      if (train.count(i)) out.push_back(i);
+  return out;
+}
+
+/// The log-space median (the fit works in log space) of `key`'s parameter in the other stacks
+/// whose training rows share a hardware family with `families`; empty when none does.
+std::optional<double> sibling_median(const std::string& key, const std::set<std::string>& families,
+                                     const std::vector<Row>& rows, const std::set<int>& train, const Context& ctx,
+                                     const Sensitivity& sensitivity, const std::vector<std::string>& all_keys,
+                                     const calib::Params& params) {
+  const auto sk = stack_key(key);
+  std::vector<double> values;
+  for (const auto& other : all_keys) {
+    const auto ok = stack_key(other);
+    if (!ok || ok->prefix != sk->prefix || ok->leaf != sk->leaf || ok->stack == sk->stack) continue;
+    const auto seen = families_of(rows_moved_in(sensitivity, other, train), rows, ctx);
+    if (std::any_of(families.begin(), families.end(), [&](const std::string& f) { return seen.count(f) > 0; }))
+      values.push_back(params.get(other).value.quantity.value);
+  }
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : std::sqrt(values[n / 2 - 1] * values[n / 2]);
+}
+
+/// A software stack's key that no training row of the fold moves cannot be learned in the fold,
+/// and its documented value may be a fit on the held-out rows themselves. It takes the median of
+/// the same parameter of the other stacks that the fold's rows of the same hardware family inform
+/// (sibling_median, kept within the key's range): the value a user of a stack the validation has
+/// not seen is given. A key with no such sibling keeps its documented value.
+void borrow_from_sibling_stacks(const std::vector<Row>& rows, const std::vector<int>& train, const Context& ctx,
+                                const Sensitivity& sensitivity, const std::vector<std::string>& fold_keys,
+                                const std::vector<std::string>& all_keys, calib::Params& params) {
+  const std::set<int> in_train(train.begin(), train.end());
+  for (const auto& key : fold_keys) {
+    if (!stack_key(key) || !rows_moved_in(sensitivity, key, in_train).empty()) continue;
+    const auto it = sensitivity.find(key);
+    const auto families = families_of(it == sensitivity.end() ? std::vector<int>{} : it->second, rows, ctx);
+    auto median = sibling_median(key, families, rows, in_train, ctx, sensitivity, all_keys, params);
+    if (!median) continue;
+    const calib::Parameter& p = params.get(key);
+    if (p.range_low) *median = std::max(*median, p.range_low->quantity.value);
+    if (p.range_high) *median = std::min(*median, p.range_high->quantity.value);
+    params.set(with_value(p, *median));
+  }
+}
+
 /// One fold: the keys that move a held-out row go back to their prior and are fitted on the
-/// other rows; every other key keeps its value in *ctx.calibration (it cannot move a held-out
-/// row). Returns the held-out rows predicted with the event-driven executor.
+/// other rows (a stack's key no other row informs borrows its sibling stacks' median instead);
+/// every other key keeps its value in *ctx.calibration (it cannot move a held-out row). Returns
+/// the held-out rows predicted with the event-driven executor.
 std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<int>& train,
                                 const std::vector<int>& held_out, const Context& ctx,
                                 const Sensitivity& sensitivity, const FitOptions& opt) {
@@ -333,6 +406,7 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
   FitResult fold;
   if (!fold_opt.keys.empty()) {
     fold = fit(rows, train, fold_ctx, sensitivity, fold_opt);
+    borrow_from_sibling_stacks(rows, train, ctx, sensitivity, fold_opt.keys, opt.keys, fold.params);
     fold_ctx.calibration = &fold.params;
   }
   fold_ctx.analytical_train = false;

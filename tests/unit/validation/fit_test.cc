@@ -184,4 +184,41 @@ TEST_F(Fit, LeaveOneSourceOutRefitsWithoutTheHeldOutRows) {
   EXPECT_GT(others, 0);
 }
 
+// A stack's key that only the held-out source informs cannot be learned in that source's fold,
+// and its documented value may be a fit on those very rows. It borrows instead the value its
+// sibling stacks hold on rows of the same hardware family: here torchtitan's compute_efficiency
+// takes llm-foundry's in torchtitan's fold, and the other way round; neither source's rows are
+// predicted with their own stack's value.
+TEST_F(Fit, AStackOnlyTheHeldOutSourceInformsBorrowsItsSiblingsValue) {
+  const std::string titan = "training.frameworks.torchtitan.compute_efficiency";
+  const std::string foundry = "training.frameworks.llm-foundry.compute_efficiency";
+  std::vector<validation::Row> rows;
+  for (const auto& r : validation::read_csv(validation::default_public_file(XS_TESTDATA_DIR))) {
+    const bool stack = r.source_url.find("pytorch/torchtitan") != std::string::npos ||
+                       r.source_url.find("mosaicml/llm-foundry") != std::string::npos;
+    if (r.kind == "train" && stack) rows.push_back(r);
+  }
+  const auto ctx = context(shipped_);
+  const auto sensitivity = validation::find_sensitive_rows(rows, ctx, {titan, foundry});
+  ASSERT_FALSE(sensitivity.at(titan).empty());
+  ASSERT_FALSE(sensitivity.at(foundry).empty());
+  validation::FitOptions opt;
+  opt.keys = {foundry, titan};
+  const auto cv = validation::cross_validate(rows, ctx, sensitivity, opt);
+  ASSERT_EQ(cv.size(), rows.size());
+  auto borrowed = [&](const std::string& key, const std::string& from) {
+    calib::Params p = *shipped_;
+    p.set(validation::with_value(p.get(key), shipped_->get(from).value.quantity.value));
+    return p;
+  };
+  const calib::Params titan_borrows = borrowed(titan, foundry), foundry_borrows = borrowed(foundry, titan);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const bool is_titan = rows[i].source_url.find("torchtitan") != std::string::npos;
+    auto expect_ctx = context(is_titan ? &titan_borrows : &foundry_borrows);
+    expect_ctx.analytical_train = false;
+    const double expected = validation::predict_row(rows[i], expect_ctx).prediction.predicted;
+    EXPECT_NEAR(cv[i].prediction.predicted / expected, 1.0, 1e-9) << rows[i].id;
+  }
+}
+
 }  // namespace
