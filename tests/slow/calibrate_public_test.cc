@@ -24,8 +24,14 @@ struct CvGate {
 // preset, docs/calibration.md): train 8.6/24.2 → 8.63/23.56; tightened on 2026-12-02 (Neuron
 // static shapes and the Neuron serving keys re-fitted, docs/serving.md): infer 8.2/27.1 →
 // 6.52/19.89 (the p90 through two Trn2 rows whose fold keeps in-sample documented values,
-// docs/validation.md).
-const CvGate kCvGates[] = {{"train", 8.7, 23.6}, {"infer", 6.6, 19.9}};
+// docs/validation.md). Re-based on 2026-12-02, when the folds stopped leaking: a stack's key that
+// only the held-out source informs used to go back to its documented value, itself a fit on
+// those rows (transformers-neuronx, vLLM-Neuron, optimum-neuron, torchtitan, llm-foundry); it now
+// borrows its sibling stacks' value (docs/calibration.md, "A stack no other source informs").
+// The model did not change (in-sample figures identical); the gate measures a stricter quantity:
+// train 8.63/23.56 → 8.23/23.84, infer 6.52/19.89 → 11.11/77.16 (the same procedure's figure
+// for the 44 inference rows whose stacks other sources inform: 9.7/35.7). Ratchets from here.
+const CvGate kCvGates[] = {{"train", 8.3, 23.9}, {"infer", 11.2, 77.2}};
 
 TEST(CalibratePublicFile, EveryFoldPredictsItsRowsWithinTheCvGates) {
   const hw::Catalog catalog = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
