@@ -82,18 +82,39 @@ namespace {
 
 using Summaries = std::map<std::string, validation::KindSummary>;
 
+// {"<name>": {"<kind>": …}} from summaries keyed "<kind>/<name>", with the CV figures of the
+// same key when `cv` is given.
+Json by_group_json(const Summaries& groups, const Summaries* cv) {
+  Json out = Json::object();
+  for (const auto& [group, s] : groups) {
+    const size_t slash = group.find('/');
+    out[group.substr(slash + 1)][group.substr(0, slash)] = kind_json(s, cv ? find_in(*cv, group) : nullptr);
+  }
+  return out;
+}
+
 Json summary_json_of(const Summaries& kinds, const Summaries& families, const Summaries* cv_kinds,
                      const Summaries* cv_families) {
   Json summary = Json::object();
   for (const auto& [k, s] : kinds) summary[k] = kind_json(s, cv_kinds ? find_in(*cv_kinds, k) : nullptr);
-  Json by_family = Json::object();
-  for (const auto& [group, s] : families) {
-    const size_t slash = group.find('/');
-    by_family[group.substr(slash + 1)][group.substr(0, slash)] =
-        kind_json(s, cv_families ? find_in(*cv_families, group) : nullptr);
-  }
-  summary["by_family"] = by_family;
+  summary["by_family"] = by_group_json(families, cv_families);
   return summary;
+}
+
+// The per-source table of a cross-validated run: each source is one fold's held-out rows.
+std::string source_table_text(const Summaries& sources, const Summaries& cv_sources) {
+  std::ostringstream o;
+  o << "\nper held-out source (each leave-one-source-out fold predicts one source's rows)\n";
+  o << strformat("  %-52s %-5s %4s %4s %12s %10s %15s %10s\n", "source", "kind", "n", "ok", "median |err|",
+                 "p90 |err|", "CV median |err|", "CV p90");
+  for (const auto& [group, s] : sources) {
+    const size_t slash = group.find('/');
+    const validation::KindSummary* cv = find_in(cv_sources, group);
+    o << strformat("  %-52s %-5s %4d %4d %11.1f%% %9.1f%% %14.1f%% %9.1f%%\n", group.substr(slash + 1).c_str(),
+                   group.substr(0, slash).c_str(), s.n, s.ok, s.median_abs_error_pct, s.p90_abs_error_pct,
+                   cv ? cv->median_abs_error_pct : 0.0, cv ? cv->p90_abs_error_pct : 0.0);
+  }
+  return o.str();
 }
 
 std::string summary_text_of(const Summaries& kinds, const Summaries& families, const Summaries* cv_kinds,
@@ -116,17 +137,19 @@ void not_predicted_line(std::ostream& o, const validation::RowResult& r, bool& h
   o << "  " << r.row.id << " (" << status_name(r.prediction.status) << "): " << r.prediction.reason << "\n";
 }
 
-// The leave-one-source-out summaries per kind and per kind/family (empty without `cv`).
+// The leave-one-source-out summaries per kind, per kind/family and per kind/source (empty
+// without `cv`).
 struct CvSummaries {
   CvSummaries(const std::vector<validation::RowResult>* cv, const hw::Catalog& catalog) : given(cv != nullptr) {
     if (!cv) return;
     kinds = validation::summarize(*cv);
     families = validation::summarize_by_family(*cv, catalog);
+    sources = validation::summarize_by_source(*cv);
   }
   const Summaries* kinds_or_null() const { return given ? &kinds : nullptr; }
   const Summaries* families_or_null() const { return given ? &families : nullptr; }
   bool given;
-  Summaries kinds, families;
+  Summaries kinds, families, sources;
 };
 
 }  // namespace
@@ -134,8 +157,10 @@ struct CvSummaries {
 Json summary_json(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                   const std::vector<validation::RowResult>* cv) {
   const CvSummaries c(cv, catalog);
-  return summary_json_of(validation::summarize(results), validation::summarize_by_family(results, catalog),
-                         c.kinds_or_null(), c.families_or_null());
+  Json summary = summary_json_of(validation::summarize(results), validation::summarize_by_family(results, catalog),
+                                 c.kinds_or_null(), c.families_or_null());
+  if (c.given) summary["by_source"] = by_group_json(validation::summarize_by_source(results), &c.sources);
+  return summary;
 }
 
 Json validation_document(const Provenance& provenance, const std::string& file,
@@ -158,8 +183,10 @@ Json validation_document(const Provenance& provenance, const std::string& file,
 std::string summary_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                          const std::vector<validation::RowResult>* cv) {
   const CvSummaries c(cv, catalog);
-  return summary_text_of(validation::summarize(results), validation::summarize_by_family(results, catalog),
-                         c.kinds_or_null(), c.families_or_null());
+  std::string text = summary_text_of(validation::summarize(results), validation::summarize_by_family(results, catalog),
+                                     c.kinds_or_null(), c.families_or_null());
+  if (c.given) text += source_table_text(validation::summarize_by_source(results), c.sources);
+  return text;
 }
 
 std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,

@@ -5,6 +5,7 @@
 
 #include "xpusim/compute/calibration.h"
 #include "xpusim/core/parallel.h"
+#include "xpusim/validation/fit.h"
 
 namespace xpusim::validation {
 
@@ -58,23 +59,24 @@ void stream_rows(const std::string& path, const Context& ctx, std::size_t batch,
   }
 }
 
+void SummaryBuilder::count(Group& g, const RowResult& r) {
+  ++g.counts.n;
+  switch (r.prediction.status) {
+    case Status::Ok:
+      ++g.counts.ok;
+      g.errors.push_back(r.error_pct);
+      break;
+    case Status::Unsupported: ++g.counts.unsupported; break;
+    case Status::Error: ++g.counts.errors; break;
+  }
+}
+
 void SummaryBuilder::add(const RowResult& r) {
-  auto count = [&](Group& g) {
-    ++g.counts.n;
-    switch (r.prediction.status) {
-      case Status::Ok:
-        ++g.counts.ok;
-        g.errors.push_back(r.error_pct);
-        break;
-      case Status::Unsupported: ++g.counts.unsupported; break;
-      case Status::Error: ++g.counts.errors; break;
-    }
-  };
-  count(kinds_[r.row.kind]);
+  count(kinds_[r.row.kind], r);
   if (!catalog_) return;
   std::string family = "unknown";
   if (catalog_->has_system(r.row.system)) family = compute::family_of(catalog_->system(r.row.system).chip);
-  count(families_[r.row.kind + "/" + family]);
+  count(families_[r.row.kind + "/" + family], r);
 }
 
 std::map<std::string, KindSummary> SummaryBuilder::finish(const std::map<std::string, Group>& groups) {
@@ -106,6 +108,12 @@ std::map<std::string, KindSummary> summarize_by_family(const std::vector<RowResu
   SummaryBuilder b(&catalog);
   for (const auto& r : results) b.add(r);
   return b.families();
+}
+
+std::map<std::string, KindSummary> summarize_by_source(const std::vector<RowResult>& results) {
+  std::map<std::string, SummaryBuilder::Group> groups;
+  for (const auto& r : results) SummaryBuilder::count(groups[r.row.kind + "/" + source_of(r.row.source_url)], r);
+  return SummaryBuilder::finish(groups);
 }
 
 std::string default_public_file(const std::string& data_dir) { return data_dir + "/validation/public.csv"; }

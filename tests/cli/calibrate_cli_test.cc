@@ -81,3 +81,52 @@ TEST(CalibrateCli, LeaveOneSourceOutAddsCvFigures) {
 }
 
 }  // namespace
+
+namespace {
+
+/// The H100 train rows of two sources (NeMo's and llm-foundry's tables): two folds, kept small
+/// because every fold re-fits.
+std::string two_source_fixture() {
+  std::ifstream in(hopper_fixture());
+  std::string line, text;
+  std::getline(in, line);
+  text = line + "\n";
+  while (std::getline(in, line))
+    if (line.find("github.com/NVIDIA/NeMo/") != std::string::npos || line.find("mosaicml/llm-foundry") != std::string::npos)
+      text += line + "\n";
+  const std::string path = ::testing::TempDir() + "two_sources_" + std::to_string(::getpid()) + ".csv";
+  std::ofstream(path) << text;
+  return path;
+}
+
+// validate --cv reports each fold: per held-out source and kind, in-sample and out-of-fold
+// figures, in the JSON (summary.by_source) and as a text table; without --cv neither.
+TEST(ValidateCvCli, ReportsEveryHeldOutSource) {
+  const std::string csv = two_source_fixture();
+  auto r = run_cli("validate " + csv + " --cv --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& by_source = j["summary"]["by_source"];
+  ASSERT_EQ(by_source.size(), 2u);
+  int rows = 0;
+  for (const auto& [source, kinds] : by_source.items()) {
+    ASSERT_TRUE(kinds.contains("train")) << source;
+    EXPECT_TRUE(kinds["train"].contains("cv_median_abs_error_pct")) << source;
+    EXPECT_TRUE(kinds["train"].contains("cv_p90_abs_error_pct")) << source;
+    rows += kinds["train"]["n"].get<int>();
+  }
+  EXPECT_EQ(rows, j["summary"]["train"]["n"].get<int>());
+  EXPECT_TRUE(by_source.contains("github.com/NVIDIA/NeMo"));
+  EXPECT_TRUE(by_source.contains("github.com/mosaicml/llm-foundry"));
+
+  auto text = run_cli("validate " + csv + " --cv");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("per held-out source"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("github.com/NVIDIA/NeMo"), std::string::npos) << text.out;
+
+  auto plain = run_cli("validate " + csv + " --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(nlohmann::json::parse(plain.out)["summary"].contains("by_source"));
+}
+
+}  // namespace

@@ -15,10 +15,12 @@ namespace xpusim::report {
 const char* status_name(validation::Status s);
 /// `summary`: per kind, and under "by_family" per family and kind, the counts and |error|
 /// statistics; with `cv` (leave-one-source-out predictions of the same rows) also
-/// cv_median_abs_error_pct and cv_p90_abs_error_pct.
+/// cv_median_abs_error_pct and cv_p90_abs_error_pct, and "by_source": per source (one fold's
+/// held-out rows) and kind, the in-sample and CV statistics.
 Json summary_json(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                   const std::vector<validation::RowResult>* cv = nullptr);
-/// The summary table (per kind, then per kind/family; CV columns with `cv`).
+/// The summary table (per kind, then per kind/family; CV columns with `cv`, then a table per
+/// held-out source).
 std::string summary_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                          const std::vector<validation::RowResult>* cv = nullptr);
 /// The whole `validate --json` document; `file` is echoed under inputs.

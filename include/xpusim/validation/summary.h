@@ -45,12 +45,16 @@ class SummaryBuilder {
   /// Empty without a catalog.
   std::map<std::string, KindSummary> families() const;
 
- private:
+  /// One group's counts and the errors of its ok rows; finish turns groups into summaries
+  /// (summarize_by_source groups by another key with the same two steps).
   struct Group {
     KindSummary counts;
     std::vector<double> errors;
   };
+  static void count(Group& g, const RowResult& r);
   static std::map<std::string, KindSummary> finish(const std::map<std::string, Group>& groups);
+
+ private:
   const hw::Catalog* catalog_;
   std::map<std::string, Group> kinds_, families_;
 };
@@ -61,6 +65,10 @@ std::map<std::string, KindSummary> summarize(const std::vector<RowResult>& resul
 /// system is not in the catalog): the same statistics as summarize.
 std::map<std::string, KindSummary> summarize_by_family(const std::vector<RowResult>& results,
                                                        const hw::Catalog& catalog);
+/// Per "kind/source" (source_of the row's URL: the unit a leave-one-source-out fold holds out):
+/// the same statistics as summarize. With cross-validated results, each group is one fold's
+/// rows of that kind predicted out of fold.
+std::map<std::string, KindSummary> summarize_by_source(const std::vector<RowResult>& results);
 /// The project's own copy of the public validation set (a copy of ../shared/validation/public.csv).
 std::string default_public_file(const std::string& data_dir);
 
