@@ -77,7 +77,7 @@ int run_validate(const Args& args) {
   const auto* cv_ptr = cv ? &cv_results : nullptr;
   if (!html.empty()) {
     const auto bands = report::row_bands(results, load_trust_data(), cat, data_dir() + "/models");
-    write_html(html, report::validation_html(provenance(true, true, calibration_file), file, results, bands, cat));
+    write_html(html, report::validation_html(provenance(true, true, calibration_file), file, results, bands, cat, cv_ptr));
   }
   if (json) {
     report::Json doc = report::validation_document(provenance(true, true, calibration_file), file, results, cat, cv_ptr);

@@ -59,45 +59,92 @@ std::string scatter_charts(const std::vector<validation::RowResult>& results, co
   return html::row(charts);
 }
 
-std::string summary_table(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog) {
-  std::vector<html::Cells> rows;
-  const auto add = [&](const std::string& name, const validation::KindSummary& k) {
-    rows.push_back({name, std::to_string(k.n), std::to_string(k.ok), std::to_string(k.unsupported),
-                    std::to_string(k.errors), fmt_num(k.median_abs_error_pct, 3), fmt_num(k.p90_abs_error_pct, 3)});
-  };
-  for (const auto& [kind, k] : validation::summarize(results)) add(kind, k);
-  for (const auto& [key, k] : validation::summarize_by_family(results, catalog)) add(key, k);
-  return html::table("summary", {"kind / family", "rows", "ok", "unsupported", "errors", "median |error| %", "p90 |error| %"},
-                     rows);
+using Summaries = std::map<std::string, validation::KindSummary>;
+
+/// One summary row: counts, in-sample |error| and, when `cv` is given, the out-of-fold figures.
+html::Cells summary_cells(const std::string& name, const validation::KindSummary& k, const Summaries* cv) {
+  html::Cells cells = {name, std::to_string(k.n), std::to_string(k.ok), std::to_string(k.unsupported),
+                       std::to_string(k.errors), fmt_num(k.median_abs_error_pct, 3), fmt_num(k.p90_abs_error_pct, 3)};
+  if (cv) {
+    const auto it = cv->find(name);
+    cells.push_back(it == cv->end() ? "" : fmt_num(it->second.median_abs_error_pct, 3));
+    cells.push_back(it == cv->end() ? "" : fmt_num(it->second.p90_abs_error_pct, 3));
+  }
+  return cells;
 }
 
-std::string rows_table(const std::vector<validation::RowResult>& results, const Bands& bands, const hw::Catalog& catalog) {
+std::vector<std::string> summary_headers(const std::string& first, bool cv) {
+  std::vector<std::string> h = {first, "rows", "ok", "unsupported", "errors", "median |error| %", "p90 |error| %"};
+  if (cv) h.insert(h.end(), {"CV median |error| %", "CV p90 |error| %"});
+  return h;
+}
+
+std::string summary_table(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
+                          const std::vector<validation::RowResult>* cv) {
+  Summaries cv_kinds, cv_families;
+  if (cv) {
+    cv_kinds = validation::summarize(*cv);
+    cv_families = validation::summarize_by_family(*cv, catalog);
+  }
+  std::vector<html::Cells> rows;
+  for (const auto& [kind, k] : validation::summarize(results)) rows.push_back(summary_cells(kind, k, cv ? &cv_kinds : nullptr));
+  for (const auto& [key, k] : validation::summarize_by_family(results, catalog))
+    rows.push_back(summary_cells(key, k, cv ? &cv_families : nullptr));
+  return html::table("summary", summary_headers("kind / family", cv != nullptr), rows);
+}
+
+/// Per held-out source ("kind/source"): the rows one leave-one-source-out fold predicts.
+std::string source_table(const std::vector<validation::RowResult>& results, const std::vector<validation::RowResult>& cv) {
+  const Summaries cv_sources = validation::summarize_by_source(cv);
+  std::vector<html::Cells> rows;
+  for (const auto& [key, k] : validation::summarize_by_source(results)) rows.push_back(summary_cells(key, k, &cv_sources));
+  return html::table("sources", summary_headers("kind / source", true), rows);
+}
+
+std::string rows_table(const std::vector<validation::RowResult>& results, const Bands& bands, const hw::Catalog& catalog,
+                       const std::vector<validation::RowResult>* cv) {
   std::vector<html::Cells> rows;
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     const bool ok = r.prediction.status == validation::Status::Ok;
     const bool band = bands[i].first < bands[i].second;
-    rows.push_back({r.row.id, r.row.kind, validation::family_of_row(r.row, catalog), r.row.system, r.row.model,
-                    r.row.metric, fmt_num(r.row.value, 4), ok ? fmt_num(r.prediction.predicted, 4) : "",
-                    band ? fmt_num(bands[i].first, 4) + " – " + fmt_num(bands[i].second, 4) : "",
-                    ok ? fmt_num(r.error_pct, 3) : "", status_name(r.prediction.status), r.prediction.reason});
+    html::Cells cells = {r.row.id, r.row.kind, validation::family_of_row(r.row, catalog), r.row.system, r.row.model,
+                         r.row.metric, fmt_num(r.row.value, 4), ok ? fmt_num(r.prediction.predicted, 4) : "",
+                         band ? fmt_num(bands[i].first, 4) + " – " + fmt_num(bands[i].second, 4) : "",
+                         ok ? fmt_num(r.error_pct, 3) : ""};
+    if (cv) {
+      const bool cv_ok = i < cv->size() && (*cv)[i].prediction.status == validation::Status::Ok;
+      cells.push_back(cv_ok ? fmt_num((*cv)[i].prediction.predicted, 4) : "");
+      cells.push_back(cv_ok ? fmt_num((*cv)[i].error_pct, 3) : "");
+    }
+    cells.push_back(status_name(r.prediction.status));
+    cells.push_back(r.prediction.reason);
+    rows.push_back(cells);
   }
-  return html::table("rows", {"id", "kind", "family", "system", "model", "metric", "measured", "predicted", "band",
-                              "error %", "status", "reason"},
-                     rows);
+  std::vector<std::string> headers = {"id", "kind", "family", "system", "model", "metric", "measured", "predicted", "band",
+                                      "error %"};
+  if (cv) headers.insert(headers.end(), {"CV predicted", "CV error %"});
+  headers.insert(headers.end(), {"status", "reason"});
+  return html::table("rows", headers, rows);
 }
 
 }  // namespace
 
 std::string validation_html(const Provenance& provenance, const std::string& file,
                             const std::vector<validation::RowResult>& results, const Bands& bands,
-                            const hw::Catalog& catalog) {
-  std::string body = html::section("summary", "Summary", summary_table(results, catalog),
-                                   "Absolute errors over the rows predicted (status ok).");
+                            const hw::Catalog& catalog, const std::vector<validation::RowResult>* cv) {
+  std::string body = html::section("summary", "Summary", summary_table(results, catalog, cv),
+                                   cv ? "Absolute errors over the rows predicted (status ok); CV: each row predicted "
+                                        "by parameters fitted without any row of its source (leave-one-source-out)."
+                                      : "Absolute errors over the rows predicted (status ok).");
+  if (cv)
+    body += html::section("sources", "Per held-out source", source_table(results, *cv),
+                          "Each leave-one-source-out fold holds out every row of one source (a repository, paper or "
+                          "web site) and predicts them with parameters fitted on the others (docs/validation.md).");
   body += html::section("scatter", "Predicted against measured, per family", scatter_charts(results, bands, catalog),
                         "Log-log; error bars are the uncertainty band of each prediction (docs/validation.md, "
                         "\"Uncertainty\"); guides at y = x, ±10 % and ±25 %.");
-  body += html::section("rows", "Rows", rows_table(results, bands, catalog));
+  body += html::section("rows", "Rows", rows_table(results, bands, catalog, cv));
   return html::page("validate", "xpusim validate: " + file,
                     core::fmt_int(static_cast<long long>(results.size())) + " rows", provenance, body);
 }

@@ -129,4 +129,21 @@ TEST(ValidateCvCli, ReportsEveryHeldOutSource) {
   EXPECT_FALSE(nlohmann::json::parse(plain.out)["summary"].contains("by_source"));
 }
 
+// validate --cv --html carries the folds into the page: CV columns in the summary, the table per
+// held-out source, each row's out-of-fold prediction; a page without --cv has none of them.
+TEST(ValidateCvCli, HtmlPageShowsTheFolds) {
+  const std::string csv = two_source_fixture();
+  const std::string page = ::testing::TempDir() + "validate_cv_" + std::to_string(::getpid()) + ".html";
+  auto r = run_cli("validate " + csv + " --cv --html " + page);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string cv_page = slurp(page);
+  for (const char* text : {"Per held-out source", "CV p90 |error| %", "CV error %", "github.com/mosaicml/llm-foundry"})
+    EXPECT_NE(cv_page.find(text), std::string::npos) << text;
+  auto plain = run_cli("validate " + csv + " --html " + page);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const std::string plain_page = slurp(page);
+  EXPECT_EQ(plain_page.find("CV error %"), std::string::npos);
+  EXPECT_EQ(plain_page.find("Per held-out source"), std::string::npos);
+}
+
 }  // namespace

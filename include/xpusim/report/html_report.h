@@ -31,10 +31,12 @@ std::string serve_html(const Provenance& provenance, const serve::ServeReport& r
 using Bands = std::vector<std::pair<double, double>>;
 
 /// Predicted vs measured per family (log-log, y = x, ±10 % and ±25 % guides, bands as error
-/// bars), the summary per kind and family, and the error table.
+/// bars), the summary per kind and family, and the error table. With `cv` (the leave-one-source-out
+/// predictions of the same rows) the summary adds the CV figures, a table per held-out source
+/// follows it, and each row shows its out-of-fold prediction and error.
 std::string validation_html(const Provenance& provenance, const std::string& file,
                             const std::vector<validation::RowResult>& results, const Bands& bands,
-                            const hw::Catalog& catalog);
+                            const hw::Catalog& catalog, const std::vector<validation::RowResult>* cv = nullptr);
 
 /// Each claim: published against xpusim's ratio with its range, and the verdicts.
 std::string claims_html(const Provenance& provenance, const scenario::ClaimsReport& rep);
