@@ -80,24 +80,18 @@ std::vector<std::string> summary_headers(const std::string& first, bool cv) {
 }
 
 std::string summary_table(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                          const std::vector<validation::RowResult>* cv) {
-  Summaries cv_kinds, cv_families;
-  if (cv) {
-    cv_kinds = validation::summarize(*cv);
-    cv_families = validation::summarize_by_family(*cv, catalog);
-  }
+                          const CvSummaries& cv) {
   std::vector<html::Cells> rows;
-  for (const auto& [kind, k] : validation::summarize(results)) rows.push_back(summary_cells(kind, k, cv ? &cv_kinds : nullptr));
+  for (const auto& [kind, k] : validation::summarize(results)) rows.push_back(summary_cells(kind, k, cv.kinds_or_null()));
   for (const auto& [key, k] : validation::summarize_by_family(results, catalog))
-    rows.push_back(summary_cells(key, k, cv ? &cv_families : nullptr));
-  return html::table("summary", summary_headers("kind / family", cv != nullptr), rows);
+    rows.push_back(summary_cells(key, k, cv.families_or_null()));
+  return html::table("summary", summary_headers("kind / family", cv.given), rows);
 }
 
 /// Per held-out source ("kind/source"): the rows one leave-one-source-out fold predicts.
-std::string source_table(const std::vector<validation::RowResult>& results, const std::vector<validation::RowResult>& cv) {
-  const Summaries cv_sources = validation::summarize_by_source(cv);
+std::string source_table(const std::vector<validation::RowResult>& results, const CvSummaries& cv) {
   std::vector<html::Cells> rows;
-  for (const auto& [key, k] : validation::summarize_by_source(results)) rows.push_back(summary_cells(key, k, &cv_sources));
+  for (const auto& [key, k] : validation::summarize_by_source(results)) rows.push_back(summary_cells(key, k, &cv.sources));
   return html::table("sources", summary_headers("kind / source", true), rows);
 }
 
@@ -133,12 +127,13 @@ std::string rows_table(const std::vector<validation::RowResult>& results, const 
 std::string validation_html(const Provenance& provenance, const std::string& file,
                             const std::vector<validation::RowResult>& results, const Bands& bands,
                             const hw::Catalog& catalog, const std::vector<validation::RowResult>* cv) {
-  std::string body = html::section("summary", "Summary", summary_table(results, catalog, cv),
+  const CvSummaries cv_summaries(cv, catalog);
+  std::string body = html::section("summary", "Summary", summary_table(results, catalog, cv_summaries),
                                    cv ? "Absolute errors over the rows predicted (status ok); CV: each row predicted "
                                         "by parameters fitted without any row of its source (leave-one-source-out)."
                                       : "Absolute errors over the rows predicted (status ok).");
   if (cv)
-    body += html::section("sources", "Per held-out source", source_table(results, *cv),
+    body += html::section("sources", "Per held-out source", source_table(results, cv_summaries),
                           "Each leave-one-source-out fold holds out every row of one source (a repository, paper or "
                           "web site) and predicts them with parameters fitted on the others (docs/validation.md).");
   body += html::section("scatter", "Predicted against measured, per family", scatter_charts(results, bands, catalog),

@@ -110,9 +110,11 @@ std::string source_table_text(const Summaries& sources, const Summaries& cv_sour
   for (const auto& [group, s] : sources) {
     const size_t slash = group.find('/');
     const validation::KindSummary* cv = find_in(cv_sources, group);
-    o << strformat("  %-52s %-5s %4d %4d %11.1f%% %9.1f%% %14.1f%% %9.1f%%\n", group.substr(slash + 1).c_str(),
-                   group.substr(0, slash).c_str(), s.n, s.ok, s.median_abs_error_pct, s.p90_abs_error_pct,
-                   cv ? cv->median_abs_error_pct : 0.0, cv ? cv->p90_abs_error_pct : 0.0);
+    const std::string cv_text = cv ? strformat(" %14.1f%% %9.1f%%", cv->median_abs_error_pct, cv->p90_abs_error_pct)
+                                   : strformat(" %15s %10s", "-", "-");
+    o << strformat("  %-52s %-5s %4d %4d %11.1f%% %9.1f%%", group.substr(slash + 1).c_str(),
+                   group.substr(0, slash).c_str(), s.n, s.ok, s.median_abs_error_pct, s.p90_abs_error_pct)
+      << cv_text << "\n";
   }
   return o.str();
 }
@@ -137,22 +139,15 @@ void not_predicted_line(std::ostream& o, const validation::RowResult& r, bool& h
   o << "  " << r.row.id << " (" << status_name(r.prediction.status) << "): " << r.prediction.reason << "\n";
 }
 
-// The leave-one-source-out summaries per kind, per kind/family and per kind/source (empty
-// without `cv`).
-struct CvSummaries {
-  CvSummaries(const std::vector<validation::RowResult>* cv, const hw::Catalog& catalog) : given(cv != nullptr) {
-    if (!cv) return;
-    kinds = validation::summarize(*cv);
-    families = validation::summarize_by_family(*cv, catalog);
-    sources = validation::summarize_by_source(*cv);
-  }
-  const Summaries* kinds_or_null() const { return given ? &kinds : nullptr; }
-  const Summaries* families_or_null() const { return given ? &families : nullptr; }
-  bool given;
-  Summaries kinds, families, sources;
-};
 
 }  // namespace
+
+CvSummaries::CvSummaries(const std::vector<validation::RowResult>* cv, const hw::Catalog& catalog) : given(cv != nullptr) {
+  if (!cv) return;
+  kinds = validation::summarize(*cv);
+  families = validation::summarize_by_family(*cv, catalog);
+  sources = validation::summarize_by_source(*cv);
+}
 
 Json summary_json(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                   const std::vector<validation::RowResult>* cv) {

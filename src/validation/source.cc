@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "xpusim/validation/fit.h"
+#include "xpusim/validation/source.h"
 
 namespace xpusim::validation {
 

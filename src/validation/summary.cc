@@ -5,7 +5,7 @@
 
 #include "xpusim/compute/calibration.h"
 #include "xpusim/core/parallel.h"
-#include "xpusim/validation/fit.h"
+#include "xpusim/validation/source.h"
 
 namespace xpusim::validation {
 

@@ -2,6 +2,7 @@
 // Rendering of a validation run (per row predicted vs measured, per kind and family summaries):
 // text and JSON (DESIGN.md's stable `validate --json` keys). Computes nothing new.
 
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -13,6 +14,16 @@
 namespace xpusim::report {
 
 const char* status_name(validation::Status s);
+/// The leave-one-source-out summaries per kind, "kind/family" and "kind/source" of the CV
+/// predictions (empty, and `given` false, without `cv`): what every validation renderer shows
+/// beside the in-sample figures.
+struct CvSummaries {
+  CvSummaries(const std::vector<validation::RowResult>* cv, const hw::Catalog& catalog);
+  const std::map<std::string, validation::KindSummary>* kinds_or_null() const { return given ? &kinds : nullptr; }
+  const std::map<std::string, validation::KindSummary>* families_or_null() const { return given ? &families : nullptr; }
+  bool given;
+  std::map<std::string, validation::KindSummary> kinds, families, sources;
+};
 /// `summary`: per kind, and under "by_family" per family and kind, the counts and |error|
 /// statistics; with `cv` (leave-one-source-out predictions of the same rows) also
 /// cv_median_abs_error_pct and cv_p90_abs_error_pct, and "by_source": per source (one fold's

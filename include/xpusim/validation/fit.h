@@ -13,13 +13,10 @@
 
 #include "xpusim/calib/params.h"
 #include "xpusim/core/parallel.h"
+#include "xpusim/validation/source.h"
 #include "xpusim/validation/summary.h"
 
 namespace xpusim::validation {
-
-/// The source a row's URL points to: "github.com/OWNER/REPO" for a repository, "arxiv:ID"
-/// (version dropped) for an arXiv paper, "doi:ID" for a DOI, else the host without "www.".
-std::string source_of(const std::string& url);
 
 /// The `fitted` parameters whose key matches `glob` ('*' any run of characters, '?' one; a
 /// comma-separated list matches a key any of its globs matches); an empty glob matches every

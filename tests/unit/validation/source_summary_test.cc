@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "xpusim/validation/fit.h"
 #include "xpusim/validation/summary.h"
 
 using namespace xpusim;
