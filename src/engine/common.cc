@@ -119,6 +119,9 @@ FrameworkParams framework_params(const std::string& name, const calib::Params& p
   f.tp_comm_exposed = params.number(key + "tp_comm_exposed");
   f.ep_comm_exposed = params.number(key + "ep_comm_exposed");
   f.dp_overlap = params.flag(key + "dp_overlap");
+  f.selective_scope = params.flag(key + "selective_saves_projections_only")
+                          ? mapping::SelectiveScope::AllButProjections
+                          : mapping::SelectiveScope::AttentionCore;
   f.moe_route_cost_per_element = params.seconds("training.common.moe_route_cost_per_element");
   f.fsdp_overlap = params.number("training.common.fsdp_overlap");
   f.step_overhead = params.seconds("training.common.step_overhead");

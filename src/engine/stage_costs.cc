@@ -121,16 +121,41 @@ Context::Context(const TrainScenario& sc, const net::Topology& t, const compute:
   fsdp = plan.zero == mapping::Zero::Zero3 || plan.zero == mapping::Zero::Fsdp;
 }
 
+/// The GEMMs whose outputs a projections-only remat policy saves: query/key/value and the MLP's
+/// up (and gate) projections, dense, routed and shared.
+bool is_saved_projection(const workload::Op& op) {
+  static const std::vector<std::string> saved = {"qkv_proj", "q_proj", "q_a_proj", "q_b_proj", "kv_a_proj",
+                                                 "kv_b_proj", "mlp_up", "expert_up", "shared_up"};
+  return op.kind == workload::OpKind::Gemm && std::find(saved.begin(), saved.end(), op.name) != saved.end();
+}
+
+/// Whether the backward reruns the forward of `op` (mapping::SelectiveScope).
+bool recomputed(const mapping::TrainPlan& plan, const workload::Op& op) {
+  switch (plan.recompute) {
+    case mapping::Recompute::None: return false;
+    case mapping::Recompute::Full: return true;
+    case mapping::Recompute::Selective:
+      return plan.selective == mapping::SelectiveScope::AllButProjections ? !is_saved_projection(op)
+                                                                            : op.kind == workload::OpKind::Attention;
+  }
+  return false;
+}
+
+/// The forward TP/SP collectives run again in the backward: the recomputed layer needs them.
+bool recompute_repeats_tp_comm(const mapping::TrainPlan& plan) {
+  return plan.recompute == mapping::Recompute::Full ||
+         (plan.recompute == mapping::Recompute::Selective && plan.selective == mapping::SelectiveScope::AllButProjections);
+}
+
 /// Compute of one layer's operators, forward and backward, with recompute and weight gradients.
 void add_layer_compute(const Context& x, const std::vector<workload::Op>& ops, LayerCost& lc) {
-  const auto rc = x.s.plan.recompute;
   for (const auto& op : ops) {
     const auto [f, b] = time_both(x.chip, op, x.prec, lc.act);
     lc.fwd += f.time;
     lc.bwd += b.time;
     if (has_weight_grad(op)) lc.weight_grad += f.time;
     if (op.kind == workload::OpKind::Attention) lc.attn_fwd += f.time;
-    if (rc == mapping::Recompute::Full || (rc == mapping::Recompute::Selective && op.kind == workload::OpKind::Attention)) {
+    if (recomputed(x.s.plan, op)) {
       lc.recompute += f.time;
       lc.act.add_flops(f.dtype, f.flops);
       lc.act.hbm_bytes += f.hbm_bytes;
@@ -141,7 +166,7 @@ void add_layer_compute(const Context& x, const std::vector<workload::Op>& ops, L
   lc.expert_params = weight_params(ops, true);
 }
 
-/// TP/SP: two collectives per block (attention, MLP) in each pass; full recompute repeats the
+/// TP/SP: two collectives per block (attention, MLP) in each pass; a recomputed layer repeats the
 /// forward ones inside the backward.
 void add_tp_comm(const Context& x, LayerCost& lc) {
   const auto& plan = x.s.plan;
@@ -154,7 +179,7 @@ void add_tp_comm(const Context& x, LayerCost& lc) {
   } else {
     one = x.coll(CollectiveKind::AllReduce, x.block_bytes, x.tp_group, tmp, 1.0);
   }
-  const double fwd_n = 2.0, bwd_n = plan.recompute == mapping::Recompute::Full ? 4.0 : 2.0;
+  const double fwd_n = 2.0, bwd_n = recompute_repeats_tp_comm(plan) ? 4.0 : 2.0;
   lc.tp_fwd = one * fwd_n * x.s.framework.tp_comm_exposed;
   lc.tp_bwd = one * bwd_n * x.s.framework.tp_comm_exposed;
   lc.act.scale_up_bytes += tmp.scale_up_bytes * (fwd_n + bwd_n);
@@ -384,9 +409,11 @@ void add_flops(const Context& x, StepCosts& out) {
   const auto& plan = x.s.plan;
   const long long tokens_step = plan.global_batch * plan.seq_len;
   const auto none = workload::train_flops_per_token(x.s.model, plan.seq_len, workload::RecomputeKind::None);
-  const auto rk = plan.recompute == mapping::Recompute::Full        ? workload::RecomputeKind::Full
-                  : plan.recompute == mapping::Recompute::Selective ? workload::RecomputeKind::Selective
-                                                                    : workload::RecomputeKind::None;
+  const auto rk = plan.recompute == mapping::Recompute::Full ? workload::RecomputeKind::Full
+                  : plan.recompute == mapping::Recompute::None ? workload::RecomputeKind::None
+                  : plan.selective == mapping::SelectiveScope::AllButProjections
+                      ? workload::RecomputeKind::SelectiveAllButProjections
+                      : workload::RecomputeKind::Selective;
   const auto withrc = workload::train_flops_per_token(x.s.model, plan.seq_len, rk);
   out.model_flops_per_step = none.model * static_cast<double>(tokens_step);
   out.hw_flops_per_step = withrc.hardware * static_cast<double>(tokens_step);

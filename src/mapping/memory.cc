@@ -77,6 +77,27 @@ LayerUnits layer_units(const ModelSpec& m, int layer, bool fp8_inputs) {
   return u;
 }
 
+/// Activation units of a layer under a remat policy that saves only its input and the outputs
+/// of its QKV and MLP up-projection GEMMs (SelectiveScope::AllButProjections), 2 bytes each:
+/// the input (replicated), Q, K, V and the up-projection outputs (gate and up for gated MLPs;
+/// MoE: top-k routed copies, their up outputs and the shared experts'), sharded.
+LayerUnits projection_units(const ModelSpec& m, int layer) {
+  const double h = d(m.hidden);
+  const double mats_in = m.mlp == MlpKind::Gated ? 2.0 : 1.0;
+  const double heads_kv = m.attention == workload::AttnKind::Mla ? d(m.heads) : d(m.kv_heads);
+  LayerUnits u;
+  u.replicated = 2.0;
+  u.sharded = 2.0 * (d(m.heads) * d(m.qk_head_dim()) + heads_kv * d(m.qk_head_dim() + m.v_head_dim())) / h;
+  if (m.layer_is_moe(layer)) {
+    const double topk = m.moe.experts_per_token;
+    u.sharded += 2.0 * topk * (1.0 + mats_in * d(m.moe.expert_ffn) / h) +
+                 2.0 * mats_in * m.moe.shared_experts * d(m.moe.shared_ffn) / h;
+  } else {
+    u.sharded += 2.0 * mats_in * d(m.ffn) / h;
+  }
+  return u;
+}
+
 double seq_per_rank(const TrainPlan& p) { return d(p.seq_len) / p.cp; }
 
 double sbh(const ModelSpec& m, const TrainPlan& p) {
@@ -159,6 +180,10 @@ core::Bytes activation_bytes_per_layer(const ModelSpec& model, const TrainPlan& 
     case Recompute::None:
       return core::bytes(layer_no_recompute(model, plan, layer));
     case Recompute::Selective: {
+      if (plan.selective == SelectiveScope::AllButProjections) {
+        const LayerUnits u = projection_units(model, layer);
+        return core::bytes(sbh(model, plan) * (u.replicated / sp_div(plan) + u.sharded / plan.tp));
+      }
       TrainPlan q = plan;
       q.flash_attention = true;  // selective recompute drops exactly the 5as/h term
       return core::bytes(layer_no_recompute(model, q, layer));
@@ -226,7 +251,10 @@ TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan,
   const double mean_layer = layers.empty() ? 0.0 : per_layer_sum / d(static_cast<long long>(layers.size()));
   double act = mean_layer * inflight_layer_microbatches(plan, static_cast<int>(layers.size()),
                                                         model.layers, r);
-  if (plan.recompute == Recompute::Full && !layers.empty()) {
+  const bool recomputes_layer = plan.recompute == Recompute::Full ||
+                                 (plan.recompute == Recompute::Selective &&
+                                  plan.selective == SelectiveScope::AllButProjections);
+  if (recomputes_layer && !layers.empty()) {
     act += worst_layer;  // the layer being recomputed holds its full activations transiently
   }
   const double unit = sbh(model, plan);

@@ -375,6 +375,7 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
   engine::TrainScenario& s = out.scenario;
   s.framework = against_flag("--framework", false,
                              [&] { return engine::framework_params(in.framework.value_or("megatron"), params); });
+  s.plan.selective = s.framework.selective_scope;
   s.calibration = &params;
   s.system = &sys;
   s.model = against_flag("--model", true, [&] { return workload::load_model(*in.model, models_dir); });

@@ -210,6 +210,7 @@ Prediction predict_train(const Row& row, const Context& ctx) {
   s.system = &ctx.catalog->system(row.system, "system");
   s.model = workload::load_model(row.model, ctx.models_dir);
   if (!plan_from_row(row, s.model, s.plan, p)) return p;
+  s.plan.selective = s.framework.selective_scope;
   const engine::DefaultsRule rule = engine::defaults_rule(fw, *ctx.calibration);
   engine::TrainDefaults d = defaults_for_row(row, fw, rule, s, p);
   engine::TrainResult r;

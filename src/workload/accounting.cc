@@ -119,6 +119,15 @@ ParamCounts count_params(const ModelSpec& m) {
   return c;
 }
 
+double output_side_matmul(const ModelSpec& m, int layer) {
+  const LayerParams p = layer_params(m, layer);
+  const double h = d(m.hidden);
+  const double o = d(m.heads) * d(m.v_head_dim()) * h;
+  if (!p.moe) return o + h * d(m.ffn);
+  const double shared = d(m.moe.shared_experts) * h * d(m.moe.shared_ffn);
+  return o + p.router_matmul + d(p.top_k) * h * d(m.moe.expert_ffn) + shared;
+}
+
 double causal_mean_keys(long long seq, long long window) {
   if (seq <= 0) return 0.0;
   const double s = d(seq);
@@ -142,6 +151,12 @@ TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKin
   switch (rc) {
     case RecomputeKind::None: f.hardware = f.model; break;
     case RecomputeKind::Selective: f.hardware = f.model + attn; break;  // QK^T, softmax, AV
+    case RecomputeKind::SelectiveAllButProjections: {
+      double output_side = 0;
+      for (int i = 0; i < m.layers; ++i) output_side += output_side_matmul(m, i);
+      f.hardware = f.model + 2.0 * output_side + attn;
+      break;
+    }
     // The transformer layers' whole forward; the LM head sits outside the checkpointed layers.
     case RecomputeKind::Full: f.hardware = f.model + 2.0 * (dense - head_matmul(m)) + attn; break;
   }

@@ -41,6 +41,8 @@ struct FrameworkParams {
   double fsdp_overlap = 0;      ///< share of per-layer FSDP gathers hidden by prefetch
   /// Gradient reduction overlaps the last backward (bucketed); false = all-reduce after it.
   bool dp_overlap = true;
+  /// What `--recompute selective` keeps under this framework (sets TrainPlan::selective).
+  mapping::SelectiveScope selective_scope = mapping::SelectiveScope::AttentionCore;
   core::Seconds step_overhead;  ///< per-step fixed cost (data loader, logging, sync)
   double optimizer_kernels = 0; ///< kernel launches of the optimizer step
   /// CP ring attention: backward attention time ÷ forward (the window hiding the backward exchange).

@@ -13,6 +13,10 @@ namespace xpusim::mapping {
 
 enum class Zero { None, Zero1, Zero2, Zero3, Fsdp };  ///< optimizer/gradient/parameter sharding
 enum class Recompute { None, Selective, Full };       ///< activation recomputation
+/// What selective recomputation keeps, which the framework decides: Megatron's drops only the
+/// attention core (Korthikanti et al. 2022); AXLearn's remat policy saves only the QKV and MLP
+/// up-projection outputs and the layer input, and recomputes the rest of the layer's forward.
+enum class SelectiveScope { AttentionCore, AllButProjections };
 
 std::string zero_name(Zero z);          ///< "none", "1", "2", "3", "fsdp"
 std::string recompute_name(Recompute r);  ///< "none", "selective", "full"
@@ -29,6 +33,7 @@ struct TrainPlan {
   bool sequence_parallel = true;  ///< Megatron SP: shards norm/dropout activations over tp
   Zero zero = Zero::Zero1;
   Recompute recompute = Recompute::None;
+  SelectiveScope selective = SelectiveScope::AttentionCore;  ///< meaning of Recompute::Selective
   long long micro_batch = 1;    ///< sequences per micro-batch per dp replica
   long long global_batch = 1;   ///< sequences per optimizer step
   long long seq_len = 2048;

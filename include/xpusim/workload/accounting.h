@@ -75,7 +75,14 @@ double causal_mean_keys(long long seq, long long window);
 /// `keys` keys: 2·heads·(d_qk + d_v)·keys.
 double attention_flops_per_token(const ModelSpec& m, int layer, double keys);
 
-enum class RecomputeKind { None, Selective, Full };
+/// Active GEMM weights per token of layer `layer` downstream of the attention core or the MLP
+/// activation: the output projection, the down-projections (routed top-k and shared) and the
+/// router. A remat policy that saves only the QKV and up-projection outputs recomputes these.
+double output_side_matmul(const ModelSpec& m, int layer);
+
+/// Selective: the attention core (Megatron); SelectiveAllButProjections: the layer's forward
+/// except its QKV and up-projection GEMMs (AXLearn); Full: the layer's whole forward.
+enum class RecomputeKind { None, Selective, SelectiveAllButProjections, Full };
 
 /// Training FLOPs per token at sequence length `seq` (causal attention).
 struct TrainFlops {

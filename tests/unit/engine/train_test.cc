@@ -233,3 +233,35 @@ TEST(TrainExecutors, NeuronKernelQualityScalesOnlyTheTrainiumMath) {
   EXPECT_NEAR((c4 - c2) / (c2 - c1), 2.0, 1e-6);
   EXPECT_EQ(compute_at("h100-sxm-dgx", 0.5), compute_at("h100-sxm-dgx", 1.0));
 }
+
+// The framework decides what selective recomputation keeps: AXLearn's remat policy saves only the
+// QKV and up-projection outputs, so its backward reruns more of the forward than Megatron's
+// (the attention core only) and less than full recomputation; the hardware FLOPs follow the
+// accounting of the same policy and the model FLOPs do not change.
+TEST(TrainExecutors, TheFrameworksSelectiveScopeSetsWhatIsRecomputed) {
+  EXPECT_EQ(engine::framework_params("axlearn", shipped()).selective_scope,
+            mapping::SelectiveScope::AllButProjections);
+  EXPECT_EQ(engine::framework_params("megatron", shipped()).selective_scope, mapping::SelectiveScope::AttentionCore);
+  auto run = [](mapping::Recompute rc, mapping::SelectiveScope scope) {
+    auto s = scenario("trn2-48xl", "llama2-70b", 1, 1, 64, 1, 64, 4096);
+    s.plan.zero = mapping::Zero::Fsdp;
+    s.plan.recompute = rc;
+    s.plan.selective = scope;
+    const auto r = engine::simulate_analytical(s);
+    EXPECT_TRUE(r.feasible) << r.reason;
+    return r;
+  };
+  using mapping::Recompute;
+  using mapping::SelectiveScope;
+  const auto core = run(Recompute::Selective, SelectiveScope::AttentionCore);
+  const auto remat = run(Recompute::Selective, SelectiveScope::AllButProjections);
+  const auto full = run(Recompute::Full, SelectiveScope::AttentionCore);
+  EXPECT_GT(core::to_seconds(remat.breakdown.compute), core::to_seconds(core.breakdown.compute));
+  EXPECT_LT(core::to_seconds(remat.breakdown.compute), core::to_seconds(full.breakdown.compute));
+  EXPECT_LT(core::to_bytes(remat.memory.activations), core::to_bytes(core.memory.activations));
+  const auto m = workload::load_model("llama2-70b", std::string(XS_TESTDATA_DIR) + "/models");
+  const auto flops = workload::train_flops_per_token(m, 4096, workload::RecomputeKind::SelectiveAllButProjections);
+  EXPECT_NEAR(remat.hw_tflops_per_chip / remat.model_tflops_per_chip, flops.hardware / flops.model, 1e-9);
+  EXPECT_NEAR(remat.model_tflops_per_chip / core.model_tflops_per_chip,
+              core::to_seconds(core.step_time) / core::to_seconds(remat.step_time), 1e-9);
+}

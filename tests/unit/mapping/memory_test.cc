@@ -230,6 +230,30 @@ TEST(TrainMemory, MoeLayerActivationsScaleWithTopK) {
   EXPECT_NEAR(rel(B(mapping::activation_bytes_per_layer(m, p, 0)), sbh * units), 0, 1e-12);
 }
 
+// Projections-only remat (AXLearn): a layer keeps its input 2sbh (split by t with SP) and the
+// outputs of its QKV GEMM 2·(q + k + v)·sb and its gated up-projection 2·2f·sb, both split by t.
+// Llama-2-70B: h 8192, 64 heads of 128, 8 KV heads, f 28672.
+TEST(TrainMemory, ProjectionsOnlyRematKeepsInputQkvAndUpOutputs) {
+  const ModelSpec m = workload::load_model("llama2-70b", kModels);
+  for (const int t : {1, 4}) {
+    TrainPlan p;
+    p.tp = t, p.seq_len = 4096, p.micro_batch = 1, p.sequence_parallel = true;
+    p.recompute = Recompute::Selective;
+    p.selective = mapping::SelectiveScope::AllButProjections;
+    const double h = m.hidden, sb = 4096.0;
+    const double q = 64.0 * 128, kv = 8.0 * 128, f = m.ffn;
+    const double expect = 2 * sb * h / t + 2 * sb * (q + 2 * kv) / t + 2 * sb * 2 * f / t;
+    EXPECT_NEAR(rel(B(mapping::activation_bytes_per_layer(m, p, 0)), expect), 0, 1e-12) << t;
+    // Less than Megatron's selective recompute keeps, more than full recompute's layer input.
+    TrainPlan megatron = p;
+    megatron.selective = mapping::SelectiveScope::AttentionCore;
+    EXPECT_LT(expect, B(mapping::activation_bytes_per_layer(m, megatron, 0)));
+    TrainPlan full = p;
+    full.recompute = Recompute::Full;
+    EXPECT_GT(expect, B(mapping::activation_bytes_per_layer(m, full, 0)));
+  }
+}
+
 TEST(TrainMemory, MostLoadedStageIsReported) {
   const ModelSpec m = workload::load_model("nemotron4-340b", kModels);  // 256k vocab, untied
   TrainPlan p;

@@ -49,6 +49,34 @@ TEST(TrainFlops, DenseLlamaIsSixNPlusCausalAttention) {
   }
 }
 
+// A remat policy that saves only the QKV and MLP up-projection outputs (AXLearn) reruns the
+// rest of each layer's forward: per layer the output projection heads·hd·h and the
+// down-projection ffn·h GEMMs (2 FLOPs per weight) plus the attention core, never the QKV or the
+// up/gate GEMMs and never the LM head.
+TEST(TrainFlops, ProjectionsOnlyRematRecomputesOutputProjectionsAndAttention) {
+  const ModelSpec m = load_model("llama2-70b", kModels);
+  const long long s = 4096;
+  const double h = m.hidden;
+  const double attn_fwd = m.layers * 2.0 * m.heads * (2.0 * m.head_dim) * (s + 1) / 2.0;
+  const double output_side = m.layers * (m.heads * m.head_dim * h + h * m.ffn);
+  const auto none = workload::train_flops_per_token(m, s, RecomputeKind::None);
+  const auto remat = workload::train_flops_per_token(m, s, RecomputeKind::SelectiveAllButProjections);
+  EXPECT_NEAR(rel(remat.hardware, none.model + 2.0 * output_side + attn_fwd), 0.0, 1e-12);
+  EXPECT_DOUBLE_EQ(remat.model, none.model);
+  // Between Megatron's selective (attention core only) and full recompute.
+  EXPECT_GT(remat.hardware, workload::train_flops_per_token(m, s, RecomputeKind::Selective).hardware);
+  EXPECT_LT(remat.hardware, workload::train_flops_per_token(m, s, RecomputeKind::Full).hardware);
+}
+
+// MoE: the router and the top-k routed down-projections (h·expert_ffn each) are on the output side.
+TEST(TrainFlops, OutputSideMatmulOfAMoeLayer) {
+  const ModelSpec m = load_model("mixtral-8x7b", kModels);
+  const double h = m.hidden;
+  const double expect = m.heads * m.head_dim * h + h * m.moe.num_experts +
+                        m.moe.experts_per_token * h * m.moe.expert_ffn;
+  EXPECT_NEAR(rel(workload::output_side_matmul(m, 0), expect), 0.0, 1e-12);
+}
+
 // Narayanan et al. (SC'21) for GPT-style models, per token, non-causal:
 //   model = 72·l·h²·(1 + s/(6h) + V/(12·l·h)), full recompute = 96·l·h²·(1 + s/(6h) + V/(16·l·h)).
 // With causal attention the s/(6h) term becomes (s+1)/(12h). The 13h biases per layer and the
