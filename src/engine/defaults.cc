@@ -169,12 +169,16 @@ long long global_batch_within_tokens(double tokens, const mapping::TrainPlan& pl
   return m >= pipeline_min_micro_batches(plan) ? m * unit : 0;
 }
 
-std::vector<std::string> describe(const TrainDefaults& d, mapping::Recompute recompute) {
+std::vector<std::string> describe(const TrainDefaults& d, mapping::Recompute recompute,
+                                  mapping::SelectiveScope selective) {
+  std::string what = mapping::recompute_name(recompute);
+  if (recompute == Recompute::Selective && selective == mapping::SelectiveScope::AllButProjections)
+    what += ", keeping only the QKV and up-projection outputs";
   return {line("global batch", core::fmt_int(d.global_batch.value) + " sequences", d.global_batch.origin,
                d.global_batch.basis),
           line("micro-batch", std::to_string(d.micro_batch.value), d.micro_batch.origin, d.micro_batch.basis),
           line("virtual pipeline stages", std::to_string(d.vpp.value), d.vpp.origin, d.vpp.basis),
-          line("recompute", mapping::recompute_name(recompute), d.recompute.origin, d.recompute.basis),
+          line("recompute", what, d.recompute.origin, d.recompute.basis),
           line("optimizer sharding", sharding_name(d.zero.value), d.zero.origin, d.zero.basis)};
 }
 

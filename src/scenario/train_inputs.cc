@@ -393,7 +393,7 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
   if (in.tp && in.pp) fill_fixed_plan(in, rule, stated, out);
   else search_rest_of_plan(in, rule, out);
   set_straggler(in, s);
-  out.settings = engine::describe(out.defaults, s.plan.recompute);
+  out.settings = engine::describe(out.defaults, s.plan.recompute, s.plan.selective);
   return out;
 }
 

@@ -215,7 +215,7 @@ Prediction predict_train(const Row& row, const Context& ctx) {
   engine::TrainDefaults d = defaults_for_row(row, fw, rule, s, p);
   engine::TrainResult r;
   if (!run_step(row, ctx, rule, d, s, r, p)) return p;
-  for (auto& line : engine::describe(d, s.plan.recompute)) p.assumptions.push_back("setting: " + line);
+  for (auto& line : engine::describe(d, s.plan.recompute, s.plan.selective)) p.assumptions.push_back("setting: " + line);
   read_metric(row, r, p);
   return p;
 }

@@ -141,4 +141,20 @@ TEST(TrainDefaults, EverySettingIsDescribedWithItsOrigin) {
   EXPECT_NE(lines[4].find("optimizer sharding ZeRO-1 (recipe"), std::string::npos) << lines[4];
 }
 
+// A selective level that is not Megatron's says what it keeps (AXLearn's remat policy).
+TEST(TrainDefaults, TheRecomputeLineNamesWhatSelectiveKeeps) {
+  const auto md = workload::load_model("llama3.1-8b", kModels);
+  const auto rule = engine::defaults_rule("axlearn", test::shipped());
+  const auto plan = layout(1, 1, 8, 8192);
+  engine::TrainStated st;
+  st.recompute = mapping::Recompute::Selective;
+  const auto d = engine::train_defaults(rule, st, md, 8192, &plan);
+  EXPECT_EQ(engine::describe(d, mapping::Recompute::Selective, mapping::SelectiveScope::AllButProjections)[3],
+            "recompute selective, keeping only the QKV and up-projection outputs (input)");
+  EXPECT_EQ(engine::describe(d, mapping::Recompute::Selective, mapping::SelectiveScope::AttentionCore)[3],
+            "recompute selective (input)");
+  EXPECT_EQ(engine::describe(d, mapping::Recompute::Full, mapping::SelectiveScope::AllButProjections)[3],
+            "recompute full (input)");
+}
+
 }  // namespace
