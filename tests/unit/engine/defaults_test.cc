@@ -127,13 +127,19 @@ TEST(TrainDefaults, WithoutGradientAccumulationTheBatchIsOneLocalBatchPerRank) {
   EXPECT_EQ(engine::train_defaults(rule, st, md, 8192, &pp8).micro_batch.value, 4);
 }
 
-TEST(TrainDefaults, EverySettingIsDescribedWithItsOrigin) {
+/// The settings of Llama-3.1-8B at 8,192 tokens on dp 8 under `framework` with the recompute
+/// level stated.
+engine::TrainDefaults stated_recompute_defaults(const std::string& framework, mapping::Recompute recompute) {
   const auto md = workload::load_model("llama3.1-8b", kModels);
-  const auto rule = engine::defaults_rule("megatron", test::shipped());
   const auto plan = layout(1, 1, 8, 8192);
   engine::TrainStated st;
-  st.recompute = mapping::Recompute::Full;
-  const auto lines = engine::describe(engine::train_defaults(rule, st, md, 8192, &plan), mapping::Recompute::Full);
+  st.recompute = recompute;
+  return engine::train_defaults(engine::defaults_rule(framework, test::shipped()), st, md, 8192, &plan);
+}
+
+TEST(TrainDefaults, EverySettingIsDescribedWithItsOrigin) {
+  const auto lines =
+      engine::describe(stated_recompute_defaults("megatron", mapping::Recompute::Full), mapping::Recompute::Full);
   ASSERT_EQ(lines.size(), 5u);
   EXPECT_EQ(lines[0].rfind("global batch 512 sequences (rule: critical batch of 4,194,304 tokens", 0), 0u) << lines[0];
   EXPECT_EQ(lines[1], "micro-batch 1 (recipe: megatron recipe)");
@@ -143,12 +149,7 @@ TEST(TrainDefaults, EverySettingIsDescribedWithItsOrigin) {
 
 // A selective level that is not Megatron's says what it keeps (AXLearn's remat policy).
 TEST(TrainDefaults, TheRecomputeLineNamesWhatSelectiveKeeps) {
-  const auto md = workload::load_model("llama3.1-8b", kModels);
-  const auto rule = engine::defaults_rule("axlearn", test::shipped());
-  const auto plan = layout(1, 1, 8, 8192);
-  engine::TrainStated st;
-  st.recompute = mapping::Recompute::Selective;
-  const auto d = engine::train_defaults(rule, st, md, 8192, &plan);
+  const auto d = stated_recompute_defaults("axlearn", mapping::Recompute::Selective);
   EXPECT_EQ(engine::describe(d, mapping::Recompute::Selective, mapping::SelectiveScope::AllButProjections)[3],
             "recompute selective, keeping only the QKV and up-projection outputs (input)");
   EXPECT_EQ(engine::describe(d, mapping::Recompute::Selective, mapping::SelectiveScope::AttentionCore)[3],
