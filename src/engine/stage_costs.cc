@@ -141,12 +141,6 @@ bool recomputed(const mapping::TrainPlan& plan, const workload::Op& op) {
   return false;
 }
 
-/// The forward TP/SP collectives run again in the backward: the recomputed layer needs them.
-bool recompute_repeats_tp_comm(const mapping::TrainPlan& plan) {
-  return plan.recompute == mapping::Recompute::Full ||
-         (plan.recompute == mapping::Recompute::Selective && plan.selective == mapping::SelectiveScope::AllButProjections);
-}
-
 /// Compute of one layer's operators, forward and backward, with recompute and weight gradients.
 void add_layer_compute(const Context& x, const std::vector<workload::Op>& ops, LayerCost& lc) {
   for (const auto& op : ops) {
@@ -179,7 +173,7 @@ void add_tp_comm(const Context& x, LayerCost& lc) {
   } else {
     one = x.coll(CollectiveKind::AllReduce, x.block_bytes, x.tp_group, tmp, 1.0);
   }
-  const double fwd_n = 2.0, bwd_n = recompute_repeats_tp_comm(plan) ? 4.0 : 2.0;
+  const double fwd_n = 2.0, bwd_n = mapping::recomputes_layer(plan) ? 4.0 : 2.0;
   lc.tp_fwd = one * fwd_n * x.s.framework.tp_comm_exposed;
   lc.tp_bwd = one * bwd_n * x.s.framework.tp_comm_exposed;
   lc.act.scale_up_bytes += tmp.scale_up_bytes * (fwd_n + bwd_n);
@@ -409,12 +403,7 @@ void add_flops(const Context& x, StepCosts& out) {
   const auto& plan = x.s.plan;
   const long long tokens_step = plan.global_batch * plan.seq_len;
   const auto none = workload::train_flops_per_token(x.s.model, plan.seq_len, workload::RecomputeKind::None);
-  const auto rk = plan.recompute == mapping::Recompute::Full ? workload::RecomputeKind::Full
-                  : plan.recompute == mapping::Recompute::None ? workload::RecomputeKind::None
-                  : plan.selective == mapping::SelectiveScope::AllButProjections
-                      ? workload::RecomputeKind::SelectiveAllButProjections
-                      : workload::RecomputeKind::Selective;
-  const auto withrc = workload::train_flops_per_token(x.s.model, plan.seq_len, rk);
+  const auto withrc = workload::train_flops_per_token(x.s.model, plan.seq_len, mapping::recompute_kind(plan));
   out.model_flops_per_step = none.model * static_cast<double>(tokens_step);
   out.hw_flops_per_step = withrc.hardware * static_cast<double>(tokens_step);
 }

@@ -251,10 +251,7 @@ TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan,
   const double mean_layer = layers.empty() ? 0.0 : per_layer_sum / d(static_cast<long long>(layers.size()));
   double act = mean_layer * inflight_layer_microbatches(plan, static_cast<int>(layers.size()),
                                                         model.layers, r);
-  const bool recomputes_layer = plan.recompute == Recompute::Full ||
-                                 (plan.recompute == Recompute::Selective &&
-                                  plan.selective == SelectiveScope::AllButProjections);
-  if (recomputes_layer && !layers.empty()) {
+  if (recomputes_layer(plan) && !layers.empty()) {
     act += worst_layer;  // the layer being recomputed holds its full activations transiently
   }
   const double unit = sbh(model, plan);

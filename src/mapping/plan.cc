@@ -29,6 +29,22 @@ std::string recompute_name(Recompute r) {
   return "?";
 }
 
+bool recomputes_layer(const TrainPlan& plan) {
+  return plan.recompute == Recompute::Full ||
+         (plan.recompute == Recompute::Selective && plan.selective == SelectiveScope::AllButProjections);
+}
+
+workload::RecomputeKind recompute_kind(const TrainPlan& plan) {
+  switch (plan.recompute) {
+    case Recompute::None: return workload::RecomputeKind::None;
+    case Recompute::Full: return workload::RecomputeKind::Full;
+    case Recompute::Selective:
+      return plan.selective == SelectiveScope::AllButProjections ? workload::RecomputeKind::SelectiveAllButProjections
+                                                                 : workload::RecomputeKind::Selective;
+  }
+  return workload::RecomputeKind::None;
+}
+
 core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::ModelSpec& model,
                                     int chips) {
   std::vector<std::string> why;

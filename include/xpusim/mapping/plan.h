@@ -6,6 +6,7 @@
 
 #include "xpusim/core/dtype.h"
 #include "xpusim/core/result.h"
+#include "xpusim/workload/accounting.h"
 
 namespace xpusim::workload { struct ModelSpec; }
 
@@ -64,6 +65,13 @@ struct ServePlan {
   core::Dtype math_dtype = core::Dtype::Bf16;
   int chips_per_replica() const { return tp * pp; }
 };
+
+/// Whether the backward reruns a layer's forward beyond its attention core (full recomputation,
+/// or selective recomputation that keeps only the projections): the layer's input is all it
+/// holds across the pass, and its forward TP collectives run again.
+bool recomputes_layer(const TrainPlan& plan);
+/// The FLOP accounting of the plan's recomputation (workload::train_flops_per_token).
+workload::RecomputeKind recompute_kind(const TrainPlan& plan);
 
 /// Checks divisibility of a training plan against a model and chip count: tp divides heads
 /// (and kv heads or the reverse), pp ≤ layers, chips = tp·pp·cp·dp, ep divides dp·cp and the
