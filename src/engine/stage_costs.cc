@@ -122,11 +122,10 @@ Context::Context(const TrainScenario& sc, const net::Topology& t, const compute:
 }
 
 /// The GEMMs whose outputs a projections-only remat policy saves: query/key/value and the MLP's
-/// up (and gate) projections, dense, routed and shared.
+/// up (and gate) projections, dense, routed and shared (workload::GemmRole).
 bool is_saved_projection(const workload::Op& op) {
-  static const std::vector<std::string> saved = {"qkv_proj", "q_proj", "q_a_proj", "q_b_proj", "kv_a_proj",
-                                                 "kv_b_proj", "mlp_up", "expert_up", "shared_up"};
-  return op.kind == workload::OpKind::Gemm && std::find(saved.begin(), saved.end(), op.name) != saved.end();
+  return op.kind == workload::OpKind::Gemm &&
+         (op.role == workload::GemmRole::QkvProjection || op.role == workload::GemmRole::UpProjection);
 }
 
 /// Whether the backward reruns the forward of `op` (mapping::SelectiveScope).

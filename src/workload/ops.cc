@@ -42,10 +42,11 @@ namespace {
 
 long long div_up(long long a, long long b) { return (a + b - 1) / b; }
 
-Op gemm(std::string name, long long m, long long n, long long k, long long count = 1) {
+Op gemm(std::string name, GemmRole role, long long m, long long n, long long k, long long count = 1) {
   Op o;
   o.kind = OpKind::Gemm;
   o.name = std::move(name);
+  o.role = role;
   o.m = m;
   o.n = n;
   o.k = k;
@@ -90,15 +91,15 @@ void add_qkv_projections(const ModelSpec& md, const LayerDims& d, std::vector<Op
     d_qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
     d_v = a.v_head_dim;
     if (a.q_lora_rank > 0) {
-      ops.push_back(gemm("q_a_proj", tokens, a.q_lora_rank, h));
-      ops.push_back(gemm("q_b_proj", tokens, heads * d_qk, a.q_lora_rank));
+      ops.push_back(gemm("q_a_proj", GemmRole::QkvProjection, tokens, a.q_lora_rank, h));
+      ops.push_back(gemm("q_b_proj", GemmRole::QkvProjection, tokens, heads * d_qk, a.q_lora_rank));
     } else {
-      ops.push_back(gemm("q_proj", tokens, heads * d_qk, h));
+      ops.push_back(gemm("q_proj", GemmRole::QkvProjection, tokens, heads * d_qk, h));
     }
-    ops.push_back(gemm("kv_a_proj", tokens, a.kv_lora_rank + a.qk_rope_head_dim, h));
-    ops.push_back(gemm("kv_b_proj", tokens, heads * (a.qk_nope_head_dim + d_v), a.kv_lora_rank));
+    ops.push_back(gemm("kv_a_proj", GemmRole::QkvProjection, tokens, a.kv_lora_rank + a.qk_rope_head_dim, h));
+    ops.push_back(gemm("kv_b_proj", GemmRole::QkvProjection, tokens, heads * (a.qk_nope_head_dim + d_v), a.kv_lora_rank));
   } else {
-    ops.push_back(gemm("qkv_proj", tokens, (heads + 2 * kvh) * md.head_dim, h));
+    ops.push_back(gemm("qkv_proj", GemmRole::QkvProjection, tokens, (heads + 2 * kvh) * md.head_dim, h));
   }
 }
 
@@ -149,7 +150,7 @@ long long running_experts(const ModelSpec& md, const LayerShard& s, long long lo
 void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, int mats_in, std::vector<Op>& ops) {
   const long long tokens = d.tokens, h = d.hidden, tp = d.tp;
     const auto& e = md.moe;
-    ops.push_back(gemm("router", tokens, e.num_experts, h));
+    ops.push_back(gemm("router", GemmRole::Other, tokens, e.num_experts, h));
     ops.push_back(elementwise("router_softmax_topk", 4.0 * static_cast<double>(tokens) * e.num_experts));
     // Balanced routing: this chip's experts process tokens·top_k rows in total, spread over
     // num_experts/ep local experts (grouped GEMM), each expert's FFN split over etp chips.
@@ -166,15 +167,15 @@ void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, i
     disp.name = "moe_dispatch";
     disp.elements = 2.0 * static_cast<double>(rows_total) * static_cast<double>(h);
     ops.push_back(disp);
-    ops.push_back(gemm("expert_up", rows_per_expert, mats_in * eff, h, gemms));
+    ops.push_back(gemm("expert_up", GemmRole::UpProjection, rows_per_expert, mats_in * eff, h, gemms));
     const long long act_rows = s.expert_rows == LayerShard::ExpertRows::Blockwise ? rows_per_expert * gemms : rows_total;
     ops.push_back(elementwise("expert_act", static_cast<double>(act_rows) *
                                                 static_cast<double>(eff) * (mats_in + 1)));
-    ops.push_back(gemm("expert_down", rows_per_expert, h, eff, gemms));
+    ops.push_back(gemm("expert_down", GemmRole::Other, rows_per_expert, h, eff, gemms));
     if (e.shared_experts > 0) {
       const long long sf = e.shared_ffn * e.shared_experts / tp;
-      ops.push_back(gemm("shared_up", tokens, mats_in * sf, h));
-      ops.push_back(gemm("shared_down", tokens, h, sf));
+      ops.push_back(gemm("shared_up", GemmRole::UpProjection, tokens, mats_in * sf, h));
+      ops.push_back(gemm("shared_down", GemmRole::Other, tokens, h, sf));
     }
 }
 
@@ -200,7 +201,7 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
     ops.push_back(elementwise("rope", 2.0 * qk));
   }
   ops.push_back(at);
-  ops.push_back(gemm("o_proj", tokens, h, heads * d_v));
+  ops.push_back(gemm("o_proj", GemmRole::Other, tokens, h, heads * d_v));
   ops.push_back(elementwise("attn_residual", 3.0 * act));
   ops.push_back(elementwise("mlp_norm", 2.0 * act));
 
@@ -209,10 +210,10 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
     add_moe_mlp(md, s, d, mats_in, ops);
   } else {
     const long long f = md.ffn / tp;
-    ops.push_back(gemm("mlp_up", tokens, mats_in * f, h));
+    ops.push_back(gemm("mlp_up", GemmRole::UpProjection, tokens, mats_in * f, h));
     // Activation: reads the up-projection (gate and up for gated MLPs), writes one output.
     ops.push_back(elementwise("mlp_act", static_cast<double>(tokens) * static_cast<double>(f) * (mats_in + 1)));
-    ops.push_back(gemm("mlp_down", tokens, h, f));
+    ops.push_back(gemm("mlp_down", GemmRole::Other, tokens, h, f));
   }
   ops.push_back(elementwise("mlp_residual", 3.0 * act));
   return ops;
@@ -223,7 +224,7 @@ std::vector<Op> head_ops(const ModelSpec& md, const LayerShard& s) {
   const long long tokens = s.batch * div_up(q_len, s.cp);
   std::vector<Op> ops;
   ops.push_back(elementwise("final_norm", 2.0 * static_cast<double>(tokens * md.hidden)));
-  ops.push_back(gemm("lm_head", tokens, div_up(md.vocab, s.tp), md.hidden));
+  ops.push_back(gemm("lm_head", GemmRole::Other, tokens, div_up(md.vocab, s.tp), md.hidden));
   // Softmax cross-entropy over the vocabulary in fp32: write, read and rewrite the logits
   // (3 passes of 4-byte values = 6 bf16-element passes).
   ops.push_back(elementwise("softmax_loss", 6.0 * static_cast<double>(tokens) *

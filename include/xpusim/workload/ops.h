@@ -14,6 +14,15 @@ namespace xpusim::workload {
 
 enum class OpKind { Gemm, Attention, Elementwise, MoeDispatch };
 
+/// What a layer GEMM does with the layer's activations. Remat policies name GEMMs by role
+/// (AXLearn's Fuji saves the QKV and the MLP up-projection outputs): a role, not an op name, is
+/// what mapping/engine code tests.
+enum class GemmRole {
+  Other,           ///< output/down projections, the router, the LM head
+  QkvProjection,   ///< query/key/value projections, MLA's low-rank q/kv projections included
+  UpProjection,    ///< the MLP's up (and gate) projection, dense, routed expert or shared
+};
+
 struct Op {
   OpKind kind = OpKind::Gemm;
   std::string name;
@@ -26,6 +35,7 @@ struct Op {
   // Elementwise: elements read+written (memory-bound).
   double elements = 0;
   bool weights = false;  ///< the GEMM's k × n operand is a weight (read from HBM once)
+  GemmRole role = GemmRole::Other;
 
   double flops() const;  ///< forward FLOPs of this op
 };

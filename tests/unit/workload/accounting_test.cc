@@ -10,6 +10,7 @@
 
 #include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
+#include "xpusim/workload/ops.h"
 
 using namespace xpusim;
 using workload::count_params;
@@ -75,6 +76,33 @@ TEST(TrainFlops, OutputSideMatmulOfAMoeLayer) {
   const double expect = m.heads * m.head_dim * h + h * m.moe.num_experts +
                         m.moe.experts_per_token * h * m.moe.expert_ffn;
   EXPECT_NEAR(rel(workload::output_side_matmul(m, 0), expect), 0.0, 1e-12);
+}
+
+// The GEMMs a layer's operator list marks GemmRole::Other are exactly the output side that
+// accounting counts (o_proj, router, routed and shared down, dense down): per token, their
+// forward FLOPs are 2·output_side_matmul. Dense GQA, MLA with shared experts and a first dense
+// layer, and MoE with biases; one sequence on one chip, so the balanced expert rows are exact.
+TEST(TrainFlops, OutputSideRolesMatchAccountingForEveryLayerKind) {
+  for (const char* id : {"llama3.1-8b", "mixtral-8x7b", "deepseek-v3", "gpt-oss-120b", "qwen3-30b-a3b"}) {
+    const ModelSpec m = load_model(id, kModels);
+    workload::LayerShard s;
+    s.batch = 1;
+    s.seq = 4096;
+    for (int layer : {0, m.layers - 1}) {
+      double other = 0, saved = 0;
+      bool qkv = false, up = false;
+      for (const auto& op : workload::layer_ops(m, layer, s)) {
+        if (op.kind != workload::OpKind::Gemm) continue;
+        (op.role == workload::GemmRole::Other ? other : saved) += op.flops();
+        qkv = qkv || op.role == workload::GemmRole::QkvProjection;
+        up = up || op.role == workload::GemmRole::UpProjection;
+      }
+      const double per_token = other / static_cast<double>(s.seq);
+      EXPECT_NEAR(rel(per_token, 2.0 * workload::output_side_matmul(m, layer)), 0.0, 1e-9) << id << " layer " << layer;
+      EXPECT_TRUE(qkv && up) << id << " layer " << layer << ": a layer saves its QKV and up-projection outputs";
+      EXPECT_GT(saved, 0.0) << id;
+    }
+  }
 }
 
 // Narayanan et al. (SC'21) for GPT-style models, per token, non-causal:
