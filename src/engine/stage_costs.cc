@@ -124,18 +124,17 @@ Context::Context(const TrainScenario& sc, const net::Topology& t, const compute:
 /// The GEMMs whose outputs a projections-only remat policy saves: query/key/value and the MLP's
 /// up (and gate) projections, dense, routed and shared (workload::GemmRole).
 bool is_saved_projection(const workload::Op& op) {
-  return op.kind == workload::OpKind::Gemm &&
-         (op.role == workload::GemmRole::QkvProjection || op.role == workload::GemmRole::UpProjection);
+  return op.role == workload::GemmRole::QkvProjection || op.role == workload::GemmRole::UpProjection;
 }
 
-/// Whether the backward reruns the forward of `op` (mapping::SelectiveScope).
+/// Whether the backward reruns the forward of `op`, by the plan's recomputation
+/// (mapping::recompute_kind, which also sets its FLOP accounting).
 bool recomputed(const mapping::TrainPlan& plan, const workload::Op& op) {
-  switch (plan.recompute) {
-    case mapping::Recompute::None: return false;
-    case mapping::Recompute::Full: return true;
-    case mapping::Recompute::Selective:
-      return plan.selective == mapping::SelectiveScope::AllButProjections ? !is_saved_projection(op)
-                                                                            : op.kind == workload::OpKind::Attention;
+  switch (mapping::recompute_kind(plan)) {
+    case workload::RecomputeKind::None: return false;
+    case workload::RecomputeKind::Selective: return op.kind == workload::OpKind::Attention;
+    case workload::RecomputeKind::SelectiveAllButProjections: return !is_saved_projection(op);
+    case workload::RecomputeKind::Full: return true;
   }
   return false;
 }
