@@ -29,6 +29,19 @@ std::string recompute_name(Recompute r) {
   return "?";
 }
 
+const std::vector<std::string>& recompute_names() {
+  static const std::vector<std::string> names = {recompute_name(Recompute::None),
+                                                 recompute_name(Recompute::Selective),
+                                                 recompute_name(Recompute::Full)};
+  return names;
+}
+
+std::optional<Recompute> recompute_from_name(const std::string& name) {
+  for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full})
+    if (recompute_name(r) == name) return r;
+  return std::nullopt;
+}
+
 bool recomputes_layer(const TrainPlan& plan) {
   return plan.recompute == Recompute::Full ||
          (plan.recompute == Recompute::Selective && plan.selective == SelectiveScope::AllButProjections);

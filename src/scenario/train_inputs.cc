@@ -126,12 +126,10 @@ void check_precision_supported(const TrainInputs& in, const hw::ChipSpec& chip, 
 
 std::optional<mapping::Recompute> stated_recompute(const TrainInputs& in, core::Diagnostics& d) {
   if (!in.recompute) return std::nullopt;
-  static const std::vector<std::string> names = {"none", "selective", "full"};
   const std::string& r = *in.recompute;
-  if (r == "none") return mapping::Recompute::None;
-  if (r == "selective") return mapping::Recompute::Selective;
-  if (r == "full") return mapping::Recompute::Full;
-  d.error("--recompute", "unknown recompute mode", r, "one of: none, selective, full", core::did_you_mean(r, names));
+  if (auto mode = mapping::recompute_from_name(r)) return mode;
+  d.error("--recompute", "unknown recompute mode", r, "one of: none, selective, full",
+          core::did_you_mean(r, mapping::recompute_names()));
   return std::nullopt;
 }
 

@@ -1,5 +1,6 @@
 // Reading the validation CSV (RFC 4180 quoting), column names per ../shared/validation/README.md.
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 #include "xpusim/core/file_read.h"
 #include "xpusim/core/limits.h"
 #include "xpusim/core/suggest.h"
+#include "xpusim/mapping/plan.h"
 #include "xpusim/validation/row.h"
 
 namespace xpusim::validation {
@@ -223,6 +225,16 @@ void read_counts(const RowCells& cells, const std::string& where, Row& row) {
   row.batch_or_concurrency = cells.count(where, "batch_or_concurrency");
 }
 
+/// A column whose value is one of a fixed vocabulary (data/validation/README.md), or empty when
+/// the source does not state it. A typo is an error, not an unstated setting.
+void check_vocabulary(core::Diagnostics& rd, const std::string& field, const std::string& value,
+                      const std::vector<std::string>& names) {
+  if (value.empty() || std::find(names.begin(), names.end(), value) != names.end()) return;
+  std::string expected = "empty (not stated) or one of:";
+  for (size_t i = 0; i < names.size(); ++i) expected += (i ? ", " : " ") + names[i];
+  rd.error(field, "unknown value", value, expected, core::did_you_mean(value, names));
+}
+
 Row read_row(const Columns& col, int line, const std::vector<std::string>& f, std::size_t header_size,
              core::Diagnostics& rd) {
   const RowCells cells(col, f, rd);
@@ -250,6 +262,8 @@ Row read_row(const Columns& col, int line, const std::vector<std::string>& f, st
   if (v.empty() || *end != '\0' || !std::isfinite(row.value) || !(row.value > 0))
     rd.error(where + ".value", "not a positive number", v, "the measured figure, e.g. 1543");
   if (row.kind != "train" && row.kind != "infer") rd.error(where + ".kind", "unknown kind", row.kind, "train or infer");
+  check_vocabulary(rd, where + ".fsdp_or_zero", row.fsdp_or_zero, {"none", "zero1", "zero2", "zero3", "fsdp"});
+  check_vocabulary(rd, where + ".recompute", row.recompute, mapping::recompute_names());
   return row;
 }
 

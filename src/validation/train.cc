@@ -53,12 +53,6 @@ std::optional<mapping::Zero> zero_of(const std::string& s) {
   return std::nullopt;
 }
 
-std::optional<mapping::Recompute> recompute_of(const std::string& s) {
-  if (s == "none") return mapping::Recompute::None;
-  if (s == "selective") return mapping::Recompute::Selective;
-  if (s == "full") return mapping::Recompute::Full;
-  return std::nullopt;
-}
 
 bool has_layout(const Row& r) { return r.tp && r.pp && r.dp; }
 
@@ -103,7 +97,7 @@ engine::TrainStated stated_by_row(const Row& row, const engine::DefaultsRule& ru
   st.micro_batch = row.micro_batch;
   if (row.vpp) st.vpp = static_cast<int>(*row.vpp);
   st.interleaved = !row.vpp && row.pp && *row.pp > 1 && row.notes.find("interleaved") != std::string::npos;
-  st.recompute = recompute_of(row.recompute);
+  st.recompute = mapping::recompute_from_name(row.recompute);  // csv.cc checked the name
   st.zero = zero_of(row.fsdp_or_zero);
   return st;
 }

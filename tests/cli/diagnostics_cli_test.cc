@@ -267,6 +267,22 @@ TEST_F(DiagnosticsCli, ValidationCsvWithMissingColumns) {
   expect_bad_input(run_cli("validate " + p), {p + ":1: header: missing required column 'system'"});
 }
 
+// A typo in a setting column is an error naming the row and column, not an unstated setting
+// that the defaults rule would silently fill.
+TEST_F(DiagnosticsCli, ValidationCsvWithAMisspelledSetting) {
+  const std::string header = "id,kind,system,chips,model,precision,seq_len,global_batch_seqs,micro_batch,tp,pp,dp,"
+                             "fsdp_or_zero,recompute,metric,value\n";
+  const std::string p = write("v.csv", header + "r1,train,h100-sxm-dgx,8,llama3.1-8b,bf16,4096,64,1,1,1,8,zero1,ful,"
+                                                "step_time_s,1.0\n");
+  expect_bad_input(run_cli("validate " + p),
+                   {"row 'r1'.recompute: unknown value (got 'ful'; expected empty (not stated) or one of: none, "
+                    "selective, full;",
+                    "did you mean 'full'?"});
+  const std::string q = write("v2.csv", header + "r1,train,h100-sxm-dgx,8,llama3.1-8b,bf16,4096,64,1,1,1,8,zero-1,,"
+                                                 "step_time_s,1.0\n");
+  expect_bad_input(run_cli("validate " + q), {"row 'r1'.fsdp_or_zero: unknown value (got 'zero-1'"});
+}
+
 // --- expected infeasibility (exit 1) -----------------------------------------------------------
 
 TEST_F(DiagnosticsCli, PlanThatDoesNotFitExits1WithOutOfMemory) {

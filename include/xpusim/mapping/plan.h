@@ -2,7 +2,9 @@
 // Parallel plans for training and serving. Plain data; mapping/plan.cc validates them against
 // a model and a chip count (divisibility), mapping/memory.h sizes them per chip.
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "xpusim/core/dtype.h"
 #include "xpusim/core/result.h"
@@ -21,6 +23,10 @@ enum class SelectiveScope { AttentionCore, AllButProjections };
 
 std::string zero_name(Zero z);          ///< "none", "1", "2", "3", "fsdp"
 std::string recompute_name(Recompute r);  ///< "none", "selective", "full"
+/// The mode named by recompute_name, or nothing for any other name (the caller reports it).
+std::optional<Recompute> recompute_from_name(const std::string& name);
+/// The names recompute_from_name accepts, in order.
+const std::vector<std::string>& recompute_names();
 
 /// A training plan. chips = tp × pp × cp × dp; experts are sharded ep-ways inside dp × cp
 /// (Megatron-core convention: the expert-parallel group is carved out of data parallelism).
