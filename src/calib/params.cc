@@ -231,6 +231,10 @@ core::ByteRate Params::byte_rate(const std::string& key) const {
   return core::ByteRate::from_base(get_dim(key, -1, 1, 0, 0, 0).value.quantity.value);
 }
 
+core::FlopRate Params::flop_rate(const std::string& key) const {
+  return core::FlopRate::from_base(get_dim(key, -1, 0, 1, 0, 0).value.quantity.value);
+}
+
 core::JoulesPerByte Params::joules_per_byte(const std::string& key) const {
   return core::JoulesPerByte::from_base(get_dim(key, 0, -1, 0, 0, 1).value.quantity.value);
 }

@@ -52,6 +52,10 @@ Calibration calibration_for(const hw::ChipSpec& chip, const calib::Params& param
   c.attention_bwd_ratio = params.number(key + "attention_bwd_ratio");
   c.gpu_tile_prologue_k = params.number("compute.gpu_tiles.prologue_k");
   c.reference_gemm_k = params.number("compute.gpu_tiles.reference_gemm_k");
+  c.attention_prologue_keys = params.number("compute.gpu_tiles.attention_prologue_keys");
+  c.attention_prologue_rate = params.flop_rate("compute.gpu_tiles.attention_prologue_rate");
+  c.attention_prologue_sms = params.number("compute.gpu_tiles.attention_prologue_sms");
+  c.reference_attention_keys = params.number("compute.gpu_tiles.reference_attention_keys");
   c.power_cap_factor = power_cap_factor(chip, params);
   return c;
 }

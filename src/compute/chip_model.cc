@@ -132,6 +132,33 @@ double ChipModel::gemm_utilisation(const workload::Op& op, Dtype d) const {
   return 1.0;
 }
 
+namespace {
+
+/// Mean keys a query sees in one kernel call: the causal (or windowed) mean over the context,
+/// split over the op's kernel calls (ring attention: one call per context-parallel step).
+double keys_per_call(const workload::Op& op) {
+  const double kv = static_cast<double>(op.kv_len);
+  const double seen = op.causal ? kv - static_cast<double>(op.q_len) / 2.0 : kv;
+  const double window = op.window > 0 ? static_cast<double>(op.window) : seen;
+  return std::max(1.0, std::min(seen, window) / static_cast<double>(std::max<long long>(1, op.kv_chunks)));
+}
+
+}  // namespace
+
+/// Flash attention pays a prologue/epilogue per query tile and kernel call (load Q, rescale and
+/// write O): a fixed number of cycles on one SM, worth k0 keys of the loop at the kernel's rate
+/// per SM. A query seeing K keys per call runs at K/(K+k0), relative to reference_attention_keys
+/// (docs/validation.md, "Attention length").
+double ChipModel::attention_utilisation(const workload::Op& op, core::FlopRate rate) const {
+  if (!chip_.gpu || cal_.attention_prologue_rate.base() <= 0 || cal_.attention_prologue_sms <= 0) return 1.0;
+  const double sms = chip_.gpu->sm_count > 0 ? chip_.gpu->sm_count : cal_.attention_prologue_sms;
+  const double per_sm = rate.base() / sms;
+  const double reference_per_sm = cal_.attention_prologue_rate.base() / cal_.attention_prologue_sms;
+  const double k0 = cal_.attention_prologue_keys * per_sm / reference_per_sm;
+  const double keys = keys_per_call(op), ref = cal_.reference_attention_keys;
+  return (keys / (keys + k0)) / (ref / (ref + k0));
+}
+
 OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) const {
   OpTime out;
   const bool bwd = pass == Pass::Backward;
@@ -174,8 +201,9 @@ OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) co
       const Dtype d = best_dtype(Dtype::Bf16);
       out.dtype = d;
       const double f = op.flops() * (bwd ? 2.5 : 1.0);  // backward: 5 GEMMs vs 2 forward
-      const core::FlopRate rate = chip_.peak_for(d) * (cal_.attention_efficiency * cal_.power_cap_factor *
-                                                       (bwd ? cal_.attention_bwd_ratio : 1.0));
+      const core::FlopRate forward = chip_.peak_for(d) * (cal_.attention_efficiency * cal_.power_cap_factor);
+      const core::FlopRate rate =
+          forward * (attention_utilisation(op, forward) * (bwd ? cal_.attention_bwd_ratio : 1.0));
       const core::Seconds tc = core::flops(f) / rate;
       const double b = static_cast<double>(op.batch);
       const double q = b * static_cast<double>(op.q_len) * static_cast<double>(op.heads) *

@@ -197,7 +197,10 @@ void add_cp_comm(const Context& x, LayerCost& lc) {
 }
 
 /// MoE: token routing cost each pass (framework overhead), and the dispatch and combine
-/// all-to-all of each pass over the expert-parallel group.
+/// all-to-all of each pass over the expert-parallel group. Megatron needs sequence parallelism for
+/// MoE with tp > 1: each tensor-parallel rank dispatches only its sequence shard, and the expert
+/// tensor-parallel group (etp, by default tp) all-gathers what arrives before the experts and
+/// reduce-scatters it after them.
 void add_moe_comm(const Context& x, LayerCost& lc) {
   const auto& md = x.s.model;
   const auto& fw = x.s.framework;
@@ -209,9 +212,13 @@ void add_moe_comm(const Context& x, LayerCost& lc) {
   // destination group and fanned out inside it, so at most group_limit copies travel.
   int fanout = md.moe.experts_per_token;
   if (md.moe.group_limit > 0) fanout = std::min(fanout, md.moe.group_limit);
-  const double a2a = static_cast<double>(x.tokens_chip) * fanout * static_cast<double>(md.hidden) * kActBytes;
+  const bool sp = x.shard.sequence_parallel;
+  const long long gather = sp ? x.s.plan.etp() : 1;  // without SP every tp rank holds every token
+  const double shard_tokens = static_cast<double>(x.tokens_chip) / static_cast<double>(sp ? x.s.plan.tp : 1);
+  const double a2a = shard_tokens * fanout * static_cast<double>(md.hidden) * kActBytes;
   cost::Activity tmp;
-  const Seconds one = x.coll(CollectiveKind::AllToAll, a2a, x.ep_group, tmp, 1.0);
+  const Seconds one = x.coll(CollectiveKind::AllToAll, a2a, x.ep_group, tmp, 1.0) +
+                      x.coll(CollectiveKind::AllGather, a2a * static_cast<double>(gather), net::Group{gather, 1}, tmp, 1.0);
   lc.a2a_fwd = one * 2.0;
   lc.a2a_bwd = one * 2.0;
   lc.ep_fwd = lc.a2a_fwd * fw.ep_comm_exposed;

@@ -129,6 +129,7 @@ Op attention_op(const ModelSpec& md, int layer, const LayerShard& s, const Layer
     // Non-causal over full kv with q_len/cp queries = 2× causal share; halve kv to keep
     // total = causal total / cp.
     at.kv_len = std::max<long long>(1, kv_len / 2);
+    at.kv_chunks = s.cp;
   }
   return at;
 }

@@ -58,6 +58,7 @@ class Params {
   core::Seconds seconds(const std::string& key) const;
   core::Bytes bytes(const std::string& key) const;
   core::ByteRate byte_rate(const std::string& key) const;
+  core::FlopRate flop_rate(const std::string& key) const;
   core::JoulesPerByte joules_per_byte(const std::string& key) const;
   /// Sub-section names directly under `prefix` ("training.frameworks" → "deepseek", …).
   std::vector<std::string> sections(const std::string& prefix) const;

@@ -24,6 +24,10 @@ struct Calibration {
   core::Seconds kernel_overhead; ///< per operator: launch, sync, instruction issue
   double gpu_tile_prologue_k = 0; ///< K-loop equivalent of a GPU tile's prologue/epilogue
   double reference_gemm_k = 0;    ///< K at which gemm_efficiency is defined
+  double attention_prologue_keys = 0;   ///< flash-attention prologue per call, in keys, at the rate below
+  core::FlopRate attention_prologue_rate;  ///< forward rate of the kernel that k0 was measured on
+  double attention_prologue_sms = 0;    ///< SMs of the GPU it was measured on
+  double reference_attention_keys = 0;  ///< keys per query at which attention_efficiency is defined
   double power_cap_factor = 0; ///< sustained clock under a power cap (1 = none)
 };
 

@@ -64,6 +64,7 @@ class ChipModel {
 
  private:
   double gemm_utilisation(const workload::Op& op, core::Dtype d) const;
+  double attention_utilisation(const workload::Op& op, core::FlopRate rate) const;
   const hw::ChipSpec& chip_;
   Calibration cal_;
 };

@@ -32,6 +32,9 @@ struct Op {
   long long batch = 0, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, d_qk = 0, d_v = 0;
   bool causal = true;
   long long window = 0;  ///< sliding window (0 = full)
+  /// Kernel calls the keys are split into: context-parallel ring attention runs one
+  /// flash-attention call per ring step (cp), each over its chunk of the keys.
+  long long kv_chunks = 1;
   // Elementwise: elements read+written (memory-bound).
   double elements = 0;
   bool weights = false;  ///< the GEMM's k × n operand is a weight (read from HBM once)

@@ -169,6 +169,59 @@ TEST(ChipModel, PowerCapDeratesTheMathRate) {
   EXPECT_LT(cal.power_cap_factor, 1.0);
 }
 
+namespace {
+
+/// Causal self-attention over `seq` tokens, 32 heads of 128 (one kernel call unless `chunks`).
+workload::Op self_attention(long long seq, long long chunks = 1) {
+  workload::Op o;
+  o.kind = workload::OpKind::Attention;
+  o.batch = 1;
+  o.heads = o.kv_heads = 32;
+  o.q_len = o.kv_len = seq;
+  o.d_qk = o.d_v = 128;
+  o.kv_chunks = chunks;
+  return o;
+}
+
+/// The compute time of an attention op: its time less the per-kernel overhead (it is
+/// compute-bound at these lengths).
+double math_seconds(const compute::ChipModel& m, const workload::Op& op, compute::Pass pass) {
+  const auto t = m.time(op, prec(Dtype::Bf16), pass);
+  EXPECT_TRUE(t.compute_bound);
+  const double overhead = core::to_seconds(m.calibration().kernel_overhead) * (pass == compute::Pass::Backward ? 2 : 1);
+  return core::to_seconds(t.time) - overhead;
+}
+
+}  // namespace
+
+// At the reference length (a causal 8,192-token sequence: 4,096 keys per query on average) the
+// forward runs at attention_efficiency of the bf16 peak.
+// A query that sees K keys per kernel call pays the prologue k0 (in keys, scaled by the kernel's
+// rate per SM against FlashAttention-3's H100): it runs at K/(K + k0) relative to the reference.
+// Context-parallel ring attention is one call per ring step, so K is the mean over the steps.
+TEST(ChipModel, AttentionPaysItsPrologueOncePerKernelCall) {
+  const auto& chip = catalog().chip("h100-sxm");
+  const auto cal = compute::calibration_for(chip, shipped());
+  const compute::ChipModel m(chip, cal);
+  const double rate = chip.peak_for(Dtype::Bf16).base() * cal.attention_efficiency;
+  const auto reference = self_attention(8192);
+  EXPECT_NEAR(math_seconds(m, reference, compute::Pass::Forward), reference.flops() / rate,
+              1e-9 * reference.flops() / rate);
+
+  const double k0 = cal.attention_prologue_keys * (rate / chip.gpu->sm_count) /
+                    (cal.attention_prologue_rate.base() / cal.attention_prologue_sms);
+  const double ref = cal.reference_attention_keys;
+  auto ring = self_attention(4096, 4);  // a ring step's chunk: 4,096 keys over 4 calls
+  ring.causal = false;
+  const double keys = 4096.0 / 4.0;
+  const double utilisation = (keys / (keys + k0)) / (ref / (ref + k0));
+  EXPECT_NEAR(math_seconds(m, ring, compute::Pass::Forward), ring.flops() / (rate * utilisation),
+              1e-9 * ring.flops() / rate);
+  // The same keys in one call pay the prologue once: faster.
+  ring.kv_chunks = 1;
+  EXPECT_LT(math_seconds(m, ring, compute::Pass::Forward), ring.flops() / (rate * utilisation));
+}
+
 // The operator list and the accounting are independent implementations: the forward FLOPs of
 // every layer plus the LM head at tp = 1 equal the model's forward FLOPs per token (one third of
 // the training model FLOPs) within 1% (they differ in the causal mean context (s+1)/2 vs s/2).

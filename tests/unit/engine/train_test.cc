@@ -8,6 +8,8 @@
 
 #include "xpusim/engine/train.h"
 #include "xpusim/hw/catalog.h"
+#include "xpusim/net/collective.h"
+#include "xpusim/net/topology.h"
 #include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
 
@@ -264,4 +266,41 @@ TEST(TrainExecutors, TheFrameworksSelectiveScopeSetsWhatIsRecomputed) {
   EXPECT_NEAR(remat.hw_tflops_per_chip / remat.model_tflops_per_chip, flops.hardware / flops.model, 1e-9);
   EXPECT_NEAR(remat.model_tflops_per_chip / core.model_tflops_per_chip,
               core::to_seconds(core.step_time) / core::to_seconds(remat.step_time), 1e-9);
+}
+
+net::TopologyOptions topology_options() {
+  net::TopologyOptions o;
+  o.params = net::network_params(shipped());
+  return o;
+}
+
+// Megatron runs MoE with tp > 1 only with sequence parallelism: each tensor-parallel rank
+// dispatches its own sequence shard (tokens/tp) over the expert-parallel group, and the expert
+// tensor-parallel group (etp = tp) all-gathers what arrives before the experts (and
+// reduce-scatters it after them). A layer's exposed EP time per pass is then
+// ep_comm_exposed × 2 × [all-to-all of tokens/tp × top-k × hidden × 2 B over ep (stride tp)
+//                        + all-gather of tp × that over the tp group].
+TEST(TrainExecutors, ExpertDispatchCarriesTheSequenceShardOfEachTensorParallelRank) {
+  for (int tp : {1, 2}) {
+    auto s = scenario("h100-sxm-dgx", "mixtral-8x7b", tp, 1, 16 / tp, 1, 64, 4096);
+    s.plan.ep = 8;
+    const auto r = engine::simulate_event(s, true);
+    ASSERT_TRUE(r.feasible) << r.reason;
+    double traced_us = -1;
+    for (const auto& e : r.trace)
+      if (e.name == "EP all-to-all" && e.detail && traced_us < 0)
+        for (const auto& [k, v] : e.args)
+          if (k == "exposed_time_us") traced_us = v;
+    ASSERT_GT(traced_us, 0) << "tp " << tp;
+
+    const net::Topology topo = net::Topology::build(*s.system, s.plan.chips(), topology_options());
+    const double shard = 4096.0 / tp * s.model.moe.experts_per_token * static_cast<double>(s.model.hidden) * 2.0;
+    double one = core::to_seconds(
+        net::collective_cost(topo, net::CollectiveKind::AllToAll, core::bytes(shard), net::Group{8, tp}).time);
+    if (tp > 1)
+      one += core::to_seconds(
+          net::collective_cost(topo, net::CollectiveKind::AllGather, core::bytes(shard * tp), net::Group{tp, 1}).time);
+    const double expected_us = s.framework.ep_comm_exposed * 2.0 * one * 1e6;
+    EXPECT_NEAR(traced_us, expected_us, 1e-6 * expected_us) << "tp " << tp;
+  }
 }
