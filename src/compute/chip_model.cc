@@ -134,13 +134,10 @@ double ChipModel::gemm_utilisation(const workload::Op& op, Dtype d) const {
 
 namespace {
 
-/// Mean keys a query sees in one kernel call: the causal (or windowed) mean over the context,
-/// split over the op's kernel calls (ring attention: one call per context-parallel step).
+/// Mean keys a query sees in one kernel call: its keys split over the op's kernel calls (ring
+/// attention: one call per context-parallel step).
 double keys_per_call(const workload::Op& op) {
-  const double kv = static_cast<double>(op.kv_len);
-  const double seen = op.causal ? kv - static_cast<double>(op.q_len) / 2.0 : kv;
-  const double window = op.window > 0 ? static_cast<double>(op.window) : seen;
-  return std::max(1.0, std::min(seen, window) / static_cast<double>(std::max<long long>(1, op.kv_chunks)));
+  return std::max(1.0, op.mean_keys() / static_cast<double>(std::max<long long>(1, op.kv_chunks)));
 }
 
 }  // namespace

@@ -5,23 +5,22 @@
 
 namespace xpusim::workload {
 
+double Op::mean_keys() const {
+  // Queries are the last q_len positions of a kv_len context: causally the average query sees
+  // kv_len − q_len/2 keys (exactly half when q_len == kv_len); a sliding window caps the context.
+  const double kv = static_cast<double>(kv_len);
+  const double seen = causal ? std::max(0.0, kv - static_cast<double>(q_len) / 2.0) : kv;
+  return window > 0 ? std::min(seen, static_cast<double>(window)) : seen;
+}
+
 double Op::flops() const {
   switch (kind) {
     case OpKind::Gemm:
       return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) *
              static_cast<double>(count);
     case OpKind::Attention: {
-      // QK^T and AV: 2·q·kv·d each, per head. Causal self-attention over the same tokens
-      // touches about half of the score matrix; a sliding window caps the context.
-      double kv = static_cast<double>(kv_len);
-      if (window > 0) kv = std::min(kv, static_cast<double>(window));
-      double pairs = static_cast<double>(q_len) * kv;
-      if (causal) {
-        // Queries are the last q_len positions of a kv_len context: the average query sees
-        // kv_len − q_len/2 keys (exactly half when q_len == kv_len).
-        const double avg = std::max(0.0, static_cast<double>(kv_len) - static_cast<double>(q_len) / 2.0);
-        pairs = static_cast<double>(q_len) * (window > 0 ? std::min(avg, static_cast<double>(window)) : avg);
-      }
+      // QK^T and AV: 2·q·kv·d each, per head, over the keys each query sees.
+      const double pairs = static_cast<double>(q_len) * mean_keys();
       return 2.0 * pairs * static_cast<double>(d_qk + d_v) * static_cast<double>(heads) *
              static_cast<double>(batch);
     }

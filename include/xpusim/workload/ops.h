@@ -41,6 +41,8 @@ struct Op {
   GemmRole role = GemmRole::Other;
 
   double flops() const;  ///< forward FLOPs of this op
+  /// Attention: the keys the average query sees (causal mean, capped by the sliding window).
+  double mean_keys() const;
 };
 
 /// How one layer's work is split on a chip.
