@@ -42,6 +42,41 @@ std::optional<Recompute> recompute_from_name(const std::string& name) {
   return std::nullopt;
 }
 
+namespace {
+constexpr Zero kZeroStages[] = {Zero::None, Zero::Zero1, Zero::Zero2, Zero::Zero3, Zero::Fsdp};
+
+std::vector<std::string> names_of(std::string (*name)(Zero)) {
+  std::vector<std::string> out;
+  for (Zero z : kZeroStages) out.push_back(name(z));
+  return out;
+}
+
+std::optional<Zero> stage_named(std::string (*name)(Zero), const std::string& wanted) {
+  for (Zero z : kZeroStages)
+    if (name(z) == wanted) return z;
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<Zero> zero_from_name(const std::string& name) { return stage_named(zero_name, name); }
+
+const std::vector<std::string>& zero_names() {
+  static const std::vector<std::string> names = names_of(zero_name);
+  return names;
+}
+
+std::string zero_csv_name(Zero z) {
+  const std::string n = zero_name(z);
+  return z == Zero::Zero1 || z == Zero::Zero2 || z == Zero::Zero3 ? "zero" + n : n;
+}
+
+std::optional<Zero> zero_from_csv_name(const std::string& name) { return stage_named(zero_csv_name, name); }
+
+const std::vector<std::string>& zero_csv_names() {
+  static const std::vector<std::string> names = names_of(zero_csv_name);
+  return names;
+}
+
 bool recomputes_layer(const TrainPlan& plan) {
   return plan.recompute == Recompute::Full ||
          (plan.recompute == Recompute::Selective && plan.selective == SelectiveScope::AllButProjections);

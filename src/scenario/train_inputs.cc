@@ -97,14 +97,11 @@ void resolve_precision_and_zero(const TrainInputs& in, mapping::TrainPlan& p, co
     else p.precision = *dt;
   }
   if (in.zero) {
-    static const std::vector<std::string> names = {"none", "1", "2", "3", "fsdp"};
     const std::string& z = *in.zero;
-    if (z == "none") p.zero = mapping::Zero::None;
-    else if (z == "1") p.zero = mapping::Zero::Zero1;
-    else if (z == "2") p.zero = mapping::Zero::Zero2;
-    else if (z == "3") p.zero = mapping::Zero::Zero3;
-    else if (z == "fsdp") p.zero = mapping::Zero::Fsdp;
-    else d.error("--zero", "unknown ZeRO stage", z, "one of: none, 1, 2, 3, fsdp", core::did_you_mean(z, names));
+    if (auto stage = mapping::zero_from_name(z)) p.zero = *stage;
+    else
+      d.error("--zero", "unknown ZeRO stage", z, "one of: " + core::join(mapping::zero_names()),
+              core::did_you_mean(z, mapping::zero_names()));
   }
 }
 
@@ -128,7 +125,7 @@ std::optional<mapping::Recompute> stated_recompute(const TrainInputs& in, core::
   if (!in.recompute) return std::nullopt;
   const std::string& r = *in.recompute;
   if (auto mode = mapping::recompute_from_name(r)) return mode;
-  d.error("--recompute", "unknown recompute mode", r, "one of: none, selective, full",
+  d.error("--recompute", "unknown recompute mode", r, "one of: " + core::join(mapping::recompute_names()),
           core::did_you_mean(r, mapping::recompute_names()));
   return std::nullopt;
 }

@@ -262,7 +262,7 @@ Row read_row(const Columns& col, int line, const std::vector<std::string>& f, st
   if (v.empty() || *end != '\0' || !std::isfinite(row.value) || !(row.value > 0))
     rd.error(where + ".value", "not a positive number", v, "the measured figure, e.g. 1543");
   if (row.kind != "train" && row.kind != "infer") rd.error(where + ".kind", "unknown kind", row.kind, "train or infer");
-  check_vocabulary(rd, where + ".fsdp_or_zero", row.fsdp_or_zero, {"none", "zero1", "zero2", "zero3", "fsdp"});
+  check_vocabulary(rd, where + ".fsdp_or_zero", row.fsdp_or_zero, mapping::zero_csv_names());
   check_vocabulary(rd, where + ".recompute", row.recompute, mapping::recompute_names());
   return row;
 }

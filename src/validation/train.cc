@@ -44,15 +44,6 @@ std::vector<double> numbers_after(const std::string& text, const std::string& pa
   return out;
 }
 
-std::optional<mapping::Zero> zero_of(const std::string& s) {
-  if (s == "zero1") return mapping::Zero::Zero1;
-  if (s == "zero2") return mapping::Zero::Zero2;
-  if (s == "zero3") return mapping::Zero::Zero3;
-  if (s == "fsdp") return mapping::Zero::Fsdp;
-  if (s == "none") return mapping::Zero::None;
-  return std::nullopt;
-}
-
 
 bool has_layout(const Row& r) { return r.tp && r.pp && r.dp; }
 
@@ -98,7 +89,7 @@ engine::TrainStated stated_by_row(const Row& row, const engine::DefaultsRule& ru
   if (row.vpp) st.vpp = static_cast<int>(*row.vpp);
   st.interleaved = !row.vpp && row.pp && *row.pp > 1 && row.notes.find("interleaved") != std::string::npos;
   st.recompute = mapping::recompute_from_name(row.recompute);  // csv.cc checked the name
-  st.zero = zero_of(row.fsdp_or_zero);
+  st.zero = mapping::zero_from_csv_name(row.fsdp_or_zero);  // csv.cc checked the name
   return st;
 }
 

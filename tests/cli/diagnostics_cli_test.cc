@@ -280,7 +280,9 @@ TEST_F(DiagnosticsCli, ValidationCsvWithAMisspelledSetting) {
                     "did you mean 'full'?"});
   const std::string q = write("v2.csv", header + "r1,train,h100-sxm-dgx,8,llama3.1-8b,bf16,4096,64,1,1,1,8,zero-1,,"
                                                  "step_time_s,1.0\n");
-  expect_bad_input(run_cli("validate " + q), {"row 'r1'.fsdp_or_zero: unknown value (got 'zero-1'"});
+  expect_bad_input(run_cli("validate " + q), {"row 'r1'.fsdp_or_zero: unknown value (got 'zero-1'; expected empty (not "
+                                              "stated) or one of: none, zero1, zero2, zero3, fsdp;",
+                                              "did you mean 'zero1'?"});
 }
 
 // --- expected infeasibility (exit 1) -----------------------------------------------------------

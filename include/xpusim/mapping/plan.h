@@ -27,6 +27,15 @@ std::string recompute_name(Recompute r);  ///< "none", "selective", "full"
 std::optional<Recompute> recompute_from_name(const std::string& name);
 /// The names recompute_from_name accepts, in order.
 const std::vector<std::string>& recompute_names();
+/// The stage named by zero_name ("none", "1", "2", "3", "fsdp"), or nothing (the caller reports it).
+std::optional<Zero> zero_from_name(const std::string& name);
+/// The names zero_from_name accepts, in order.
+const std::vector<std::string>& zero_names();
+/// The validation CSV's spelling of a stage ("none", "zero1", "zero2", "zero3", "fsdp"; the
+/// README's fsdp_or_zero column), and its inverse; one table with zero_name.
+std::string zero_csv_name(Zero z);
+std::optional<Zero> zero_from_csv_name(const std::string& name);
+const std::vector<std::string>& zero_csv_names();
 
 /// A training plan. chips = tp × pp × cp × dp; experts are sharded ep-ways inside dp × cp
 /// (Megatron-core convention: the expert-parallel group is carved out of data parallelism).
