@@ -61,14 +61,14 @@ int run_calibrate(const Args& args) {
     opt.progress = [started](const std::string& key, int n) {
       std::cerr << core::strformat("calibrate: %8.1f s  %s (%d rows)\n", seconds_since(started), key.c_str(), n);
     };
-  report::CalibrateRun run{file, glob, folds, {}, {}, {}, {}};
+  report::CalibrateRun run{file, glob, folds, {}, {}, {}, {}, {}};
   t0 = std::chrono::steady_clock::now();
   run.fit = validation::fit(rows, {}, ctx, sensitivity, opt);
   const double t_fit = seconds_since(t0);
   const validation::Context fitted_ctx{&cat, data_dir() + "/models", &run.fit.params};
   run.in_sample = validation::run_all(rows, fitted_ctx);
   t0 = std::chrono::steady_clock::now();
-  if (folds == "loso") run.cv = validation::cross_validate(rows, fitted_ctx, sensitivity, opt, &run.folds);
+  if (folds == "loso") run.cv = validation::cross_validate(rows, fitted_ctx, sensitivity, opt, &run.folds, &run.fold_fits);
   const double t_cv = seconds_since(t0);
   std::cerr << core::strformat("calibrate: %zu rows, %zu parameters; sensitivity %.1f s, fit %.1f s, %zu folds %.1f s\n",
                                rows.size(), opt.keys.size(), t_sensitivity, t_fit, run.folds.size(), t_cv);

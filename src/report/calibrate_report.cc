@@ -1,5 +1,6 @@
 #include "xpusim/report/calibrate_report.h"
 
+#include <cmath>
 #include <sstream>
 
 #include "xpusim/core/format.h"
@@ -13,6 +14,37 @@ namespace {
 using core::strformat;
 
 const std::vector<validation::RowResult>* cv_of(const CalibrateRun& run) { return run.cv.empty() ? nullptr : &run.cv; }
+
+/// A fold's value counts as moved when it is more than 10 % from the full fit's (either way).
+bool moved(const validation::FittedValue& v) {
+  return v.start > 0 && v.fitted > 0 && std::fabs(std::log(v.fitted / v.start)) > std::log(1.1);
+}
+
+Json fold_fits_json(const std::vector<validation::FoldFit>& fits) {
+  Json out = Json::array();
+  for (const auto& f : fits) {
+    Json values = Json::array();
+    for (const auto& v : f.values)
+      values.push_back({{"key", v.key}, {"full_fit", v.start}, {"fold", v.fitted}, {"value", v.fitted_text},
+                        {"training_rows", v.sensitive_rows}});
+    out.push_back({{"source", f.source}, {"parameters", values}});
+  }
+  return out;
+}
+
+/// Per fold, the re-fitted keys that moved more than 10 % from the full fit: where the
+/// out-of-fold predictions differ from the in-sample ones, and why.
+std::string fold_moves_text(const std::vector<validation::FoldFit>& fits) {
+  std::ostringstream o;
+  for (const auto& f : fits)
+    for (const auto& v : f.values)
+      if (moved(v))
+        o << strformat("  %-40s %-56s %12s -> %s\n", f.source.c_str(), v.key.c_str(), core::fmt_num(v.start, 4).c_str(),
+                       v.fitted_text.c_str());
+  const std::string lines = o.str();
+  if (lines.empty()) return "";
+  return "keys a fold moved more than 10 % from the full fit (source left out, key, full fit -> fold):\n" + lines;
+}
 
 }  // namespace
 
@@ -29,6 +61,7 @@ Json calibrate_document(const Provenance& provenance, const CalibrateRun& run, c
                {"loss_start", run.fit.loss_start},
                {"loss_end", run.fit.loss_end},
                {"folds", run.folds},
+               {"fold_fits", fold_fits_json(run.fold_fits)},
                {"summary", summary_json(run.in_sample, catalog, cv_of(run))}};
   Json inputs = {{"file", run.file}, {"params", run.params_glob}, {"folds", run.folds_mode}};
   return document("calibrate", provenance, inputs, body);
@@ -43,6 +76,7 @@ std::string calibrate_text(const CalibrateRun& run, const hw::Catalog& catalog) 
   o << strformat("\nrows used %d; loss %.4f -> %.4f (soft-L1 over ln(pred/measured), analytical executor)\n",
                  run.fit.rows_used, run.fit.loss_start, run.fit.loss_end);
   if (!run.folds.empty()) o << run.folds.size() << " leave-one-source-out folds: " << core::join(run.folds) << "\n";
+  o << fold_moves_text(run.fold_fits);
   o << "\nsummary with the fitted values (event-driven executor)"
     << (run.cv.empty() ? "" : "; CV: leave-one-source-out") << "\n";
   o << summary_text(run.in_sample, catalog, cv_of(run));

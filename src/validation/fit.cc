@@ -392,7 +392,7 @@ void borrow_from_sibling_stacks(const std::vector<Row>& rows, const std::vector<
 /// the held-out rows predicted with the event-driven executor.
 std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<int>& train,
                                 const std::vector<int>& held_out, const Context& ctx,
-                                const Sensitivity& sensitivity, const FitOptions& opt) {
+                                const Sensitivity& sensitivity, const FitOptions& opt, FoldFit& fold_fit) {
   FitOptions fold_opt = opt;
   fold_opt.keys = keys_moving(opt.keys, sensitivity, held_out);
   calib::Params start = *ctx.calibration;
@@ -409,6 +409,11 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
     borrow_from_sibling_stacks(rows, train, ctx, sensitivity, fold_opt.keys, opt.keys, fold.params);
     fold_ctx.calibration = &fold.params;
   }
+  for (const auto& key : fold_opt.keys) {
+    const calib::Parameter& p = fold_ctx.calibration->get(key);
+    fold_fit.values.push_back({key, ctx.calibration->get(key).value.quantity.value, p.value.quantity.value,
+                               p.value.text, static_cast<int>(rows_moved_in(sensitivity, key, {train.begin(), train.end()}).size())});
+  }
   fold_ctx.analytical_train = false;
   std::vector<RowResult> out(held_out.size());
   core::parallel_for(held_out.size(), opt.threads, [&](size_t j) { out[j] = predict_row(rows[held_out[j]], fold_ctx); });
@@ -418,7 +423,8 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
 }  // namespace
 
 std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Context& ctx, const Sensitivity& sensitivity,
-                                      const FitOptions& opt, std::vector<std::string>* folds) {
+                                      const FitOptions& opt, std::vector<std::string>* folds,
+                                      std::vector<FoldFit>* fold_fits) {
   std::set<std::string> sources;
   for (const auto& row : rows) sources.insert(source_of(row.source_url));
   std::vector<RowResult> out(rows.size());
@@ -427,9 +433,11 @@ std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Contex
     for (size_t i = 0; i < rows.size(); ++i)
       (source_of(rows[i].source_url) == source ? held_out : train).push_back(static_cast<int>(i));
     if (train.empty()) continue;
-    const auto predicted = run_fold(rows, train, held_out, ctx, sensitivity, opt);
+    FoldFit fold_fit{source, {}};
+    const auto predicted = run_fold(rows, train, held_out, ctx, sensitivity, opt, fold_fit);
     for (size_t j = 0; j < held_out.size(); ++j) out[held_out[j]] = predicted[j];
     if (folds) folds->push_back(source);
+    if (fold_fits) fold_fits->push_back(std::move(fold_fit));
   }
   for (size_t i = 0; i < rows.size(); ++i)
     if (out[i].row.id.empty()) out[i] = predict_row(rows[i], ctx);  // a single-source file: no fold

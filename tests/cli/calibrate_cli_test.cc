@@ -80,6 +80,30 @@ TEST(CalibrateCli, LeaveOneSourceOutAddsCvFigures) {
   EXPECT_TRUE(j["summary"]["by_family"]["nvidia-hopper"]["train"].contains("cv_p90_abs_error_pct"));
 }
 
+// Each fold says what it re-fitted: the one key moves rows of every source, so every fold
+// re-fits it, from the full fit's value. Every sensitive row is held out by exactly one fold and
+// trains the others, so the folds' training rows sum to (folds - 1) x the key's sensitive rows.
+TEST(CalibrateCli, EachFoldReportsTheValuesItReFitted) {
+  auto r = run_cli("calibrate " + hopper_fixture() + " --params " + std::string(kKey) + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& full = j["parameters"][0];
+  const auto& fits = j["fold_fits"];
+  ASSERT_EQ(fits.size(), j["folds"].size());
+  int training_rows = 0;
+  for (size_t f = 0; f < fits.size(); ++f) {
+    EXPECT_EQ(fits[f]["source"], j["folds"][f]);
+    ASSERT_EQ(fits[f]["parameters"].size(), 1u) << fits[f];
+    const auto& v = fits[f]["parameters"][0];
+    EXPECT_EQ(v["key"], kKey);
+    EXPECT_DOUBLE_EQ(v["full_fit"].get<double>(), full["fitted"].get<double>());
+    EXPECT_GT(v["fold"].get<double>(), 0.0);
+    EXPECT_LE(v["fold"].get<double>(), 1.0);  // an efficiency stays within its range
+    training_rows += v["training_rows"].get<int>();
+  }
+  EXPECT_EQ(training_rows, static_cast<int>(fits.size() - 1) * full["sensitive_rows"].get<int>());
+}
+
 }  // namespace
 
 namespace {

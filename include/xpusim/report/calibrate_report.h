@@ -16,6 +16,7 @@ struct CalibrateRun {
   std::vector<validation::RowResult> in_sample;  ///< every row with the fitted values (event executor)
   std::vector<validation::RowResult> cv;         ///< out-of-fold predictions; empty without folds
   std::vector<std::string> folds;                ///< the source left out by each fold
+  std::vector<validation::FoldFit> fold_fits;    ///< what each fold re-fitted, in fold order
 };
 
 Json calibrate_document(const Provenance& provenance, const CalibrateRun& run, const hw::Catalog& catalog);

@@ -58,6 +58,14 @@ struct FitResult {
   int rows_used = 0;                ///< rows predicted (status ok) at the start
 };
 
+/// One leave-one-source-out fold: the source it held out and the keys it re-fitted (those that
+/// move a held-out row), each with its value in the full fit (`start`) and in the fold
+/// (`fitted`; a stack key no other source informs holds its sibling stacks' median).
+struct FoldFit {
+  std::string source;
+  std::vector<FittedValue> values;  ///< in key order
+};
+
 /// Which rows each parameter moves: every row is predicted once with the start values and once
 /// per key with that key moved by 10 % in log space; key → row indices (into `rows`).
 using Sensitivity = std::map<std::string, std::vector<int>>;
@@ -78,9 +86,10 @@ FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const C
 /// values (their fit saw the held-out rows only through the coupling with re-fitted keys:
 /// docs/calibration.md). The held-out rows are then predicted with the event-driven executor.
 /// Returns one RowResult per row (in row order) holding the out-of-fold prediction. `folds`
-/// receives the source of each fold in order.
+/// receives the source of each fold in order, `fold_fits` what each fold re-fitted.
 std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Context& ctx, const Sensitivity& sensitivity,
-                                      const FitOptions& opt, std::vector<std::string>* folds = nullptr);
+                                      const FitOptions& opt, std::vector<std::string>* folds = nullptr,
+                                      std::vector<FoldFit>* fold_fits = nullptr);
 
 /// The `--out` file: only the fitted keys, nested by their dotted components, each a mapping
 /// with value and basis (`basis_text`). YAML text, deterministic.
