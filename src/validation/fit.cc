@@ -386,6 +386,21 @@ void borrow_from_sibling_stacks(const std::vector<Row>& rows, const std::vector<
   }
 }
 
+/// What a fold did to each of its keys: the full fit's value, the fold's, and the training rows
+/// of the fold that the key moves.
+std::vector<FittedValue> refitted_values(const std::vector<std::string>& keys, const calib::Params& full,
+                                         const calib::Params& fold, const Sensitivity& sensitivity,
+                                         const std::vector<int>& train) {
+  const std::set<int> in_train(train.begin(), train.end());
+  std::vector<FittedValue> out;
+  for (const auto& key : keys) {
+    const calib::Parameter& p = fold.get(key);
+    out.push_back({key, full.get(key).value.quantity.value, p.value.quantity.value, p.value.text,
+                   static_cast<int>(rows_moved_in(sensitivity, key, in_train).size())});
+  }
+  return out;
+}
+
 /// One fold: the keys that move a held-out row go back to their prior and are fitted on the
 /// other rows (a stack's key no other row informs borrows its sibling stacks' median instead);
 /// every other key keeps its value in *ctx.calibration (it cannot move a held-out row). Returns
@@ -409,11 +424,7 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
     borrow_from_sibling_stacks(rows, train, ctx, sensitivity, fold_opt.keys, opt.keys, fold.params);
     fold_ctx.calibration = &fold.params;
   }
-  for (const auto& key : fold_opt.keys) {
-    const calib::Parameter& p = fold_ctx.calibration->get(key);
-    fold_fit.values.push_back({key, ctx.calibration->get(key).value.quantity.value, p.value.quantity.value,
-                               p.value.text, static_cast<int>(rows_moved_in(sensitivity, key, {train.begin(), train.end()}).size())});
-  }
+  fold_fit.values = refitted_values(fold_opt.keys, *ctx.calibration, *fold_ctx.calibration, sensitivity, train);
   fold_ctx.analytical_train = false;
   std::vector<RowResult> out(held_out.size());
   core::parallel_for(held_out.size(), opt.threads, [&](size_t j) { out[j] = predict_row(rows[held_out[j]], fold_ctx); });
