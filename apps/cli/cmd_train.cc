@@ -31,6 +31,9 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
   add_optional(app, "--vpp", in.vpp, "virtual pipeline stages per rank (interleaved 1F1B)");
   add_optional(app, "--schedule", in.schedule,
                "pipeline schedule: 1f1b, interleaved, dualpipe (default: 1f1b for vpp 1, interleaved for vpp > 1)");
+  add_optional_flag(app, "--async-tp", in.async_tp,
+                    "async tensor parallelism: TP collectives split into tp chunks pipelined with their GEMMs "
+                    "(torchtitan AsyncTP); default: the framework's exposed share");
   add_optional(app, "--micro-batch", in.micro_batch, "sequences per micro-batch");
   add_optional(app, "--global-batch", in.global_batch, "sequences per step (default: the framework recipe, else the critical batch: ~4M tokens below 100B parameters, ~16M from 100B; at least the micro-batches the pipeline needs)");
   add_optional(app, "--max-global-batch-tokens", in.max_global_batch_tokens,

@@ -24,6 +24,7 @@ namespace {
 
 struct LayerCost {
   Seconds fwd, bwd, recompute, attn_fwd, weight_grad;
+  Seconds dense_gemm_fwd, dense_gemm_bwd;  ///< the TP-sharded (non-expert) weight GEMMs
   Seconds tp_fwd, tp_bwd, cp_fwd, cp_bwd, ep_fwd, ep_bwd, a2a_fwd, a2a_bwd, fsdp_fwd, fsdp_bwd;
   double dense_params = 0, expert_params = 0;
   cost::Activity act;
@@ -147,6 +148,10 @@ void add_layer_compute(const Context& x, const std::vector<workload::Op>& ops, L
     lc.bwd += b.time;
     if (has_weight_grad(op)) lc.weight_grad += f.time;
     if (op.kind == workload::OpKind::Attention) lc.attn_fwd += f.time;
+    if (op.kind == workload::OpKind::Gemm && op.weights && op.name.rfind("expert_", 0) != 0) {
+      lc.dense_gemm_fwd += f.time;
+      lc.dense_gemm_bwd += b.time;
+    }
     if (recomputed(x.s.plan, op)) {
       lc.recompute += f.time;
       lc.act.add_flops(f.dtype, f.flops);
@@ -158,8 +163,17 @@ void add_layer_compute(const Context& x, const std::vector<workload::Op>& ops, L
   lc.expert_params = weight_params(ops, true);
 }
 
+/// Async TP: the block's collectives (`one`) split into tp chunks, each pipelined with its slice
+/// of the block's GEMMs (`gemm`): the first chunk is exposed, and the rest where the GEMMs are
+/// shorter than the traffic.
+Seconds async_tp_exposed(Seconds one, Seconds gemm, int tp) {
+  const Seconds first = one / static_cast<double>(tp);
+  return first + core::max(Seconds{}, one - first - gemm);
+}
+
 /// TP/SP: two collectives per block (attention, MLP) in each pass; a recomputed layer repeats the
-/// forward ones inside the backward.
+/// forward ones inside the backward. The framework's share of them is exposed, or with async TP
+/// what the GEMMs of the block do not cover (async_tp_exposed).
 void add_tp_comm(const Context& x, LayerCost& lc) {
   const auto& plan = x.s.plan;
   if (plan.tp <= 1) return;
@@ -171,9 +185,16 @@ void add_tp_comm(const Context& x, LayerCost& lc) {
   } else {
     one = x.coll(CollectiveKind::AllReduce, x.block_bytes, x.tp_group, tmp, 1.0);
   }
-  const double fwd_n = 2.0, bwd_n = mapping::recomputes_layer(plan) ? 4.0 : 2.0;
-  lc.tp_fwd = one * fwd_n * x.s.framework.tp_comm_exposed;
-  lc.tp_bwd = one * bwd_n * x.s.framework.tp_comm_exposed;
+  const bool recomputes = mapping::recomputes_layer(plan);
+  const double fwd_n = 2.0, bwd_n = recomputes ? 4.0 : 2.0;
+  if (plan.async_tp) {
+    const Seconds fwd = async_tp_exposed(one, lc.dense_gemm_fwd / 2.0, plan.tp);
+    lc.tp_fwd = fwd * 2.0;
+    lc.tp_bwd = async_tp_exposed(one, lc.dense_gemm_bwd / 2.0, plan.tp) * 2.0 + (recomputes ? fwd * 2.0 : Seconds{});
+  } else {
+    lc.tp_fwd = one * fwd_n * x.s.framework.tp_comm_exposed;
+    lc.tp_bwd = one * bwd_n * x.s.framework.tp_comm_exposed;
+  }
   lc.act.scale_up_bytes += tmp.scale_up_bytes * (fwd_n + bwd_n);
   lc.act.scale_out_bytes += tmp.scale_out_bytes * (fwd_n + bwd_n);
 }

@@ -35,6 +35,7 @@ void read_train_plan(config::FieldReader& r, TrainInputs& in) {
   read_text(pr, "recompute", in.recompute);
   read_text(pr, "schedule", in.schedule);
   read_flag(pr, "allow_fallback", in.allow_fallback);
+  read_flag(pr, "async_tp", in.async_tp);
   moved_to_workload(pr, {"global_batch", "seq_len"});
   pr.finish();
 }
@@ -174,6 +175,7 @@ void fill_plan_defaults(const TrainInputs& in, const engine::TrainDefaults& d, m
   p.vpp = d.vpp.value;
   p.ep = static_cast<int>(in.ep.value_or(1));
   p.zero = d.zero.value;
+  p.async_tp = in.async_tp.value_or(false);
   if (in.schedule) {
     mapping::schedules().get(*in.schedule, "--schedule");  // unknown names list the valid ones
     p.schedule = *in.schedule;
@@ -350,6 +352,7 @@ void fill_unset(TrainInputs& given, const TrainInputs& fallback) {
   fill(given.overrides.price_usd_per_chip_hour, fallback.overrides.price_usd_per_chip_hour);
   fill(given.overrides.tdp_w, fallback.overrides.tdp_w);
   fill(given.allow_fallback, fallback.allow_fallback);
+  fill(given.async_tp, fallback.async_tp);
 }
 
 BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std::string& models_dir,

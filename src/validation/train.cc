@@ -47,6 +47,15 @@ std::vector<double> numbers_after(const std::string& text, const std::string& pa
 
 bool has_layout(const Row& r) { return r.tp && r.pp && r.dp; }
 
+/// Whether the notes name async TP as a setting of the run ("AsyncTP", "async TP", "async-TP"),
+/// not only as the baseline it is compared with ("829 without AsyncTP").
+bool async_tp_in_notes(const std::string& notes) {
+  static const std::regex re(R"((without\s+)?async[\s-]?tp)", std::regex::icase);
+  for (auto it = std::sregex_iterator(notes.begin(), notes.end(), re); it != std::sregex_iterator(); ++it)
+    if (!(*it)[1].matched) return true;
+  return false;
+}
+
 /// Plan fields the row states (precision, sequence, layout). False (and p.reason) when the
 /// precision is unknown.
 bool plan_from_row(const Row& row, const workload::ModelSpec& model, mapping::TrainPlan& plan, Prediction& p) {
@@ -62,6 +71,8 @@ bool plan_from_row(const Row& row, const workload::ModelSpec& model, mapping::Tr
   plan.cp = static_cast<int>(row.cp.value_or(1));
   plan.ep = static_cast<int>(row.ep.value_or(1));
   plan.sequence_parallel = true;
+  plan.async_tp = async_tp_in_notes(row.notes);
+  if (plan.async_tp) p.assumptions.push_back("async TP (named in the row's notes)");
   if (has_layout(row)) {
     plan.tp = static_cast<int>(*row.tp);
     plan.pp = static_cast<int>(*row.pp);

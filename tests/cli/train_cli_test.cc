@@ -173,3 +173,34 @@ TEST(TrainCli, PrecisionTheChipLacksIsBadInputUnlessFallbackIsAllowed) {
   const double ratio_b = jb["mfu_pct"].get<double>() / jb["model_tflops_per_chip"].get<double>();
   EXPECT_NEAR(ratio_f / ratio_b, 0.5, 1e-3);
 }
+
+// --async-tp (or plan.async_tp in a scenario file) is stated in the plan line and the JSON plan,
+// and shortens a tensor-parallel step; without it the plan says async_tp false.
+TEST(TrainCli, AsyncTensorParallelismIsAFlagAndAScenarioKeyStatedInThePlan) {
+  const std::string base = "train --system h100-sxm-dgx --model llama3.1-70b --chips 64 --tp 8 --pp 1 "
+                           "--global-batch 64 --seq-len 8192 --precision fp8 ";
+  auto plain = run_cli(base + "--json");
+  auto async = run_cli(base + "--async-tp --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(async.exit_code, 0) << async.err;
+  const auto jp = nlohmann::json::parse(plain.out), ja = nlohmann::json::parse(async.out);
+  EXPECT_FALSE(jp["plan"]["async_tp"].get<bool>());
+  EXPECT_TRUE(ja["plan"]["async_tp"].get<bool>());
+  EXPECT_LT(ja["breakdown_s"]["tp_comm"].get<double>(), jp["breakdown_s"]["tp_comm"].get<double>());
+  EXPECT_LT(ja["step_time_s"].get<double>(), jp["step_time_s"].get<double>());
+  auto text = run_cli(base + "--async-tp");
+  EXPECT_NE(text.out.find("precision=fp8 async-tp"), std::string::npos) << text.out;
+
+  const std::string path = ::testing::TempDir() + "async_tp_scenario.yaml";
+  std::ofstream(path) << "system: h100-sxm-dgx\nmodel: llama3.1-70b\nchips: 64\n"
+                         "plan: {tp: 8, pp: 1, precision: fp8, async_tp: true}\n"
+                         "workload: {global_batch: 64, seq_len: 8192}\n";
+  auto file = run_cli("train --scenario " + path + " --json");
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  EXPECT_EQ(nlohmann::json::parse(file.out)["step_time_s"], ja["step_time_s"]);
+  std::ofstream(path) << "system: h100-sxm-dgx\nmodel: llama3.1-70b\nchips: 64\n"
+                         "plan: {tp: 8, pp: 1, async_tp: sometimes}\n";
+  auto bad = run_cli("train --scenario " + path);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("async_tp"), std::string::npos) << bad.err;
+}

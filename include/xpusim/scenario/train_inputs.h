@@ -7,7 +7,7 @@
 // Scenario file shape (docs/scenarios.md), shared with serving:
 //   system, model, chips, framework, executor, description
 //   plan:     tp, pp, dp, cp, ep, vpp, micro_batch, precision, allow_fallback, zero, recompute,
-//             schedule
+//             schedule, async_tp
 //   workload: global_batch, max_global_batch_tokens, seq_len, train_tokens, deadline, budget_usd (scenario/solver.h)
 
 #include <memory>
@@ -33,6 +33,9 @@ struct TrainInputs {
   /// false: such a precision is bad input listing the chip's precisions.
   std::optional<bool> allow_fallback;
   std::optional<std::string> schedule;  ///< pipeline schedule; unset = 1f1b (vpp 1) or interleaved (vpp > 1)
+  /// Async TP: TP collectives chunked and pipelined with their GEMMs (mapping::TrainPlan::async_tp);
+  /// unset or false: the framework's share of them is exposed.
+  std::optional<bool> async_tp;
   std::optional<long long> global_batch, seq_len;
   /// Upper bound on the global batch in tokens for the plan search (default: the critical-batch
   /// rule); the search never exceeds it. Not with global_batch (exact).

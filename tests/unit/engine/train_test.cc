@@ -304,3 +304,37 @@ TEST(TrainExecutors, ExpertDispatchCarriesTheSequenceShardOfEachTensorParallelRa
     EXPECT_NEAR(traced_us, expected_us, 1e-6 * expected_us) << "tp " << tp;
   }
 }
+
+// Async TP splits each TP collective into tp chunks pipelined with the GEMM it feeds or drains:
+// where the GEMMs are longer than the traffic only the first chunk is exposed, 1/tp of what the
+// same plan exposes with every TP collective on the critical path (tp_comm_exposed = 1).
+// Where the traffic is longer (TP across nodes) the exposure stays between those two.
+TEST(TrainExecutors, AsyncTensorParallelismExposesTheFirstChunkWhereTheGemmsCoverTheRest) {
+  struct AsyncCase {
+    const char* name;
+    engine::TrainScenario s;
+    bool gemms_cover;
+  };
+  const std::vector<AsyncCase> async_cases = {
+      {"llama70b_tp8_h100", scenario("h100-sxm-dgx", "llama3.1-70b", 8, 1, 4, 1, 32, 8192), true},
+      {"llama8b_tp16_two_nodes", scenario("h100-sxm-dgx", "llama3.1-8b", 16, 1, 1, 1, 8, 2048), false},
+  };
+  for (auto c : async_cases) {
+    c.s.framework.tp_comm_exposed = 1.0;
+    const auto plain = engine::simulate_analytical(c.s);
+    c.s.plan.async_tp = true;
+    const auto async = engine::simulate_analytical(c.s);
+    ASSERT_TRUE(plain.feasible && async.feasible) << c.name;
+    const double all = core::to_seconds(plain.breakdown.tp_comm);
+    const double exposed = core::to_seconds(async.breakdown.tp_comm);
+    const double first_chunk = all / c.s.plan.tp;
+    ASSERT_GT(all, 0.0) << c.name;
+    if (c.gemms_cover) {
+      EXPECT_NEAR(exposed / first_chunk, 1.0, 1e-9) << c.name;
+    } else {
+      EXPECT_GT(exposed, first_chunk * 1.01) << c.name;
+      EXPECT_LT(exposed, all) << c.name;
+    }
+    EXPECT_LT(async.step_time, plain.step_time) << c.name;
+  }
+}

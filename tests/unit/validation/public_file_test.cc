@@ -58,11 +58,14 @@ struct Gate {
 // the experts, re-fitted by `xpusim calibrate`: train 6.8/19.0 → 6.5/18.2, train/nvidia-ampere
 // 4.8/8.6 → 4.7/8.4, train/nvidia-hopper 7.5/19.3 → 6.7/18.8, train/nvidia-blackwell 7.4/36.2 →
 // 7.1/35.2.
+// Tightened again (2026-12-03, docs/calibration.md "Async TP"): async TP as a plan setting read
+// from a row's notes, the first of tp chunks exposed: train 6.5/18.2 → 6.2/18.2,
+// train/nvidia-hopper 6.7/18.8 → 6.5/18.8.
 const Gate kGates[] = {
-    {"train", 6.5, 18.2},
+    {"train", 6.2, 18.2},
     {"infer", 6.3, 17.5},
     {"train/nvidia-ampere", 4.7, 8.4},
-    {"train/nvidia-hopper", 6.7, 18.8},
+    {"train/nvidia-hopper", 6.5, 18.8},
     {"train/nvidia-blackwell", 7.1, 35.2},
     {"train/trainium", 1.8, 8.2},
     {"infer/nvidia-ampere", 5.2, 6.5},

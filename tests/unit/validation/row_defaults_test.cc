@@ -178,3 +178,29 @@ TEST(RowStack, AxlearnIsReadFromTheSourceOrTheNotes) {
   row.source_url = "https://github.com/apple/axlearn/blob/main/docs/perf.md";
   EXPECT_EQ(validation::predict_train(row, context()).framework, "axlearn");
 }
+
+// Async TP is read from the notes when they name it as a setting of the run; a note that names
+// it only as the baseline ("829 without AsyncTP") leaves the plain TP of the stack. The async
+// row predicts more throughput: its TP collectives hide behind their GEMMs.
+TEST(RowStack, AsyncTensorParallelismIsReadFromTheNotes) {
+  auto row = pp35_row();
+  row.pp = 1, row.dp = 280;
+  row.metric = "tokens_per_s_per_chip";
+  auto has_async = [](const validation::Prediction& p) {
+    return std::any_of(p.assumptions.begin(), p.assumptions.end(),
+                       [](const std::string& a) { return a.find("async TP") != std::string::npos; });
+  };
+  row.notes = "Table 4, FSDP32 x TP8, compile, AsyncTP (829 without AsyncTP)";
+  const auto with = validation::predict_train(row, context());
+  ASSERT_EQ(with.status, validation::Status::Ok) << with.reason;
+  EXPECT_TRUE(has_async(with));
+  for (const char* notes : {"829 without AsyncTP", "without async TP", ""}) {
+    row.notes = notes;
+    const auto without = validation::predict_train(row, context());
+    ASSERT_EQ(without.status, validation::Status::Ok) << without.reason;
+    EXPECT_FALSE(has_async(without)) << notes;
+    EXPECT_LT(without.predicted, with.predicted) << notes;
+  }
+  row.notes = "async-TP on";
+  EXPECT_TRUE(has_async(validation::predict_train(row, context())));
+}
