@@ -154,6 +154,9 @@ void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const worklo
   if (in.tp && md.heads % *in.tp != 0)
     d.error("--tp", "tensor-parallel degree does not divide the attention heads", std::to_string(*in.tp),
             "a divisor of " + std::to_string(md.heads) + " heads");
+  if (in.async_tp.value_or(false) && in.tp && *in.tp == 1)
+    d.error("--async-tp", "async TP pipelines the tensor-parallel collectives, and tp 1 has none", "--tp 1",
+            "--tp > 1, or no --async-tp");
   if (in.pp && *in.pp > md.layers)
     d.error("--pp", "more pipeline stages than layers", std::to_string(*in.pp), "at most " + std::to_string(md.layers));
   if (in.ep && *in.ep > 1 && (!md.is_moe() || md.moe.num_experts % *in.ep != 0))

@@ -203,4 +203,9 @@ TEST(TrainCli, AsyncTensorParallelismIsAFlagAndAScenarioKeyStatedInThePlan) {
   auto bad = run_cli("train --scenario " + path);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("async_tp"), std::string::npos) << bad.err;
+  // With tp 1 there is nothing to pipeline: the flag is refused, not ignored.
+  auto no_tp = run_cli("train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --tp 1 --pp 1 --async-tp");
+  EXPECT_EQ(no_tp.exit_code, 2);
+  EXPECT_NE(no_tp.err.find("--async-tp"), std::string::npos) << no_tp.err;
+  EXPECT_NE(no_tp.err.find("--tp > 1"), std::string::npos) << no_tp.err;
 }
