@@ -59,9 +59,10 @@ struct TrainPlan {
   bool flash_attention = true;  ///< fused attention: the s×s scores are never stored
   /// Pipeline schedule (mapping/schedule.h registry); empty = 1f1b for vpp 1, interleaved for vpp > 1.
   std::string schedule = "";
-  /// Async TP (torchtitan AsyncTP, Megatron's TP-comm overlap by decomposition): each TP/SP
-  /// all-gather and reduce-scatter is split into tp chunks pipelined with the GEMM it feeds or
-  /// drains, so only the first chunk and what the GEMM cannot cover are exposed (docs/training.md).
+  /// Async TP (torchtitan's AsyncTP): each TP/SP all-gather and reduce-scatter is split into tp
+  /// chunks pipelined with the GEMM it feeds or drains, so only the first chunk and what the GEMM
+  /// cannot cover are exposed (docs/calibration.md, "Async TP"); false: the framework's
+  /// tp_comm_exposed share of them is.
   bool async_tp = false;
 
   int chips() const { return tp * pp * cp * dp; }
