@@ -34,8 +34,7 @@ double weight_params(const std::vector<workload::Op>& ops, bool experts) {
   double p = 0;
   for (const auto& o : ops) {
     if (o.kind != workload::OpKind::Gemm || !o.weights) continue;
-    const bool is_expert = o.name.rfind("expert_", 0) == 0;
-    if (is_expert != experts) continue;
+    if (o.is_expert() != experts) continue;
     p += static_cast<double>(o.k) * static_cast<double>(o.n) * static_cast<double>(o.count);
   }
   return p;
@@ -148,7 +147,7 @@ void add_layer_compute(const Context& x, const std::vector<workload::Op>& ops, L
     lc.bwd += b.time;
     if (has_weight_grad(op)) lc.weight_grad += f.time;
     if (op.kind == workload::OpKind::Attention) lc.attn_fwd += f.time;
-    if (op.kind == workload::OpKind::Gemm && op.weights && op.name.rfind("expert_", 0) != 0) {
+    if (op.kind == workload::OpKind::Gemm && op.weights && !op.is_expert()) {
       lc.dense_gemm_fwd += f.time;
       lc.dense_gemm_bwd += b.time;
     }

@@ -148,7 +148,7 @@ StepCostModel::Linear StepCostModel::linear_uncached(long long tokens, bool prom
       if (op.kind == workload::OpKind::Attention) continue;  // timed from the step's contexts
       // Expert GEMMs of a prompt on the blockwise path run at their own (lower) rate.
       const bool experts = prompt_rate && s.expert_rows == workload::LayerShard::ExpertRows::Blockwise &&
-                           op.kind == workload::OpKind::Gemm && op.name.rfind("expert_", 0) == 0;
+                           op.kind == workload::OpKind::Gemm && op.is_expert();
       const auto t = (experts ? *chip_prompt_experts_ : chip).time(op, prec_, compute::Pass::Forward);
       // Skinny decode GEMMs: compute::ChipModel's 16-row MMA granularity and split-K (it
       // validates as well as the private roofline this layer used before; docs/serving.md).

@@ -41,6 +41,8 @@ struct Op {
   GemmRole role = GemmRole::Other;
 
   double flops() const;  ///< forward FLOPs of this op
+  /// A routed expert's op (expert_up, expert_act, expert_down): sharded by ep, not tp.
+  bool is_expert() const { return name.rfind("expert_", 0) == 0; }
   /// Attention: the keys the average query sees (causal mean, capped by the sliding window).
   double mean_keys() const;
 };
