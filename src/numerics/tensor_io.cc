@@ -187,7 +187,8 @@ Tensor parse_npy(const std::string& b, const std::string& path) {
     char* end = nullptr;
     errno = 0;
     const long long d = std::strtoll(item.c_str(), &end, 10);
-    if (*end != '\0' || d < 0 || errno == ERANGE) {
+    // The whole item must be digits: a NUL inside it ends c_str() early ("0037\0 6").
+    if (end == item.c_str() || end != item.c_str() + item.size() || d < 0 || errno == ERANGE) {
       file_error(path, "npy header.shape", "malformed shape", shape_s, "non-negative integers");
     }
     t.shape.push_back(d);

@@ -344,4 +344,40 @@ TEST(QuantStats, ExactTensorHasInfiniteSnrAndSaturationIsCounted) {
 }
 
 }  // namespace
+/// A .npy file whose header is `dict` (padded), with no data.
+std::string npy_with_header(const std::string& dict) {
+  std::string h = dict;
+  h.resize(118, ' ');
+  h += '\n';
+  return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(h.size() & 0xff) +
+         static_cast<char>(h.size() >> 8) + h;
+}
+
+// A NUL inside a shape item ended its C string early, so "0037\0 6" read as 37 and "\0 4" as 0
+// (found by fuzz_npy): every item must be digits to its end.
+TEST(Npy, AShapeItemWithANulInsideIsMalformed) {
+  const std::string bad = npy_with_header(std::string("{'descr': '<f4', 'fortran_order': False, 'shape': (37\0 6, 4), }", 66));
+  EXPECT_THROW(parse_npy(bad, "bad.npy"), core::InputError);
+  const std::string empty_item = npy_with_header(std::string("{'descr': '<f4', 'fortran_order': False, 'shape': (3, \0 4), }", 63));
+  EXPECT_THROW(parse_npy(empty_item, "bad.npy"), core::InputError);
+}
+
+// An empty tensor with a long axis, (3,753,193,637, 0), has no blocks: quantising it walks no rows
+// along either axis (it used to walk 3.75e9 empty rows, a hang found by fuzz_npy).
+TEST(MxTensor, AnEmptyTensorWithALongAxisHasNoRowsToWalk) {
+  const Tensor t = parse_npy(npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (3753193637, 0), }"),
+                             "empty.npy");
+  ASSERT_EQ(t.data.size(), 0u);
+  for (int axis : {-1, 0}) {
+    QuantOptions o;
+    o.format = Format::Mxfp4E2m1;
+    o.axis = axis;
+    const auto start = std::chrono::steady_clock::now();
+    const QuantizedTensor q = quantize(t.data.data(), t.shape, o);
+    EXPECT_TRUE(q.codes.empty());
+    EXPECT_TRUE(dequantize(q).empty());
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  }
+}
+
 }  // namespace xpusim::numerics
