@@ -26,6 +26,7 @@ struct LayerCost {
   Seconds fwd, bwd, recompute, attn_fwd, weight_grad;
   Seconds dense_gemm_fwd, dense_gemm_bwd;  ///< the TP-sharded (non-expert) weight GEMMs
   Seconds tp_fwd, tp_bwd, cp_fwd, cp_bwd, ep_fwd, ep_bwd, a2a_fwd, a2a_bwd, fsdp_fwd, fsdp_bwd;
+  Seconds tp_bwd_busy;  ///< the backward's TP collectives whole, exposed or hidden
   double dense_params = 0, expert_params = 0;
   cost::Activity act;
 };
@@ -186,6 +187,7 @@ void add_tp_comm(const Context& x, LayerCost& lc) {
   }
   const bool recomputes = mapping::recomputes_layer(plan);
   const double fwd_n = 2.0, bwd_n = recomputes ? 4.0 : 2.0;
+  lc.tp_bwd_busy = one * bwd_n;
   if (plan.async_tp) {
     const Seconds fwd = async_tp_exposed(one, lc.dense_gemm_fwd / 2.0, plan.tp);
     lc.tp_fwd = fwd * 2.0;
@@ -299,6 +301,7 @@ void add_layer(StageCost& sc, const LayerCost& lc) {
   sc.recompute += lc.recompute;
   sc.weight_grad += lc.weight_grad;
   sc.tp_exposed += lc.tp_fwd + lc.tp_bwd;
+  sc.tp_bwd_busy += lc.tp_bwd_busy;
   sc.cp_exposed += lc.cp_fwd + lc.cp_bwd;
   sc.ep_fwd += lc.ep_fwd;
   sc.ep_bwd += lc.ep_bwd;
@@ -403,8 +406,7 @@ void add_dp_contention(const Context& x, StepCosts& out) {
   const auto shared = net::concurrent_costs(x.topo, reqs);
   const auto alone = net::collective_cost(x.topo, x.grad_reduction(), core::bytes(bucket), x.dp_group);
   if (alone.time <= Seconds{} || worst.bwd_compute <= Seconds{}) return;
-  const double tp_share = std::min(1.0, core::to_seconds(worst.bwd_comm) / std::max(1e-12, fw.tp_comm_exposed) /
-                                             core::to_seconds(worst.bwd_compute));
+  const double tp_share = std::min(1.0, core::to_seconds(worst.tp_bwd_busy) / core::to_seconds(worst.bwd_compute));
   out.dp_contention = 1.0 + (shared[0].time / alone.time - 1.0) * tp_share;
 }
 

@@ -21,6 +21,7 @@ struct StageCost {
   // Per micro-batch, whole stage (divide by vpp for one virtual chunk).
   core::Seconds fwd_compute, bwd_compute, recompute;
   core::Seconds tp_exposed, cp_exposed, ep_exposed, fsdp_exposed;
+  core::Seconds tp_bwd_busy;  ///< the backward's TP collectives whole (exposed or hidden by async TP)
   core::Seconds fwd() const;  ///< forward incl. exposed comm share of the forward
   core::Seconds bwd() const;  ///< backward incl. recompute and exposed comm share
   core::Seconds fwd_comm, bwd_comm;  ///< exposed comm split by pass

@@ -338,3 +338,33 @@ TEST(TrainExecutors, AsyncTensorParallelismExposesTheFirstChunkWhereTheGemmsCove
     EXPECT_LT(async.step_time, plain.step_time) << c.name;
   }
 }
+
+namespace {
+
+/// The longest gradient-reduction event of an event-driven step (a bucket slowed by the
+/// backward's TP traffic is the longest).
+double longest_dp_event(const engine::TrainResult& r) {
+  double longest = 0;
+  for (const auto& e : r.trace)
+    if (e.stream == engine::kTraceDp) longest = std::max(longest, static_cast<double>(e.duration_ps));
+  return longest;
+}
+
+}  // namespace
+
+// A gradient bucket reduced during the backward shares the scale-up links with the backward's TP
+// collectives for the share of the backward they occupy on the links. Async TP hides those
+// collectives behind the GEMMs but sends the same bytes, so the bucket is slowed exactly as much
+// as when every TP collective is exposed.
+TEST(TrainExecutors, AsyncTensorParallelismStillLoadsTheLinksTheGradientBucketsShare) {
+  auto s = scenario("h100-sxm-dgx", "llama3.1-70b", 4, 1, 2, 1, 16, 4096);
+  s.framework.tp_comm_exposed = 1.0;
+  const auto plain = engine::simulate_event(s, true);
+  s.plan.async_tp = true;
+  const auto async = engine::simulate_event(s, true);
+  ASSERT_TRUE(plain.feasible && async.feasible);
+  ASSERT_LT(core::to_seconds(async.breakdown.tp_comm), 0.5 * core::to_seconds(plain.breakdown.tp_comm));
+  const double shared = longest_dp_event(plain);
+  ASSERT_GT(shared, 0.0);
+  EXPECT_EQ(longest_dp_event(async), shared);
+}
