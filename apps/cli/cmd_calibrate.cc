@@ -1,4 +1,4 @@
-// xpusim calibrate MEASUREMENTS.csv [--params GLOB] [--out FILE] [--json] [--folds loso|none]:
+// xpusim calibrate MEASUREMENTS.csv [--params GLOB|@FILE] [--out FILE] [--json] [--folds loso|none]:
 // fits the `fitted` parameters of data/calibration/ to measured rows (validation CSV schema) and
 // reports the fit and its leave-one-source-out cross-validated error (docs/calibration.md).
 // Parses flags, calls validation/ (fit) and report/ (render); timings go to stderr.
@@ -6,9 +6,11 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "cli_util.h"
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/core/file_read.h"
 #include "xpusim/core/format.h"
 #include "xpusim/report/calibrate_report.h"
 
@@ -20,6 +22,29 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// `--params @FILE`: the globs of FILE, one or more per line (comma-separated), '#' to the end
+/// of a line a comment, joined with commas; any other value is the glob list itself.
+std::string params_globs(const std::string& value) {
+  if (value.empty() || value[0] != '@') return value;
+  const std::string path = value.substr(1);
+  std::istringstream text(core::read_regular_file(path, "parameter list (--params @FILE)", 1 << 20));
+  std::string globs;
+  for (std::string line; std::getline(text, line);) {
+    line = line.substr(0, line.find('#'));
+    std::stringstream items(line);
+    for (std::string item; std::getline(items, item, ',');) {
+      const auto first = item.find_first_not_of(" \t\r");
+      if (first == std::string::npos) continue;
+      const auto last = item.find_last_not_of(" \t\r");
+      globs += (globs.empty() ? "" : ",") + item.substr(first, last - first + 1);
+    }
+  }
+  if (globs.empty())
+    throw core::InputError(core::Diagnostic{path, 0, "--params", "the parameter list names no glob", value,
+                                            "one or more globs over the fitted keys, one per line", ""});
+  return globs;
+}
+
 
 }  // namespace
 
@@ -29,8 +54,8 @@ int run_calibrate(const Args& args) {
   std::string file, glob, out_file, folds = "loso", calibration_file;
   bool json = false;
   app.add_option("MEASUREMENTS", file, "measurements CSV (schema: data/validation/README.md)")->required();
-  app.add_option("--params", glob, "fitted keys to fit, globs over dotted keys, comma-separated (e.g. 'compute.*,training.*'); "
-                                   "default: every fitted parameter some row is sensitive to");
+  app.add_option("--params", glob, "fitted keys to fit, globs over dotted keys, comma-separated (e.g. 'compute.*,training.*'), "
+                                   "or @FILE with one glob per line; default: every fitted parameter some row is sensitive to");
   app.add_option("--out", out_file, "write the fitted values as a file --calibration accepts");
   app.add_option("--folds", folds, "cross-validation: loso (leave one source out) or none")
       ->check(CLI::IsMember({"loso", "none"}));
@@ -40,6 +65,7 @@ int run_calibrate(const Args& args) {
   add_calibration_option(app, calibration_file);
   add_catalog_option(app);
   if (int rc = parse(app, args); rc >= 0) return rc;
+  glob = params_globs(glob);
 
   const auto rows = validation::read_csv(file);
   const hw::Catalog cat = load_catalog();

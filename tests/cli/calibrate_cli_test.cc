@@ -171,3 +171,35 @@ TEST(ValidateCvCli, HtmlPageShowsTheFolds) {
 }
 
 }  // namespace
+
+// `--params @FILE` reads the globs from a file, one per line ('#' comments, blank lines and
+// commas allowed): the same fit as the globs on the command line, and the --out file records
+// the globs it fitted.
+TEST(CalibrateCli, ParamsFromAFileFitTheSameKeysAsTheCommandLine) {
+  const std::string csv = hopper_fixture();
+  const std::string list = ::testing::TempDir() + "calibrate_params.txt";
+  std::ofstream(list) << "# the Hopper GEMM and attention factors\n\n  " << kKey
+                      << "  # dense GEMMs\ncompute.nvidia-hopper.attention_*, compute.nvidia-ampere.gemm_efficiency\n";
+  const std::string out = ::testing::TempDir() + "calibrate_params_out.yaml";
+  auto from_file = run_cli("calibrate " + csv + " --params @" + list + " --folds none --json --out " + out);
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  auto inline_globs = run_cli("calibrate " + csv + " --params '" + kKey +
+                              ",compute.nvidia-hopper.attention_*,compute.nvidia-ampere.gemm_efficiency' --folds none --json");
+  ASSERT_EQ(inline_globs.exit_code, 0) << inline_globs.err;
+  const auto a = nlohmann::json::parse(from_file.out), b = nlohmann::json::parse(inline_globs.out);
+  EXPECT_EQ(a["parameters"], b["parameters"]);
+  EXPECT_EQ(a["inputs"]["params"], b["inputs"]["params"]);
+  EXPECT_NE(slurp(out).find("--params '" + std::string(kKey) + ",compute.nvidia-hopper.attention_*,"),
+            std::string::npos);
+}
+
+TEST(CalibrateCli, AParamsFileThatIsMissingOrNamesNoGlobIsAnInputError) {
+  auto missing = run_cli("calibrate " + hopper_fixture() + " --params @/nonexistent/params.txt");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/params.txt"), std::string::npos) << missing.err;
+  const std::string empty = ::testing::TempDir() + "calibrate_params_empty.txt";
+  std::ofstream(empty) << "# nothing but a comment\n\n";
+  auto none = run_cli("calibrate " + hopper_fixture() + " --params @" + empty);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("--params: the parameter list names no glob"), std::string::npos) << none.err;
+}

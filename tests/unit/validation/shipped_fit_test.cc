@@ -46,4 +46,18 @@ TEST(ShippedFit, RefittingFromTheShippedStateReproducesItWithinOnePercent) {
   EXPECT_GE(from_the_fit, 10);
 }
 
+// data/calibration/fitted/public.params is the `--params @FILE` list of the shipped command: the
+// same globs, in the same order, as the fit records.
+TEST(ShippedFit, TheParamsFileBesideItListsTheGlobsItRecords) {
+  const std::string dir = XS_TESTDATA_DIR;
+  std::ifstream in(dir + "/calibration/fitted/public.params");
+  ASSERT_TRUE(in) << "data/calibration/fitted/public.params is missing";
+  std::string globs;
+  for (std::string line; std::getline(in, line);) {
+    line = std::regex_replace(line.substr(0, line.find('#')), std::regex("\\s+"), "");
+    if (!line.empty()) globs += (globs.empty() ? "" : ",") + line;
+  }
+  EXPECT_EQ(globs, recorded_globs(calib::shipped_fit_file(dir)));
+}
+
 }  // namespace
