@@ -32,12 +32,8 @@ std::string params_globs(const std::string& value) {
   for (std::string line; std::getline(text, line);) {
     line = line.substr(0, line.find('#'));
     std::stringstream items(line);
-    for (std::string item; std::getline(items, item, ',');) {
-      const auto first = item.find_first_not_of(" \t\r");
-      if (first == std::string::npos) continue;
-      const auto last = item.find_last_not_of(" \t\r");
-      globs += (globs.empty() ? "" : ",") + item.substr(first, last - first + 1);
-    }
+    for (std::string item; std::getline(items, item, ',');)
+      if (item = core::trim(item); !item.empty()) globs += (globs.empty() ? "" : ",") + item;
   }
   if (globs.empty())
     throw core::InputError(core::Diagnostic{path, 0, "--params", "the parameter list names no glob", value,

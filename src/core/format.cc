@@ -1,5 +1,6 @@
 #include "xpusim/core/format.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -34,6 +35,13 @@ std::string fmt_num(double v, int sig) {
   }
   if (s == "-0") s = "0";
   return s;
+}
+
+std::string trim(std::string_view s) {
+  size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return std::string(s.substr(a, b - a));
 }
 
 std::string fmt_int(long long v) {

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "xpusim/core/format.h"
+
 namespace xpusim::core {
 namespace {
 
@@ -83,13 +85,6 @@ bool lookup_atom(const std::string& u, ParsedQuantity& out) {
   }
   if (u == "bps") { out = {0.125, -1, 1, 0, 0, 0}; return true; }
   return false;
-}
-
-std::string trim(std::string_view s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return std::string(s.substr(a, b - a));
 }
 
 Result<ParsedQuantity> parse_unit_expr(const std::string& unit) {

@@ -283,10 +283,9 @@ Geometry make_geometry(const std::vector<int64_t>& shape_in, Layout layout, int 
   g.strides.assign(rank, 1);
   for (int d = rank - 2; d >= 0; --d) g.strides[d] = g.strides[d + 1] * g.shape[d + 1];
   g.scale_shape = g.shape;
-  const bool empty = std::find(g.shape.begin(), g.shape.end(), 0) != g.shape.end();
   if (layout == Layout::Contiguous) {
     for (int d = 0; d < axis; ++d) g.outer *= g.shape[d];
-    if (empty) g.outer = 0;  // no rows to walk, however long the other axes: (3753193637, 0)
+    if (std::find(g.shape.begin(), g.shape.end(), 0) != g.shape.end()) g.outer = 0;  // no rows to walk, however long the other axes: (3753193637, 0)
     g.len = g.shape[axis];
     for (int d = axis + 1; d < rank; ++d) g.inner *= g.shape[d];
     g.nb = (g.len + k - 1) / k;

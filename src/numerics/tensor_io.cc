@@ -14,6 +14,7 @@
 #include "xpusim/core/checked.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/file_read.h"
+#include "xpusim/core/format.h"
 #include "xpusim/core/suggest.h"
 
 namespace xpusim::numerics {
@@ -32,18 +33,12 @@ uint64_t read_le(const std::string& b, size_t off, int n) {
   return v;
 }
 
-std::string trim(const std::string& s) {
-  size_t a = s.find_first_not_of(" \t\n\r");
-  size_t e = s.find_last_not_of(" \t\n\r");
-  return a == std::string::npos ? std::string() : s.substr(a, e - a + 1);
-}
-
 /// The value text after 'key': in a Python dict literal (up to the matching delimiter).
 std::string dict_value(const std::string& header, const std::string& key, const std::string& path) {
   const std::string k1 = "'" + key + "'";
   size_t p = header.find(k1);
   if (p == std::string::npos) {
-    file_error(path, "npy header", "missing key '" + key + "'", trim(header),
+    file_error(path, "npy header", "missing key '" + key + "'", core::trim(header),
                "a dict with 'descr', 'fortran_order' and 'shape'");
   }
   p = header.find(':', p + k1.size());
@@ -63,7 +58,7 @@ std::string dict_value(const std::string& header, const std::string& key, const 
     return header.substr(p + 1, e - p - 1);
   }
   e = header.find_first_of(",}", p);
-  return trim(header.substr(p, e == std::string::npos ? std::string::npos : e - p));
+  return core::trim(header.substr(p, e == std::string::npos ? std::string::npos : e - p));
 }
 
 std::string shape_tuple(const std::vector<int64_t>& shape) {
@@ -182,7 +177,7 @@ Tensor parse_npy(const std::string& b, const std::string& path) {
   std::stringstream ss(shape_s.substr(1, shape_s.size() - 2));
   std::string item;
   while (std::getline(ss, item, ',')) {
-    item = trim(item);
+    item = core::trim(item);
     if (item.empty()) continue;
     char* end = nullptr;
     errno = 0;

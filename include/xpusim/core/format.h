@@ -1,7 +1,9 @@
 #pragma once
-// Deterministic number formatting for reports (fixed locale, fixed precision).
+// Deterministic number formatting for reports (fixed locale, fixed precision), and the string
+// trimming the readers share.
 
 #include <string>
+#include <string_view>
 
 namespace xpusim::core {
 
@@ -13,5 +15,8 @@ std::string fmt_num(double v, int sig = 4);
 
 /// Thousands-separated integer ("1,048,576").
 std::string fmt_int(long long v);
+
+/// `s` without leading and trailing white space (std::isspace).
+std::string trim(std::string_view s);
 
 }  // namespace xpusim::core
