@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "cli_util.h"
+#include "xpusim/config/document.h"
 #include "xpusim/core/diagnostics.h"
-#include "xpusim/core/file_read.h"
 #include "xpusim/core/format.h"
 #include "xpusim/report/calibrate_report.h"
 
@@ -27,7 +27,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 std::string params_globs(const std::string& value) {
   if (value.empty() || value[0] != '@') return value;
   const std::string path = value.substr(1);
-  std::istringstream text(core::read_regular_file(path, "parameter list (--params @FILE)", 1 << 20));
+  std::istringstream text(config::read_text_file(path, "parameter list (--params @FILE)"));
   std::string globs;
   for (std::string line; std::getline(text, line);) {
     line = line.substr(0, line.find('#'));
