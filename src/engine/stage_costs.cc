@@ -34,8 +34,7 @@ struct LayerCost {
 double weight_params(const std::vector<workload::Op>& ops, bool experts) {
   double p = 0;
   for (const auto& o : ops) {
-    if (o.kind != workload::OpKind::Gemm || !o.weights) continue;
-    if (o.is_expert() != experts) continue;
+    if (!o.is_weight_gemm() || o.is_expert() != experts) continue;
     p += static_cast<double>(o.k) * static_cast<double>(o.n) * static_cast<double>(o.count);
   }
   return p;
@@ -62,8 +61,6 @@ compute::Precision precision_of(const mapping::TrainPlan& plan) {
   return p;
 }
 
-/// A weight GEMM's weight gradient has the forward's shape (dW = Xᵀ·dY): its time is the forward's.
-bool has_weight_grad(const workload::Op& op) { return op.kind == workload::OpKind::Gemm && op.weights; }
 
 /// What one step's costing needs about the plan: shards, groups and the collective cost model.
 struct Context {
@@ -146,9 +143,9 @@ void add_layer_compute(const Context& x, const std::vector<workload::Op>& ops, L
     const auto [f, b] = time_both(x.chip, op, x.prec, lc.act);
     lc.fwd += f.time;
     lc.bwd += b.time;
-    if (has_weight_grad(op)) lc.weight_grad += f.time;
+    if (op.is_weight_gemm()) lc.weight_grad += f.time;  // dW = Xᵀ·dY: the forward's shape and time
     if (op.kind == workload::OpKind::Attention) lc.attn_fwd += f.time;
-    if (op.kind == workload::OpKind::Gemm && op.weights && !op.is_expert()) {
+    if (op.is_weight_gemm() && !op.is_expert()) {
       lc.dense_gemm_fwd += f.time;
       lc.dense_gemm_bwd += b.time;
     }
@@ -323,7 +320,7 @@ void add_ends(const Context& x, StageCost& sc) {
       const auto [f, b] = time_both(x.chip, op, x.prec, sc.activity);
       sc.fwd_compute += f.time;
       sc.bwd_compute += b.time;
-      if (has_weight_grad(op)) sc.weight_grad += f.time;
+      if (op.is_weight_gemm()) sc.weight_grad += f.time;
       if (weights_on_chip && op.kind == workload::OpKind::Gemm)
         sc.dense_params += static_cast<double>(op.k) * static_cast<double>(op.n);
     }

@@ -17,8 +17,6 @@ namespace {
 // Largest token count whose linear-layer cost is memoised (a step rarely exceeds it).
 constexpr long long kCacheTokens = 1 << 16;
 
-bool is_weight_op(const workload::Op& op) { return op.kind == workload::OpKind::Gemm && op.weights; }
-
 }  // namespace
 
 StepCostModel::StepCostModel(const hw::SystemSpec& sys, const workload::ModelSpec& model,
@@ -125,7 +123,7 @@ void StepCostModel::cost_lm_head() {
   double flops = 0, bytes = 0;
   for (const auto& op : workload::head_ops(model_, shard(1))) {
     const auto t = chip_->time(op, prec_, compute::Pass::Forward);
-    if (is_weight_op(op)) { head_bytes_ = t.hbm_bytes.base(); continue; }
+    if (op.is_weight_gemm()) { head_bytes_ = t.hbm_bytes.base(); continue; }
     flops += t.flops.base();
     bytes += t.hbm_bytes.base();
   }

@@ -364,11 +364,30 @@ std::optional<double> sibling_median(const std::string& key, const std::set<std:
   return n % 2 ? values[n / 2] : std::sqrt(values[n / 2 - 1] * values[n / 2]);
 }
 
+/// The median of the same parameter in every other stack, as documented (fitted or assumed):
+/// what a stack no row measures is written down with (0 s for transformers-neuronx's
+/// prefill_step_overhead in the other stacks, 1 for AXLearn's neuron_compute_efficiency); empty
+/// when no other stack has the parameter. Arithmetic, since a documented value may be 0.
+std::optional<double> documented_sibling_median(const std::string& key, const calib::Params& params) {
+  const auto sk = stack_key(key);
+  std::vector<double> values;
+  for (const auto& [other, p] : params.all()) {
+    const auto ok = stack_key(other);
+    if (!ok || ok->prefix != sk->prefix || ok->leaf != sk->leaf || ok->stack == sk->stack || p.value.is_flag) continue;
+    values.push_back(p.value.quantity.value);
+  }
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
 /// A software stack's key that no training row of the fold moves cannot be learned in the fold,
 /// and its documented value may be a fit on the held-out rows themselves. It takes the median of
 /// the same parameter of the other stacks that the fold's rows of the same hardware family inform
 /// (sibling_median, kept within the key's range): the value a user of a stack the validation has
-/// not seen is given. A key with no such sibling keeps its documented value.
+/// not seen is given. A key no fold row informs in any sibling takes the siblings' documented
+/// median instead (documented_sibling_median); only a parameter no other stack has keeps its own.
 void borrow_from_sibling_stacks(const std::vector<Row>& rows, const std::vector<int>& train, const Context& ctx,
                                 const Sensitivity& sensitivity, const std::vector<std::string>& fold_keys,
                                 const std::vector<std::string>& all_keys, calib::Params& params) {
@@ -378,6 +397,7 @@ void borrow_from_sibling_stacks(const std::vector<Row>& rows, const std::vector<
     const auto it = sensitivity.find(key);
     const auto families = families_of(it == sensitivity.end() ? std::vector<int>{} : it->second, rows, ctx);
     auto median = sibling_median(key, families, rows, in_train, ctx, sensitivity, all_keys, params);
+    if (!median) median = documented_sibling_median(key, params);
     if (!median) continue;
     const calib::Parameter& p = params.get(key);
     if (p.range_low) *median = std::max(*median, p.range_low->quantity.value);

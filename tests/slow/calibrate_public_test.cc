@@ -36,7 +36,12 @@ struct CvGate {
 // attention prologue per kernel call and the tensor-parallel MoE dispatch, docs/validation.md
 // "Attention length"): train 8.23/23.28 → 7.37/22.59. Tightened again the same day (async TP as
 // a plan setting read from a row's notes, docs/calibration.md): train 7.37/22.59 → 7.27/19.69.
-const CvGate kCvGates[] = {{"train", 7.3, 19.7}, {"infer", 11.2, 77.2}};
+// Re-based on 2026-12-03 (stop 33), when the last leak closed: a stack's key with no fitted
+// sibling (AXLearn's neuron_compute_efficiency, transformers-neuronx's prefill_step_overhead)
+// kept its documented value, a fit on the held-out rows; it now takes the other stacks'
+// documented value (1 and 0 s). The model did not change: train 7.27/19.69 → 7.27/24.22 (the
+// AXLearn Trn2 row −15.3 → −31.9 %), infer 11.11/77.16 → 11.11/69.67. Ratchets from here.
+const CvGate kCvGates[] = {{"train", 7.3, 24.3}, {"infer", 11.2, 69.7}};
 
 TEST(CalibratePublicFile, EveryFoldPredictsItsRowsWithinTheCvGates) {
   const hw::Catalog catalog = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");

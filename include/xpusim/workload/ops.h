@@ -43,6 +43,8 @@ struct Op {
   double flops() const;  ///< forward FLOPs of this op
   /// A routed expert's op (expert_up, expert_act, expert_down): sharded by ep, not tp.
   bool is_expert() const { return name.rfind("expert_", 0) == 0; }
+  /// A GEMM whose k × n operand is a weight: a dense layer's, or with is_expert() a routed expert's.
+  bool is_weight_gemm() const { return kind == OpKind::Gemm && weights; }
   /// Attention: the keys the average query sees (causal mean, capped by the sliding window).
   double mean_keys() const;
 };

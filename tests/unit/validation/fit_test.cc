@@ -221,4 +221,37 @@ TEST_F(Fit, AStackOnlyTheHeldOutSourceInformsBorrowsItsSiblingsValue) {
   }
 }
 
+// A stack's key that no row of any other stack informs either (AXLearn's Trainium factor: no
+// other stack has a Trainium training row) cannot borrow a fitted sibling. It takes the value the
+// other stacks document for the same parameter (1: "the vendor stack's factor until one is
+// measured"), not its own documented value, which is a fit on the held-out row itself.
+TEST_F(Fit, AStackNoSiblingInformsTakesTheSiblingsDocumentedValue) {
+  const std::string key = "training.frameworks.axlearn.neuron_compute_efficiency";
+  std::vector<validation::Row> rows;
+  for (const auto& r : validation::read_csv(validation::default_public_file(XS_TESTDATA_DIR))) {
+    const bool axlearn = r.source_url.find("2507.05411") != std::string::npos;
+    const bool titan = r.source_url.find("pytorch/torchtitan") != std::string::npos;
+    if (r.kind == "train" && (axlearn || titan)) rows.push_back(r);
+  }
+  const auto ctx = context(shipped_);
+  const auto sensitivity = validation::find_sensitive_rows(rows, ctx, {key});
+  ASSERT_EQ(sensitivity.at(key).size(), 1u);  // the AXLearn Trn2 row alone
+  ASSERT_LT(shipped_->get(key).value.quantity.value, 0.9);
+  validation::FitOptions opt;
+  opt.keys = {key};
+  const auto cv = validation::cross_validate(rows, ctx, sensitivity, opt);
+  ASSERT_EQ(cv.size(), rows.size());
+  calib::Params documented = *shipped_;
+  documented.set(validation::with_value(documented.get(key), 1.0));
+  auto expect_ctx = context(&documented);
+  expect_ctx.analytical_train = false;
+  const size_t i = static_cast<size_t>(sensitivity.at(key).front());
+  const auto& row = rows[i];
+  const double expected = validation::predict_row(row, expect_ctx).prediction.predicted;
+  EXPECT_NEAR(cv[i].prediction.predicted / expected, 1.0, 1e-9) << row.id;
+  auto own_ctx = context(shipped_);
+  own_ctx.analytical_train = false;
+  EXPECT_GT(std::abs(validation::predict_row(row, own_ctx).prediction.predicted / expected - 1.0), 0.05);
+}
+
 }  // namespace
