@@ -327,7 +327,8 @@ void fill_sample_steps(const ServeScenario& sc, const SchedulerSpec& sched, cons
 // Lengths drawn from the calibration's spreads within the model's context.
 void prepare_load(ServeScenario& sc, const workload::ModelSpec& model, const calib::Params& params) {
   sc.load.spread.input_sigma = params.number("serving.lengths.openorca_input_sigma");
-  sc.load.spread.output_sigma = params.number("serving.lengths.openorca_output_sigma");
+  sc.load.spread.output_sigma =
+      sc.load.stated_output_sigma.value_or(params.number("serving.lengths.openorca_output_sigma"));
   sc.load.max_context = model.max_position;
 }
 

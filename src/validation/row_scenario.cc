@@ -29,6 +29,14 @@ constexpr long long kOrcaSamples = 24576;
 constexpr long long kOrcaInputMean = 280;   // mean input tokens of the subset
 constexpr long long kOrcaOutputMean = 285;  // when the row leaves out_len empty
 constexpr long long kOrcaMaxTokens = 1024;  // the subset's prompts and outputs (max_new_tokens)
+// MLPerf Inference DeepSeek-R1 data set (4,388 samples; the rows' notes cite its statistics:
+// openshift-psap/performance-dashboard mlperf-data/summaries/deepseek-r1.csv and the MLCommons
+// deepseek-r1 README): prompts of at most 3,140 tokens (tok_input_len max, also max_input_len in
+// NVIDIA's configs); reference outputs mean 4,043 and median about 2,200 tokens, at most 32k.
+constexpr long long kR1MaxInput = 3140;
+constexpr long long kR1MaxOutput = 32768;
+constexpr double kR1ReferenceOutputMean = 4043;
+constexpr double kR1ReferenceOutputMedian = 2200;
 constexpr int kDefaultSpecLen = 7;          // NxDI fused speculation default in the tutorials
 constexpr double kDefaultAcceptance = 0.70; // Llama-3.2-1B drafting for Llama-3 targets
 
@@ -117,6 +125,19 @@ void apply_layout(const Row& row, const RowNotes& notes, RowScenario& rs) {
   }
 }
 
+// The MLPerf DeepSeek-R1 data set's shape: its limits, and the output spread of a log-normal
+// whose mean over median is the reference outputs' (σ = √(2 ln(mean/median)) ≈ 1.10, against
+// OpenOrca's 0.7). The row's own means are kept; the prompts keep the calibration's spread (the
+// data set's median input is above its mean, which no log-normal has).
+void apply_r1_lengths(serve::LoadSpec& load, std::vector<std::string>& as) {
+  load.max_drawn_in_len = kR1MaxInput;
+  load.max_drawn_out_len = kR1MaxOutput;
+  load.stated_output_sigma = std::sqrt(2.0 * std::log(kR1ReferenceOutputMean / kR1ReferenceOutputMedian));
+  as.push_back("MLPerf DeepSeek-R1 data set: prompts within 3,140 tokens, outputs within 32k, log-normal outputs "
+               "with the row's mean and the reference outputs' mean/median spread (sigma " +
+               core::fmt_num(*load.stated_output_sigma, 3) + ")");
+}
+
 // Input and output lengths; an error when neither the row nor a benchmark default gives them.
 core::Result<bool> apply_lengths(const Row& row, const RowNotes& notes, RowScenario& rs) {
   auto& load = rs.scenario.load;
@@ -146,7 +167,11 @@ core::Result<bool> apply_lengths(const Row& row, const RowNotes& notes, RowScena
     load.max_drawn_in_len = load.max_drawn_out_len = kOrcaMaxTokens;
     as.push_back("OpenOrca subset: drawn prompts and outputs within 1024 tokens (the data set's limit)");
   }
-  if (notes.mlperf && row.out_len) as.push_back("OpenOrca-like outputs: log-normal with the row's mean");
+  if (notes.mlperf && has(notes.text, "deepseek-r1 dataset")) {
+    apply_r1_lengths(load, as);
+  } else if (notes.mlperf && row.out_len) {
+    as.push_back("OpenOrca-like outputs: log-normal with the row's mean");
+  }
   return true;
 }
 
@@ -192,7 +217,7 @@ void apply_offline(const Row& row, const RowNotes& notes, RowScenario& rs) {
     // MLPerf offline runs at least 600 s, repeating the sample set as needed.
     load.requests = std::max<long long>(kOrcaSamples, 3000 * chips);
     rs.assumptions.push_back("MLPerf offline: " + std::to_string(load.requests) +
-                             " OpenOrca-like samples queued at once");
+                             " samples queued at once");
   } else if (notes.prefill_only) {
     load.requests = 64 * chips;
   } else {

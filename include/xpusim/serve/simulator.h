@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,6 +67,9 @@ struct LoadSpec {
   LengthDist lengths = LengthDist::Fixed;
   long long max_out_len = 0;   ///< max_new_tokens of every request (0 = its out_len)
   LengthSpread spread;         ///< OpenOrcaLike: the log-normal spreads (from calibration)
+  /// OpenOrcaLike: the output spread the load's own data set implies (its stated mean over
+  /// median), which replaces the calibration's OpenOrca value; empty: the calibration's.
+  std::optional<double> stated_output_sigma;
   /// OpenOrcaLike: the data set's own length limits (0 = none), e.g. MLPerf's OpenOrca subset
   /// keeps prompts and outputs within 1,024 tokens; the drawn means still match in_len/out_len.
   long long max_drawn_in_len = 0, max_drawn_out_len = 0;

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <regex>
 
 #include "../shipped_data.h"
 #include "xpusim/validation/row.h"
+#include "xpusim/serve/simulator.h"
 #include "xpusim/validation/row_scenario.h"
 
 namespace {
@@ -204,3 +206,50 @@ TEST(RowStack, AsyncTensorParallelismIsReadFromTheNotes) {
   row.notes = "async-TP on";
   EXPECT_TRUE(has_async(validation::predict_train(row, context())));
 }
+
+namespace {
+
+// An MLPerf row on the DeepSeek-R1 data set draws its lengths in that data set's shape, not
+// OpenOrca's: prompts within its 3,140-token maximum, outputs within 32k, and an output spread
+// σ = √(2 ln(mean/median)) from the reference outputs' mean (4,043) and median (~2,200), while
+// the drawn means stay the row's. An OpenOrca row keeps the calibration's spread.
+TEST(RowLengths, TheDeepSeekR1DataSetHasItsOwnShape) {
+  auto row = mlperf_server_row("throughput_tokens_per_s", "server (Poisson, 60 QPS); DP attention + EP8");
+  row.system = "b200-hgx";
+  row.model = "deepseek-v3";
+  row.precision = "nvfp4";
+  row.ep = 8;
+  row.in_len = 804;
+  row.out_len = 3657;
+  row.notes = "MLPerf Inference v5.1 closed. in_len = 804 = mean input tokens of the MLPerf DeepSeek-R1 dataset; "
+              "server (Poisson, 60 QPS); DP attention + EP8";
+  const auto rs = validation::scenario_for_row(row, test::catalog());
+  ASSERT_TRUE(rs) << rs.error();
+  const auto& load = rs->scenario.load;
+  EXPECT_EQ(load.max_drawn_in_len, 3140);
+  EXPECT_EQ(load.max_drawn_out_len, 32768);
+  ASSERT_TRUE(load.stated_output_sigma.has_value());
+  EXPECT_NEAR(*load.stated_output_sigma, std::sqrt(2.0 * std::log(4043.0 / 2200.0)), 1e-12);
+  serve::LoadSpec drawn = load;
+  drawn.arrival = serve::ArrivalKind::Offline;
+  drawn.requests = 4000;
+  drawn.spread.input_sigma = 0.9;
+  drawn.spread.output_sigma = *load.stated_output_sigma;
+  double in_sum = 0, out_sum = 0;
+  long long in_max = 0, out_max = 0;
+  for (const auto& r : serve::generate_requests(drawn)) {
+    in_sum += static_cast<double>(r.in_len), out_sum += static_cast<double>(r.out_len);
+    in_max = std::max(in_max, r.in_len), out_max = std::max(out_max, r.out_len);
+  }
+  EXPECT_NEAR(in_sum / 4000, 804, 804 * 0.01);
+  EXPECT_NEAR(out_sum / 4000, 3657, 3657 * 0.01);
+  EXPECT_LE(in_max, 3140);
+  EXPECT_LE(out_max, 32768);
+  const auto orca = validation::scenario_for_row(
+      mlperf_server_row("throughput_tokens_per_s", "server (Poisson, 75 QPS)"), test::catalog());
+  ASSERT_TRUE(orca);
+  EXPECT_FALSE(orca->scenario.load.stated_output_sigma.has_value());
+  EXPECT_EQ(orca->scenario.load.max_drawn_out_len, 1024);
+}
+
+}  // namespace
