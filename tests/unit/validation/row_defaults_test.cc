@@ -94,6 +94,16 @@ validation::Row mlperf_server_row(const std::string& metric, const std::string& 
   return r;
 }
 
+/// An MLPerf DeepSeek-R1 server row on 8 B200 with DP attention and EP8 (notes as given).
+validation::Row dsr1_dep8_row(const std::string& notes) {
+  auto row = mlperf_server_row("throughput_tokens_per_s", notes);
+  row.system = "b200-hgx";
+  row.model = "deepseek-v3";
+  row.precision = "nvfp4";
+  row.ep = 8;
+  return row;
+}
+
 TEST(MlperfServer, RateAndStatisticComeFromTheFixedPhrasing) {
   auto rs = validation::scenario_for_row(
       mlperf_server_row("ttft_ms", "TTFT statistic: p99; MLPerf server scenario: server (Poisson, 1,200.5 QPS)"),
@@ -134,11 +144,7 @@ namespace {
 // empty or stated as 1 (the MLPerf configs state tp 1); a stated tp > 1 keeps tensor parallelism.
 // The stacks are read from the notes: optimum-neuron and the vLLM Neuron plugin before NxDI.
 TEST(RowLayout, DpAttentionWithTpEmptyOrOne) {
-  auto row = mlperf_server_row("throughput_tokens_per_s", "server (Poisson, 75 QPS); DP attention + EP8");
-  row.system = "b200-hgx";
-  row.model = "deepseek-v3";
-  row.precision = "nvfp4";
-  row.ep = 8;
+  auto row = dsr1_dep8_row("server (Poisson, 75 QPS); DP attention + EP8");
   for (const auto& tp : {std::optional<long long>{}, std::optional<long long>{1}, std::optional<long long>{8}}) {
     row.tp = tp;
     const auto rs = validation::scenario_for_row(row, test::catalog());
@@ -214,11 +220,7 @@ namespace {
 // σ = √(2 ln(mean/median)) from the reference outputs' mean (4,043) and median (~2,200), while
 // the drawn means stay the row's. An OpenOrca row keeps the calibration's spread.
 TEST(RowLengths, TheDeepSeekR1DataSetHasItsOwnShape) {
-  auto row = mlperf_server_row("throughput_tokens_per_s", "server (Poisson, 60 QPS); DP attention + EP8");
-  row.system = "b200-hgx";
-  row.model = "deepseek-v3";
-  row.precision = "nvfp4";
-  row.ep = 8;
+  auto row = dsr1_dep8_row("");
   row.in_len = 804;
   row.out_len = 3657;
   row.notes = "MLPerf Inference v5.1 closed. in_len = 804 = mean input tokens of the MLPerf DeepSeek-R1 dataset; "
