@@ -133,9 +133,9 @@ void apply_r1_lengths(serve::LoadSpec& load, std::vector<std::string>& as) {
   load.max_drawn_in_len = kR1MaxInput;
   load.max_drawn_out_len = kR1MaxOutput;
   load.stated_output_sigma = std::sqrt(2.0 * std::log(kR1ReferenceOutputMean / kR1ReferenceOutputMedian));
-  as.push_back("MLPerf DeepSeek-R1 data set: prompts within 3,140 tokens, outputs within 32k, log-normal outputs "
-               "with the row's mean and the reference outputs' mean/median spread (sigma " +
-               core::fmt_num(*load.stated_output_sigma, 3) + ")");
+  as.push_back("MLPerf DeepSeek-R1 data set: prompts within " + std::to_string(kR1MaxInput) + " tokens, outputs within " +
+               std::to_string(kR1MaxOutput) + ", log-normal outputs with the row's mean and the reference outputs' " +
+               "mean/median spread (sigma " + core::fmt_num(*load.stated_output_sigma, 3) + ")");
 }
 
 // Input and output lengths; an error when neither the row nor a benchmark default gives them.
