@@ -327,6 +327,12 @@ std::optional<StackKey> stack_key(const std::string& key) {
   return StackKey{parts[0] + ".frameworks.", parts[3], parts[2]};
 }
 
+/// True when `other` is the same parameter (`<kind>.frameworks.*.<leaf>`) as `key` in another stack.
+bool is_sibling(const StackKey& key, const std::string& other) {
+  const auto ok = stack_key(other);
+  return ok && ok->prefix == key.prefix && ok->leaf == key.leaf && ok->stack != key.stack;
+}
+
 std::set<std::string> families_of(const std::vector<int>& rows, const std::vector<Row>& all, const Context& ctx) {
   std::set<std::string> out;
   for (int i : rows) out.insert(family_of_row(all[static_cast<size_t>(i)], *ctx.catalog));
@@ -352,8 +358,7 @@ std::optional<double> sibling_median(const std::string& key, const std::set<std:
   const auto sk = stack_key(key);
   std::vector<double> values;
   for (const auto& other : all_keys) {
-    const auto ok = stack_key(other);
-    if (!ok || ok->prefix != sk->prefix || ok->leaf != sk->leaf || ok->stack == sk->stack) continue;
+    if (!is_sibling(*sk, other)) continue;
     const auto seen = families_of(rows_moved_in(sensitivity, other, train), rows, ctx);
     if (std::any_of(families.begin(), families.end(), [&](const std::string& f) { return seen.count(f) > 0; }))
       values.push_back(params.get(other).value.quantity.value);
@@ -372,8 +377,7 @@ std::optional<double> documented_sibling_median(const std::string& key, const ca
   const auto sk = stack_key(key);
   std::vector<double> values;
   for (const auto& [other, p] : params.all()) {
-    const auto ok = stack_key(other);
-    if (!ok || ok->prefix != sk->prefix || ok->leaf != sk->leaf || ok->stack == sk->stack || p.value.is_flag) continue;
+    if (!is_sibling(*sk, other) || p.value.is_flag) continue;
     values.push_back(p.value.quantity.value);
   }
   if (values.empty()) return std::nullopt;
