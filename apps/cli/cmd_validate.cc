@@ -29,6 +29,9 @@ int run_validate(const Args& args) {
   app.add_flag("--json", json, "print one JSON document");
   bool cv = false;
   app.add_flag("--cv", cv, "add leave-one-source-out figures (a fit of the default parameter set per fold)");
+  bool explain = false;
+  app.add_flag("--explain", explain,
+               "under each row, what the twin simulated: the plan that ran and where the time went (JSON: rows[].explain)");
   std::string bands_file;
   app.add_option("--write-bands", bands_file,
                  "with --cv: write the uncertainty bands and coverage (data/validation/uncertainty.json) to FILE");
@@ -50,7 +53,7 @@ int run_validate(const Args& args) {
   if (!cv && html.empty()) {
     const validation::TrustData trust = load_trust_data();
     report::ValidationStream out(std::cout, json, provenance(true, true, calibration_file), file, cat, trust,
-                                 data_dir() + "/models");
+                                 data_dir() + "/models", explain);
     validation::stream_rows(file, ctx, kStreamBatch, [&](const auto& batch) { out.add(batch); });
     out.finish();
     return 0;
@@ -80,11 +83,12 @@ int run_validate(const Args& args) {
     write_html(html, report::validation_html(provenance(true, true, calibration_file), file, results, bands, cat, cv_ptr));
   }
   if (json) {
-    report::Json doc = report::validation_document(provenance(true, true, calibration_file), file, results, cat, cv_ptr);
+    report::Json doc =
+        report::validation_document(provenance(true, true, calibration_file), file, results, cat, cv_ptr, explain);
     report::add_row_trust(doc, results, load_trust_data(), cat, data_dir() + "/models");
     std::cout << doc.dump(2) << "\n";
   }
-  else std::cout << report::validation_text(results, cat, cv_ptr);
+  else std::cout << report::validation_text(results, cat, cv_ptr, explain);
   return 0;
 }
 

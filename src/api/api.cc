@@ -183,13 +183,13 @@ Json collective(const Json& keys, const Session& s) {
 }
 
 Json validate(const Json& keys, const Session& s) {
-  const std::string file = read_keys(keys, [&](config::FieldReader& r) {
-    return r.str_or("file", validation::default_public_file(s.data_dir));
+  const auto [file, explain] = read_keys(keys, [&](config::FieldReader& r) {
+    return std::pair{r.str_or("file", validation::default_public_file(s.data_dir)), r.boolean_or("explain", false)};
   });
   const auto rows = validation::read_csv(file);
   const validation::Context ctx{&s.catalog, s.models_dir(), &s.params};
   const auto results = validation::run_all(rows, ctx);
-  Json doc = report::validation_document(s.provenance(true, true), file, results, s.catalog);
+  Json doc = report::validation_document(s.provenance(true, true), file, results, s.catalog, nullptr, explain);
   report::add_row_trust(doc, results, s.trust, s.catalog, s.models_dir());
   return doc;
 }

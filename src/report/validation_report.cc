@@ -1,5 +1,6 @@
 #include "xpusim/report/validation_report.h"
 
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -12,7 +13,17 @@ namespace {
 
 using core::strformat;
 
-Json row_json(const validation::RowResult& r) {
+/// {"<name>": value} of what the twin simulated for the row (validate --explain).
+Json explain_json(const validation::Prediction& p) {
+  Json out = Json::object();
+  for (const auto& item : p.explain) {
+    const bool whole = std::floor(item.value) == item.value && std::fabs(item.value) < 1e15;
+    out[item.name] = whole ? Json(static_cast<long long>(item.value)) : Json(item.value);  // counts print as counts
+  }
+  return out;
+}
+
+Json row_json(const validation::RowResult& r, bool explain) {
   const bool ok = r.prediction.status == validation::Status::Ok;
   Json row = {{"id", r.row.id}, {"kind", r.row.kind}, {"metric", r.row.metric}, {"measured", r.row.value}};
   row["predicted"] = ok ? Json(r.prediction.predicted) : Json(nullptr);
@@ -21,6 +32,7 @@ Json row_json(const validation::RowResult& r) {
   row["reason"] = r.prediction.reason;
   row["system"] = r.row.system;
   row["assumptions"] = r.prediction.assumptions;
+  if (explain) row["explain"] = explain_json(r.prediction);
   return row;
 }
 
@@ -56,7 +68,19 @@ void rows_table_header(std::ostream& o) {
   o << strformat("%-58s %-5s %-34s %12s %12s %8s\n", "id", "kind", "metric", "measured", "predicted", "error");
 }
 
-void row_line(std::ostream& o, const validation::RowResult& r) {
+/// "    tp 2, pp 1, …, step_time_s 0.6936, …": the row's explanation under its line.
+void explain_line(std::ostream& o, const validation::RowResult& r) {
+  if (r.prediction.explain.empty()) return;
+  o << "   ";
+  const char* sep = " ";
+  for (const auto& item : r.prediction.explain) {
+    o << sep << item.name << " " << core::fmt_num(item.value, 4);
+    sep = ", ";
+  }
+  o << "\n";
+}
+
+void row_line(std::ostream& o, const validation::RowResult& r, bool explain) {
   const std::string measured = core::fmt_num(r.row.value, 5);
   if (r.prediction.status == validation::Status::Ok)
     o << strformat("%-58s %-5s %-34s %12s %12s %+7.1f%%\n", r.row.id.c_str(), r.row.kind.c_str(),
@@ -65,6 +89,7 @@ void row_line(std::ostream& o, const validation::RowResult& r) {
   else
     o << strformat("%-58s %-5s %-34s %12s %12s %8s\n", r.row.id.c_str(), r.row.kind.c_str(), r.row.metric.c_str(),
                    measured.c_str(), "-", status_name(r.prediction.status));
+  if (explain) explain_line(o, r);
 }
 
 }  // namespace
@@ -160,10 +185,10 @@ Json summary_json(const std::vector<validation::RowResult>& results, const hw::C
 
 Json validation_document(const Provenance& provenance, const std::string& file,
                          const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                         const std::vector<validation::RowResult>* cv) {
+                         const std::vector<validation::RowResult>* cv, bool explain) {
   Json rows = Json::array();
   for (size_t i = 0; i < results.size(); ++i) {
-    Json row = row_json(results[i]);
+    Json row = row_json(results[i], explain);
     if (cv && i < cv->size() && (*cv)[i].prediction.status == validation::Status::Ok) {
       row["cv_predicted"] = (*cv)[i].prediction.predicted;  // out of fold: no row of its source in the fit
       row["cv_error_pct"] = (*cv)[i].error_pct;
@@ -185,10 +210,10 @@ std::string summary_text(const std::vector<validation::RowResult>& results, cons
 }
 
 std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                            const std::vector<validation::RowResult>* cv) {
+                            const std::vector<validation::RowResult>* cv, bool explain) {
   std::ostringstream o;
   rows_table_header(o);
-  for (const auto& r : results) row_line(o, r);
+  for (const auto& r : results) row_line(o, r, explain);
   o << summary_heading(cv != nullptr);
   o << summary_text(results, catalog, cv);
   bool header = false;
@@ -233,8 +258,9 @@ std::string indented(const std::string& text, int spaces) {
 }  // namespace
 
 ValidationStream::ValidationStream(std::ostream& out, bool json, const Provenance& provenance, const std::string& file,
-                                   const hw::Catalog& catalog, const validation::TrustData& trust, std::string models_dir)
-    : out_(out), json_(json), provenance_(provenance), file_(file), catalog_(catalog), trust_(trust),
+                                   const hw::Catalog& catalog, const validation::TrustData& trust, std::string models_dir,
+                                   bool explain)
+    : out_(out), json_(json), explain_(explain), provenance_(provenance), file_(file), catalog_(catalog), trust_(trust),
       models_dir_(std::move(models_dir)), summary_(&catalog) {
   if (json_) frame_ = frame_of(provenance, file);
 }
@@ -245,7 +271,7 @@ void ValidationStream::add(const std::vector<validation::RowResult>& batch) {
     if (rows_ == 0) rows_table_header(out_);
     rows_ += static_cast<long long>(batch.size());
     for (const auto& r : batch) {
-      row_line(out_, r);
+      row_line(out_, r, explain_);
       if (r.prediction.status == validation::Status::Ok) continue;
       if (not_predicted_.size() < kListedNotPredicted) {
         validation::RowResult brief;
@@ -260,7 +286,7 @@ void ValidationStream::add(const std::vector<validation::RowResult>& batch) {
     return;
   }
   Json doc{{"rows", Json::array()}};
-  for (const auto& r : batch) doc["rows"].push_back(row_json(r));
+  for (const auto& r : batch) doc["rows"].push_back(row_json(r, explain_));
   add_row_trust(doc, batch, trust_, catalog_, models_dir_);
   if (rows_ == 0) out_ << frame_.head << "[\n";
   for (const auto& row : doc["rows"]) out_ << (rows_++ ? ",\n    " : "    ") << indented(row.dump(2), 4);

@@ -391,6 +391,39 @@ double metric_value(const serve::ServeReport& rep, RowMetric m) {
   return 0;
 }
 
+namespace {
+
+/// The engines that ran, the latencies they gave and where a decode step's time went (validate
+/// --explain).
+std::vector<ExplainItem> explain_serve(const serve::ServeReport& rep) {
+  const auto& sim = rep.sim;
+  auto ms = [](core::Seconds t) { return core::to_seconds(t) * 1e3; };
+  const auto& d = rep.sample_decode_step;
+  return {{"engines", static_cast<double>(rep.engines)},
+          {"tp", static_cast<double>(rep.scenario.tp)},
+          {"pp", static_cast<double>(rep.scenario.pp)},
+          {"ep", static_cast<double>(rep.scenario.ep)},
+          {"attention_dp", rep.scenario.attention_dp ? 1.0 : 0.0},
+          {"requests", static_cast<double>(sim.requests)},
+          {"mean_batch_per_engine", sim.mean_batch},
+          {"kv_tokens_per_engine", static_cast<double>(rep.memory.kv_tokens)},
+          {"mean_kv_use", sim.mean_kv_utilisation},
+          {"preemptions", static_cast<double>(sim.preemptions)},
+          {"ttft_mean_ms", sim.ttft_ms.mean},
+          {"ttft_p99_ms", sim.ttft_ms.p99},
+          {"tpot_mean_ms", sim.tpot_ms.mean},
+          {"tpot_p99_ms", sim.tpot_ms.p99},
+          {"output_tokens_per_s_per_chip", rep.output_tokens_per_s_per_chip},
+          {"decode_step_ms", ms(d.total)},
+          {"decode_linear_ms", ms(d.linear)},
+          {"decode_attention_ms", ms(d.attention)},
+          {"decode_comm_ms", ms(d.comm)},
+          {"decode_overhead_ms", ms(d.overhead)},
+          {"prefill_alone_ms", ms(rep.sample_prefill_step.total)}};
+}
+
+}  // namespace
+
 Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long long request_cap) {
   Prediction p;
   try {
@@ -412,6 +445,7 @@ Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long lo
     p.framework = rep->framework;
     p.assumptions = rs->assumptions;
     for (const auto& a : rep->assumptions) p.assumptions.push_back(a);
+    p.explain = explain_serve(*rep);
   } catch (const core::InputError& e) {
     p.status = Status::Error;
     p.reason = e.diagnostics().empty() ? e.what() : e.diagnostics().front().to_string();

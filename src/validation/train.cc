@@ -193,6 +193,34 @@ void read_metric(const Row& row, const engine::TrainResult& r, Prediction& p) {
   }
 }
 
+/// The plan that ran and where its step time went (validate --explain).
+std::vector<ExplainItem> explain_train(const mapping::TrainPlan& plan, const engine::TrainResult& r) {
+  const auto& b = r.breakdown;
+  auto gib = [](core::Bytes x) { return x.base() / (1024.0 * 1024.0 * 1024.0); };
+  return {{"tp", static_cast<double>(plan.tp)},
+          {"pp", static_cast<double>(plan.pp)},
+          {"dp", static_cast<double>(plan.dp)},
+          {"cp", static_cast<double>(plan.cp)},
+          {"ep", static_cast<double>(plan.ep)},
+          {"vpp", static_cast<double>(plan.vpp)},
+          {"micro_batch", static_cast<double>(plan.micro_batch)},
+          {"global_batch", static_cast<double>(plan.global_batch)},
+          {"micro_batches", static_cast<double>(plan.micro_batches())},
+          {"step_time_s", core::to_seconds(r.step_time)},
+          {"compute_s", core::to_seconds(b.compute)},
+          {"tp_comm_s", core::to_seconds(b.tp_comm)},
+          {"cp_comm_s", core::to_seconds(b.cp_comm)},
+          {"ep_comm_s", core::to_seconds(b.ep_comm)},
+          {"pp_comm_s", core::to_seconds(b.pp_comm)},
+          {"dp_comm_s", core::to_seconds(b.dp_comm)},
+          {"bubble_s", core::to_seconds(b.bubble)},
+          {"optimizer_s", core::to_seconds(b.optimizer)},
+          {"other_s", core::to_seconds(b.other)},
+          {"mfu_pct", r.mfu * 100.0},
+          {"memory_per_chip_gib", gib(r.memory.total())},
+          {"hbm_per_chip_gib", gib(r.hbm_capacity)}};
+}
+
 }  // namespace
 
 Prediction predict_train(const Row& row, const Context& ctx) {
@@ -213,6 +241,7 @@ Prediction predict_train(const Row& row, const Context& ctx) {
   if (!run_step(row, ctx, rule, d, s, r, p)) return p;
   for (auto& line : engine::describe(d, s.plan.recompute, s.plan.selective)) p.assumptions.push_back("setting: " + line);
   read_metric(row, r, p);
+  p.explain = explain_train(s.plan, r);
   return p;
 }
 

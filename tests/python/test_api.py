@@ -84,6 +84,9 @@ class SameDocumentAsTheCli(unittest.TestCase):
             f.writelines(lines[:1] + lines[1:4])  # the header and three rows: seconds, not minutes
         try:
             self.assertEqual(xpusim.validate(file=f.name), cli_json("validate", f.name))
+            explained = xpusim.validate(file=f.name, explain=True)
+            self.assertEqual(explained, cli_json("validate", f.name, "--explain"))
+            self.assertIn("explain", explained["rows"][0])
         finally:
             os.unlink(f.name)
 

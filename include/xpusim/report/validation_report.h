@@ -34,13 +34,15 @@ Json summary_json(const std::vector<validation::RowResult>& results, const hw::C
 /// held-out source).
 std::string summary_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                          const std::vector<validation::RowResult>* cv = nullptr);
-/// The whole `validate --json` document; `file` is echoed under inputs.
+/// The whole `validate --json` document; `file` is echoed under inputs. With `explain` each row
+/// also carries "explain": {name: value} of what the twin simulated (validation::ExplainItem).
 Json validation_document(const Provenance& provenance, const std::string& file,
                          const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                         const std::vector<validation::RowResult>* cv = nullptr);
-/// The table, the summaries (per kind and per kind/family) and the rows not predicted.
+                         const std::vector<validation::RowResult>* cv = nullptr, bool explain = false);
+/// The table, the summaries (per kind and per kind/family) and the rows not predicted; with
+/// `explain` a line under each row with what the twin simulated.
 std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                            const std::vector<validation::RowResult>* cv = nullptr);
+                            const std::vector<validation::RowResult>* cv = nullptr, bool explain = false);
 
 /// `validate` without --cv or --html, one batch of rows at a time: each row is written as it
 /// arrives and only its error is kept, for the summary at the end (docs/validation.md,
@@ -49,7 +51,8 @@ std::string validation_text(const std::vector<validation::RowResult>& results, c
 class ValidationStream {
  public:
   ValidationStream(std::ostream& out, bool json, const Provenance& provenance, const std::string& file,
-                   const hw::Catalog& catalog, const validation::TrustData& trust, std::string models_dir);
+                   const hw::Catalog& catalog, const validation::TrustData& trust, std::string models_dir,
+                   bool explain = false);
   void add(const std::vector<validation::RowResult>& batch);
   /// The summaries (and, in text, the rows not predicted); the document is complete after it.
   void finish();
@@ -63,6 +66,7 @@ class ValidationStream {
  private:
   std::ostream& out_;
   bool json_;
+  bool explain_;  ///< each row's explanation (validate --explain)
   Provenance provenance_;
   std::string file_;
   const hw::Catalog& catalog_;

@@ -28,12 +28,20 @@ struct Row {
 
 enum class Status { Ok, Unsupported, Error };
 
+/// One figure of what the twin simulated for a row (`validate --explain`): the plan it ran and
+/// where the time went, so that a miss can be traced to a part of the model.
+struct ExplainItem {
+  std::string name;  ///< with its unit: "step_time_s", "dp_comm_s", "decode_attention_ms", "tp"
+  double value = 0.0;
+};
+
 struct Prediction {
   Status status = Status::Ok;
   double predicted = 0.0;
   std::string reason;                    ///< why unsupported / error
   std::vector<std::string> assumptions;  ///< defaults chosen for empty cells, etc.
   std::string framework;                 ///< training preset or serving framework that ran
+  std::vector<ExplainItem> explain;      ///< the plan and the time breakdown behind `predicted`
 };
 
 /// What a predictor needs besides the row.

@@ -1,0 +1,107 @@
+// `validate --explain` (docs/validation.md, "Explaining a row"): under each row, the plan the twin
+// ran and where the time went. The figures are the ones behind the prediction: a step-time row's
+// explained step time is its prediction, the breakdown adds up to it, a mean-TTFT row's
+// explained TTFT is its prediction and a decode step is the sum of its parts.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.h"
+
+namespace {
+
+using nlohmann::json;
+using xpusim::test::run_cli;
+
+// The header and the public rows whose ids are in `ids`.
+std::string write_rows(const std::string& name, const std::vector<std::string>& ids) {
+  std::ifstream in(xpusim::test::data_dir() + "/validation/public.csv");
+  std::string line;
+  std::ostringstream out;
+  std::getline(in, line);
+  out << line << "\n";
+  while (std::getline(in, line))
+    for (const auto& id : ids)
+      if (line.rfind(id + ",", 0) == 0) out << line << "\n";
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << out.str();
+  return path;
+}
+
+const std::vector<std::string> kRows = {
+    "tr-mlpt51-gb300-llama31-8b-512",           // step time, CP and TP
+    "tr-mlpt40-gpt3-512-step",                  // step time, a pipeline with its bubble
+    "in-mlpi41-llama2-70b-h100x8-server-ttft",  // mean TTFT at the submitted rate
+    "in-trtllm-gptoss120b-b200-dep2-1024-1024", // DP attention with EP
+};
+
+json explained(const std::string& csv) {
+  const auto r = run_cli("validate " + csv + " --explain --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out);
+}
+
+const json& row(const json& doc, const std::string& id) {
+  for (const auto& r : doc["rows"])
+    if (r["id"] == id) return r;
+  ADD_FAILURE() << "no row " << id;
+  static const json none;
+  return none;
+}
+
+TEST(ValidateExplain, AStepTimeRowsBreakdownAddsUpToItsPrediction) {
+  const json doc = explained(write_rows("explain_rows.csv", kRows));
+  for (const std::string id : {"tr-mlpt51-gb300-llama31-8b-512", "tr-mlpt40-gpt3-512-step"}) {
+    const json& r = row(doc, id);
+    const json& e = r["explain"];
+    EXPECT_NEAR(e["step_time_s"].get<double>(), r["predicted"].get<double>(), 1e-9) << id;
+    double parts = 0;
+    for (const char* k : {"compute_s", "tp_comm_s", "cp_comm_s", "ep_comm_s", "pp_comm_s", "dp_comm_s", "bubble_s",
+                          "optimizer_s", "other_s"})
+      parts += e[k].get<double>();
+    EXPECT_NEAR(parts, e["step_time_s"].get<double>(), 1e-3 * e["step_time_s"].get<double>()) << id;
+    EXPECT_EQ(e["global_batch"].get<long long>(), e["dp"].get<long long>() * e["micro_batch"].get<long long>() *
+                                                      e["micro_batches"].get<long long>()) << id;
+  }
+  const json& mlperf = row(doc, "tr-mlpt51-gb300-llama31-8b-512")["explain"];  // the row's stated layout
+  EXPECT_EQ(mlperf["tp"], 2);
+  EXPECT_EQ(mlperf["cp"], 4);
+  EXPECT_EQ(mlperf["dp"], 64);
+  EXPECT_GT(row(doc, "tr-mlpt40-gpt3-512-step")["explain"]["bubble_s"].get<double>(), 0.0);  // pp 8
+}
+
+TEST(ValidateExplain, AServingRowShowsItsEnginesAndItsDecodeStep) {
+  const json doc = explained(write_rows("explain_rows.csv", kRows));
+  const json& ttft = row(doc, "in-mlpi41-llama2-70b-h100x8-server-ttft");
+  const json& e = ttft["explain"];
+  EXPECT_NEAR(e["ttft_mean_ms"].get<double>(), ttft["predicted"].get<double>(), 1e-9);  // "TTFT statistic: mean"
+  EXPECT_EQ(e["engines"].get<long long>() * e["tp"].get<long long>(), 8);              // 8 chips
+  const double parts = e["decode_linear_ms"].get<double>() + e["decode_attention_ms"].get<double>() +
+                       e["decode_comm_ms"].get<double>() + e["decode_overhead_ms"].get<double>();
+  EXPECT_NEAR(parts, e["decode_step_ms"].get<double>(), 1e-6 * e["decode_step_ms"].get<double>());
+  const json& dep = row(doc, "in-trtllm-gptoss120b-b200-dep2-1024-1024")["explain"];
+  EXPECT_EQ(dep["attention_dp"], 1);
+  EXPECT_EQ(dep["ep"], 2);
+  EXPECT_EQ(dep["engines"], 2);  // each chip serves its own sequences
+}
+
+TEST(ValidateExplain, IsOnlyThereWhenAskedAndStreamsAsTheInMemoryPathWrites) {
+  const std::string csv = write_rows("explain_rows.csv", kRows);
+  const std::string html = ::testing::TempDir() + "explain.html";
+  const auto plain = run_cli("validate " + csv + " --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("\"explain\""), std::string::npos);
+  for (const std::string mode : {"", " --json"}) {
+    const auto streamed = run_cli("validate " + csv + " --explain" + mode);
+    const auto held = run_cli("validate " + csv + " --explain" + mode + " --html " + html);
+    ASSERT_EQ(streamed.exit_code, 0) << streamed.err;
+    EXPECT_EQ(streamed.out, held.out) << mode;
+  }
+  const auto text = run_cli("validate " + csv + " --explain");
+  EXPECT_NE(text.out.find("\n    tp 2, pp 1, dp 64, cp 4,"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("decode_step_ms"), std::string::npos);
+}
+
+}  // namespace
