@@ -393,12 +393,13 @@ double metric_value(const serve::ServeReport& rep, RowMetric m) {
 
 namespace {
 
-/// The engines that ran, the latencies they gave and where a decode step's time went (validate
-/// --explain).
+/// The engines that ran, the latencies they gave and where the time of a decode step (at the mean
+/// batch) and of one prompt alone went (validate --explain).
 std::vector<ExplainItem> explain_serve(const serve::ServeReport& rep) {
   const auto& sim = rep.sim;
   auto ms = [](core::Seconds t) { return core::to_seconds(t) * 1e3; };
   const auto& d = rep.sample_decode_step;
+  const auto& pre = rep.sample_prefill_step;
   return {{"engines", static_cast<double>(rep.engines)},
           {"tp", static_cast<double>(rep.scenario.tp)},
           {"pp", static_cast<double>(rep.scenario.pp)},
@@ -419,7 +420,11 @@ std::vector<ExplainItem> explain_serve(const serve::ServeReport& rep) {
           {"decode_attention_ms", ms(d.attention)},
           {"decode_comm_ms", ms(d.comm)},
           {"decode_overhead_ms", ms(d.overhead)},
-          {"prefill_alone_ms", ms(rep.sample_prefill_step.total)}};
+          {"prefill_alone_ms", ms(pre.total)},
+          {"prefill_linear_ms", ms(pre.linear)},
+          {"prefill_attention_ms", ms(pre.attention)},
+          {"prefill_comm_ms", ms(pre.comm)},
+          {"prefill_overhead_ms", ms(pre.overhead)}};
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // `validate --explain` (docs/validation.md, "Explaining a row"): under each row, the plan the twin
 // ran and where the time went. The figures are the ones behind the prediction: a step-time row's
 // explained step time is its prediction, the breakdown adds up to it, a mean-TTFT row's
-// explained TTFT is its prediction and a decode step is the sum of its parts.
+// explained TTFT is its prediction and a decode step and a prompt alone are the sums of their parts.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -81,6 +81,9 @@ TEST(ValidateExplain, AServingRowShowsItsEnginesAndItsDecodeStep) {
   const double parts = e["decode_linear_ms"].get<double>() + e["decode_attention_ms"].get<double>() +
                        e["decode_comm_ms"].get<double>() + e["decode_overhead_ms"].get<double>();
   EXPECT_NEAR(parts, e["decode_step_ms"].get<double>(), 1e-6 * e["decode_step_ms"].get<double>());
+  const double prefill = e["prefill_linear_ms"].get<double>() + e["prefill_attention_ms"].get<double>() +
+                         e["prefill_comm_ms"].get<double>() + e["prefill_overhead_ms"].get<double>();
+  EXPECT_NEAR(prefill, e["prefill_alone_ms"].get<double>(), 1e-6 * e["prefill_alone_ms"].get<double>());
   const json& dep = row(doc, "in-trtllm-gptoss120b-b200-dep2-1024-1024")["explain"];
   EXPECT_EQ(dep["attention_dp"], 1);
   EXPECT_EQ(dep["ep"], 2);
