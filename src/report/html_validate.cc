@@ -95,6 +95,34 @@ std::string source_table(const std::vector<validation::RowResult>& results, cons
   return html::table("sources", summary_headers("kind / source", true), rows);
 }
 
+/// Where a row's time went, in one phrase (from its explanation, validate --explain): a
+/// training step and its parts of at least 1 %, or a serving row's decode step at the mean batch
+/// with its parts and a prompt alone.
+std::string time_went(const validation::Prediction& p) {
+  std::map<std::string, double> e;
+  for (const auto& item : p.explain) e[item.name] = item.value;
+  if (e.count("step_time_s") && e["step_time_s"] > 0) {
+    static const std::pair<const char*, const char*> parts[] = {
+        {"compute_s", "compute"}, {"tp_comm_s", "TP"},  {"cp_comm_s", "CP"},         {"ep_comm_s", "EP"},
+        {"pp_comm_s", "PP"},      {"dp_comm_s", "DP"}, {"bubble_s", "bubble"}, {"optimizer_s", "optimizer"}};
+    const double step = e["step_time_s"];
+    std::string out = "step " + fmt_num(step, 4) + " s:";
+    const char* sep = " ";
+    for (const auto& [key, label] : parts) {
+      const double share = e[key] / step;
+      if (share < 0.01) continue;
+      out += sep + std::string(label) + " " + fmt_num(100.0 * share, 2) + " %";
+      sep = ", ";
+    }
+    return out;
+  }
+  if (!e.count("decode_step_ms")) return "";
+  return "decode step " + fmt_num(e["decode_step_ms"], 3) + " ms at batch " + fmt_num(e["mean_batch_per_engine"], 3) +
+         " (linear " + fmt_num(e["decode_linear_ms"], 3) + ", attention " + fmt_num(e["decode_attention_ms"], 3) +
+         ", comm " + fmt_num(e["decode_comm_ms"], 3) + ", overhead " + fmt_num(e["decode_overhead_ms"], 3) +
+         "); a prompt alone " + fmt_num(e["prefill_alone_ms"], 3) + " ms";
+}
+
 std::string rows_table(const std::vector<validation::RowResult>& results, const Bands& bands, const hw::Catalog& catalog,
                        const std::vector<validation::RowResult>* cv) {
   std::vector<html::Cells> rows;
@@ -113,12 +141,13 @@ std::string rows_table(const std::vector<validation::RowResult>& results, const 
     }
     cells.push_back(status_name(r.prediction.status));
     cells.push_back(r.prediction.reason);
+    cells.push_back(time_went(r.prediction));
     rows.push_back(cells);
   }
   std::vector<std::string> headers = {"id", "kind", "family", "system", "model", "metric", "measured", "predicted", "band",
                                       "error %"};
   if (cv) headers.insert(headers.end(), {"CV predicted", "CV error %"});
-  headers.insert(headers.end(), {"status", "reason"});
+  headers.insert(headers.end(), {"status", "reason", "where the time went"});
   return html::table("rows", headers, rows);
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -105,6 +106,20 @@ TEST(ValidateExplain, IsOnlyThereWhenAskedAndStreamsAsTheInMemoryPathWrites) {
   const auto text = run_cli("validate " + csv + " --explain");
   EXPECT_NE(text.out.find("\n    tp 2, pp 1, dp 64, cp 4,"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("decode_step_ms"), std::string::npos);
+}
+
+TEST(ValidateExplain, TheHtmlRowsSayWhereTheTimeWent) {
+  const std::string csv = write_rows("explain_rows.csv", kRows);
+  const std::string html = ::testing::TempDir() + "explain_rows.html";
+  const auto r = run_cli("validate " + csv + " --html " + html);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(html);
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("where the time went"), std::string::npos);
+  EXPECT_NE(page.find(": compute 9"), std::string::npos);         // the 512-GPU step: compute 94 %
+  EXPECT_NE(page.find(" %, bubble "), std::string::npos);         // the pp 8 step has a bubble
+  EXPECT_NE(page.find("ms at batch "), std::string::npos);        // a serving row's decode step
+  EXPECT_NE(page.find("); a prompt alone "), std::string::npos);
 }
 
 }  // namespace
