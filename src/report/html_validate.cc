@@ -100,7 +100,7 @@ std::string source_table(const std::vector<validation::RowResult>& results, cons
 /// with its parts and a prompt alone.
 std::string time_went(const validation::Prediction& p) {
   std::map<std::string, double> e;
-  for (const auto& item : p.explain) e[item.name] = item.value;
+  for (const auto& item : p.explain) e[std::string(item.name)] = item.value;
   if (e.count("step_time_s") && e["step_time_s"] > 0) {
     static const std::pair<const char*, const char*> parts[] = {
         {"compute_s", "compute"}, {"tp_comm_s", "TP"},  {"cp_comm_s", "CP"},         {"ep_comm_s", "EP"},

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "xpusim/calib/params.h"
@@ -31,7 +32,7 @@ enum class Status { Ok, Unsupported, Error };
 /// One figure of what the twin simulated for a row (`validate --explain`): the plan it ran and
 /// where the time went, so that a miss can be traced to a part of the model.
 struct ExplainItem {
-  std::string name;  ///< with its unit: "step_time_s", "dp_comm_s", "decode_attention_ms", "tp"
+  std::string_view name;  ///< a literal, with its unit: "step_time_s", "decode_attention_ms", "tp"
   double value = 0.0;
 };
 
