@@ -17,8 +17,9 @@ using core::strformat;
 Json explain_json(const validation::Prediction& p) {
   Json out = Json::object();
   for (const auto& item : p.explain) {
+    // Counts (tp, engines, requests) print as integers, the rest as numbers.
     const bool whole = std::floor(item.value) == item.value && std::fabs(item.value) < 1e15;
-    out[std::string(item.name)] = whole ? Json(static_cast<long long>(item.value)) : Json(item.value);  // counts print as counts
+    out[std::string(item.name)] = whole ? Json(static_cast<long long>(item.value)) : Json(item.value);
   }
   return out;
 }
