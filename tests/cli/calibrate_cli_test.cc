@@ -142,6 +142,10 @@ TEST(ValidateCvCli, ReportsEveryHeldOutSource) {
   EXPECT_EQ(rows, j["summary"]["train"]["n"].get<int>());
   EXPECT_TRUE(by_source.contains("github.com/NVIDIA/NeMo"));
   EXPECT_TRUE(by_source.contains("github.com/mosaicml/llm-foundry"));
+  for (const auto& row : j["rows"]) {  // each row names the fold that held it out
+    ASSERT_TRUE(row.contains("cv_source")) << row["id"];
+    EXPECT_TRUE(by_source.contains(row["cv_source"].get<std::string>())) << row["cv_source"];
+  }
 
   auto text = run_cli("validate " + csv + " --cv");
   ASSERT_EQ(text.exit_code, 0) << text.err;
@@ -151,6 +155,7 @@ TEST(ValidateCvCli, ReportsEveryHeldOutSource) {
   auto plain = run_cli("validate " + csv + " --json");
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_FALSE(nlohmann::json::parse(plain.out)["summary"].contains("by_source"));
+  EXPECT_FALSE(nlohmann::json::parse(plain.out)["rows"][0].contains("cv_source"));
 }
 
 // validate --cv --html carries the folds into the page: CV columns in the summary, the table per

@@ -138,6 +138,7 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"train_mix", "train --model llama3.1-8b --tp 2 --global-batch 8 --seq-len 2048 "
                              "--mix trn4-fusion-mixed-rack:4,gb300-fusion-mixed-rack:4 --json"},
         Command{"validate", "validate --json"},
+        Command{"validate_explain", "validate --json --explain"},
         Command{"catalog_list", "catalog list --json"},
         Command{"catalog_show_system", "catalog show trn3-ultraserver-gen2 --json"},
         Command{"catalog_show_chip", "catalog show trainium2 --json"},

@@ -85,8 +85,8 @@ TEST(ValidateExplain, AServingRowShowsItsEnginesAndItsDecodeStep) {
   const double prefill = e["prefill_linear_ms"].get<double>() + e["prefill_attention_ms"].get<double>() +
                          e["prefill_comm_ms"].get<double>() + e["prefill_overhead_ms"].get<double>();
   EXPECT_NEAR(prefill, e["prefill_alone_ms"].get<double>(), 1e-6 * e["prefill_alone_ms"].get<double>());
-  const json& dep = row(doc, "in-trtllm-gptoss120b-b200-dep2-1024-1024")["explain"];
-  EXPECT_EQ(dep["attention_dp"], 1);
+  const json& dep = row(doc, "in-trtllm-gptoss120b-b200-dep2-1024-1024")["explain"];  // DP attention, EP 2
+  EXPECT_EQ(dep["tp"], 1);
   EXPECT_EQ(dep["ep"], 2);
   EXPECT_EQ(dep["engines"], 2);  // each chip serves its own sequences
 }
