@@ -2,6 +2,8 @@
 
 #include <sys/wait.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -38,5 +40,21 @@ CliRun run_cli(const std::string& args) {
 }
 
 std::string data_dir() { return XS_TESTDATA_DIR; }
+
+std::string write_public_rows(const std::string& name, const std::vector<std::string>& prefixes,
+                              const std::vector<std::string>& extra) {
+  std::ifstream in(data_dir() + "/validation/public.csv");
+  std::string line;
+  std::ostringstream out;
+  std::getline(in, line);
+  out << line << "\n";
+  while (std::getline(in, line))
+    for (const auto& p : prefixes)
+      if (line.rfind(p, 0) == 0) out << line << "\n";
+  for (const auto& e : extra) out << e << "\n";
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << out.str();
+  return path;
+}
 
 }  // namespace xpusim::test

@@ -16,19 +16,11 @@ namespace {
 using nlohmann::json;
 using xpusim::test::run_cli;
 
-// The header and the public rows whose ids are in `ids`.
+// The header and the public rows with these ids ("id," so that no longer id matches).
 std::string write_rows(const std::string& name, const std::vector<std::string>& ids) {
-  std::ifstream in(xpusim::test::data_dir() + "/validation/public.csv");
-  std::string line;
-  std::ostringstream out;
-  std::getline(in, line);
-  out << line << "\n";
-  while (std::getline(in, line))
-    for (const auto& id : ids)
-      if (line.rfind(id + ",", 0) == 0) out << line << "\n";
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path, std::ios::binary) << out.str();
-  return path;
+  std::vector<std::string> prefixes;
+  for (const auto& id : ids) prefixes.push_back(id + ",");
+  return xpusim::test::write_public_rows(name, prefixes);
 }
 
 const std::vector<std::string> kRows = {

@@ -11,6 +11,7 @@
 namespace {
 
 using xpusim::test::run_cli;
+using xpusim::test::write_public_rows;
 
 std::string public_file() { return xpusim::test::data_dir() + "/validation/public.csv"; }
 
@@ -21,29 +22,12 @@ std::string header() {
   return line;
 }
 
-// The header and the public rows whose ids start with one of `prefixes`, then `extra` lines.
-std::string write_csv(const std::string& name, const std::vector<std::string>& prefixes,
-                      const std::vector<std::string>& extra = {}) {
-  std::ifstream in(public_file());
-  std::string line;
-  std::ostringstream out;
-  std::getline(in, line);
-  out << line << "\n";
-  while (std::getline(in, line))
-    for (const auto& p : prefixes)
-      if (line.rfind(p, 0) == 0) out << line << "\n";
-  for (const auto& e : extra) out << e << "\n";
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path, std::ios::binary) << out.str();
-  return path;
-}
-
 const std::string kUnknownSystemRow =
     "x-unknown,infer,nosuch-system,8,llama3.1-8b,bf16,,,,,,,,,,,,128,128,1,single-stream,tpot_ms,10,A,https://x/y,";
 
 TEST(ValidateStream, OutputIsTheInMemoryPathsByteForByte) {
   // Train and infer rows of several families, and a row that cannot be predicted.
-  const std::string csv = write_csv("stream_mixed.csv", {"tr-kor22", "in-mlpi41", "tr-trn1", "in-optneuron"},
+  const std::string csv = write_public_rows("stream_mixed.csv", {"tr-kor22", "in-mlpi41", "tr-trn1", "in-optneuron"},
                                     {kUnknownSystemRow});
   const std::string html = ::testing::TempDir() + "stream_mixed.html";
   for (const std::string mode : {"", " --json"}) {
@@ -55,7 +39,7 @@ TEST(ValidateStream, OutputIsTheInMemoryPathsByteForByte) {
     EXPECT_NE(streamed.out.find("x-unknown"), std::string::npos);
   }
   // A header without rows: an empty list, as the document writer prints it.
-  const std::string empty = write_csv("stream_empty.csv", {"no-such-prefix"});
+  const std::string empty = write_public_rows("stream_empty.csv", {"no-such-prefix"});
   const auto streamed = run_cli("validate " + empty + " --json");
   const auto held = run_cli("validate " + empty + " --json --html " + html);
   EXPECT_EQ(streamed.out, held.out);
@@ -81,7 +65,7 @@ TEST(ValidateStream, AFilePastTheInMemoryLimitIsStreamed) {
 }
 
 TEST(ValidateStream, ABadFilePrintsNothingBeforeEveryDiagnostic) {
-  const std::string bad = write_csv(
+  const std::string bad = write_public_rows(
       "stream_bad.csv", {"tr-kor22-22b"},
       {"a,train,h100-sxm-dgx,0,llama3.1-8b,bf16,,,,,,,,,,,,,,,,step_time_s,-1,A,u,",
        "b,foo,h100-sxm-dgx,8,llama3.1-8b,bf16,,,,,,,,,,,,,,,,step_time_s,1,A,u,"});
