@@ -49,9 +49,9 @@ compute::Calibration calibration(const TrainScenario& s) {
     c.gemm_efficiency *= s.framework.compute_efficiency;
     c.attention_efficiency *= s.framework.attention_efficiency;
   }
-  if (c.family == "trainium") {  // the stack's kernels against NxD's NKI kernels
-    c.gemm_efficiency *= s.framework.neuron_compute_efficiency;
-    c.attention_efficiency *= s.framework.neuron_compute_efficiency;
+  if (c.family == "trainium") {  // the same stack's kernels, against NxD's NKI kernels
+    c.gemm_efficiency *= s.framework.compute_efficiency;
+    c.attention_efficiency *= s.framework.compute_efficiency;
   }
   return c;
 }
@@ -115,7 +115,6 @@ FrameworkParams framework_params(const std::string& name, const calib::Params& p
   f.name = name;
   f.compute_efficiency = params.number(key + "compute_efficiency");
   f.attention_efficiency = params.number(key + "attention_efficiency");
-  f.neuron_compute_efficiency = params.number(key + "neuron_compute_efficiency");
   f.tp_comm_exposed = params.number(key + "tp_comm_exposed");
   f.ep_comm_exposed = params.number(key + "ep_comm_exposed");
   f.dp_overlap = params.flag(key + "dp_overlap");

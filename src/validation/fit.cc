@@ -371,8 +371,8 @@ std::optional<double> sibling_median(const std::string& key, const std::set<std:
 
 /// The median of the same parameter in every other stack, as documented (fitted or assumed):
 /// what a stack no row measures is written down with (0 s for transformers-neuronx's
-/// prefill_step_overhead in the other stacks, 1 for AXLearn's neuron_compute_efficiency); empty
-/// when no other stack has the parameter. Arithmetic, since a documented value may be 0.
+/// prefill_step_overhead in the other stacks); empty when no other stack has the parameter.
+/// Arithmetic, since a documented value may be 0.
 std::optional<double> documented_sibling_median(const std::string& key, const calib::Params& params) {
   const auto sk = stack_key(key);
   std::vector<double> values;

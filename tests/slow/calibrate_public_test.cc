@@ -47,7 +47,11 @@ struct CvGate {
 // training rows' out-of-fold values moved by −0.4 … +0.8 points; the 38th of 75, in a band of
 // six rows between 6.98 and 7.49 %, went 7.27 → 7.42 (docs/validation.md, "Landed at stop 33").
 // The train median gate is re-based to 7.5 for that reason, a judgment written down here.
-const CvGate kCvGates[] = {{"train", 7.5, 24.3}, {"infer", 11.0, 69.7}};
+// Tightened at stop 35 (2026-12-03, docs/calibration.md "One kernel factor per stack"): a stack's
+// kernel factor is one number on every chip, so AXLearn's Trn2 row borrows its GPU siblings'
+// factor in its fold (−31.9 → −16.0 %): train 7.42/24.22 → 7.49/19.56 (the median moved inside
+// its gate through the joint fit's coupling; no row was keyed on). Infer unchanged.
+const CvGate kCvGates[] = {{"train", 7.5, 19.6}, {"infer", 11.0, 69.7}};
 
 TEST(CalibratePublicFile, EveryFoldPredictsItsRowsWithinTheCvGates) {
   const hw::Catalog catalog = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");

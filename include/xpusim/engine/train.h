@@ -27,13 +27,13 @@ namespace xpusim::engine {
 /// meaning and basis: data/calibration/training.yaml (framework_params()).
 struct FrameworkParams {
   std::string name;
-  /// Kernel quality on Hopper and newer GPUs relative to the vendor-tuned stack: scales the GEMM
-  /// and attention efficiency of the chip model (not applied on Ampere and Trainium).
+  /// The stack's kernel quality relative to the chip's vendor-tuned stack, one number on every
+  /// chip: scales the GEMM efficiency on Hopper and newer GPUs, and the GEMM and attention
+  /// efficiency on Trainium (against NeuronX Distributed's NKI kernels); not applied on Ampere.
   double compute_efficiency = 0;
-  double attention_efficiency = 0;  ///< the same for attention kernels
-  /// Kernel quality on Trainium relative to NeuronX Distributed (its NKI kernels): scales the
-  /// GEMM and attention efficiency there (1 for NxD by definition).
-  double neuron_compute_efficiency = 0;
+  /// The same for attention kernels on Hopper and newer GPUs (FlashAttention-2 / SDPA / Triton
+  /// against FlashAttention-3 / cuDNN); a GPU kernel choice, not applied on Trainium.
+  double attention_efficiency = 0;
   /// Token routing cost of a dropless MoE layer per pass, per routed element (token copy × hidden).
   core::Seconds moe_route_cost_per_element;
   double tp_comm_exposed = 0;   ///< share of TP/SP collectives not hidden behind GEMMs
