@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <regex>
 
 #include "../shipped_data.h"
 #include "xpusim/validation/row.h"
 #include "xpusim/serve/simulator.h"
 #include "xpusim/validation/row_scenario.h"
+#include "xpusim/validation/summary.h"
 
 namespace {
 
@@ -255,3 +257,42 @@ TEST(RowLengths, TheDeepSeekR1DataSetHasItsOwnShape) {
 }
 
 }  // namespace
+
+namespace {
+
+/// The framework preset a train row was predicted with ("framework preset NAME").
+std::string preset(const validation::Prediction& p) {
+  const std::string tag = "framework preset ";
+  for (const auto& a : p.assumptions)
+    if (a.rfind(tag, 0) == 0) return a.substr(tag.size());
+  return "";
+}
+
+}  // namespace
+
+// A paper that compares stacks is the source of each of their rows; the row's notes name its own
+// stack first and its rivals after it. Each row gets the preset of the stack it names first, and
+// the same row's prediction follows that preset's kernel factor: Megatron-LM (1.0) runs the same
+// step faster than AXLearn (fitted below 1).
+TEST(RowDefaults, APapersRowTakesThePresetOfTheStackItsNotesNameFirst) {
+  validation::Row r;  // the public file's AXLearn H100 row, its notes rewritten below
+  for (const auto& row : validation::read_csv(validation::default_public_file(XS_TESTDATA_DIR)))
+    if (row.id == "tr-axlearn-h100-llama2-70b-512gpu") r = row;
+  ASSERT_EQ(r.source_url, "https://arxiv.org/abs/2507.05411");
+  const std::pair<const char*, const char*> cases[] = {
+      {"AXLearn (Apple, JAX/XLA). Same table: Megatron-LM 7.8 s, PyTorch FSDP 10.6 s, MaxText 9.4 s", "axlearn"},
+      {"Megatron-LM on 64xH100-8, a baseline of the AXLearn paper's Table 3", "megatron"},
+      {"PyTorch FSDP on 64xH100-8, a baseline of the AXLearn paper's Table 3", "torchtitan"},
+      {"MaxText on 64xH100-8, a baseline of the AXLearn paper's Table 3", "axlearn"},
+      {"no stack named", "megatron"},
+  };
+  std::map<std::string, double> step;
+  for (const auto& [notes, expected] : cases) {
+    r.notes = notes;
+    const auto p = validation::predict_train(r, context());
+    ASSERT_EQ(p.status, validation::Status::Ok) << p.reason;
+    EXPECT_EQ(preset(p), expected) << notes;
+    step[expected] = p.predicted;
+  }
+  EXPECT_LT(step["megatron"], step["axlearn"] * 0.9);
+}
