@@ -397,7 +397,6 @@ namespace {
 /// batch) and of one prompt alone went (validate --explain).
 std::vector<ExplainItem> explain_serve(const serve::ServeReport& rep) {
   const auto& sim = rep.sim;
-  auto ms = [](core::Seconds t) { return core::to_seconds(t) * 1e3; };
   const auto& d = rep.sample_decode_step;
   const auto& pre = rep.sample_prefill_step;
   return {{"engines", static_cast<double>(rep.engines)},
@@ -414,16 +413,16 @@ std::vector<ExplainItem> explain_serve(const serve::ServeReport& rep) {
           {"tpot_mean_ms", sim.tpot_ms.mean},
           {"tpot_p99_ms", sim.tpot_ms.p99},
           {"output_tokens_per_s_per_chip", rep.output_tokens_per_s_per_chip},
-          {"decode_step_ms", ms(d.total)},
-          {"decode_linear_ms", ms(d.linear)},
-          {"decode_attention_ms", ms(d.attention)},
-          {"decode_comm_ms", ms(d.comm)},
-          {"decode_overhead_ms", ms(d.overhead)},
-          {"prefill_alone_ms", ms(pre.total)},
-          {"prefill_linear_ms", ms(pre.linear)},
-          {"prefill_attention_ms", ms(pre.attention)},
-          {"prefill_comm_ms", ms(pre.comm)},
-          {"prefill_overhead_ms", ms(pre.overhead)}};
+          {"decode_step_ms", core::to_ms(d.total)},
+          {"decode_linear_ms", core::to_ms(d.linear)},
+          {"decode_attention_ms", core::to_ms(d.attention)},
+          {"decode_comm_ms", core::to_ms(d.comm)},
+          {"decode_overhead_ms", core::to_ms(d.overhead)},
+          {"prefill_alone_ms", core::to_ms(pre.total)},
+          {"prefill_linear_ms", core::to_ms(pre.linear)},
+          {"prefill_attention_ms", core::to_ms(pre.attention)},
+          {"prefill_comm_ms", core::to_ms(pre.comm)},
+          {"prefill_overhead_ms", core::to_ms(pre.overhead)}};
 }
 
 }  // namespace

@@ -216,7 +216,6 @@ void read_metric(const Row& row, const engine::TrainResult& r, Prediction& p) {
 /// The plan that ran and where its step time went (validate --explain).
 std::vector<ExplainItem> explain_train(const mapping::TrainPlan& plan, const engine::TrainResult& r) {
   const auto& b = r.breakdown;
-  auto gib = [](core::Bytes x) { return x.base() / (1024.0 * 1024.0 * 1024.0); };
   return {{"tp", static_cast<double>(plan.tp)},
           {"pp", static_cast<double>(plan.pp)},
           {"dp", static_cast<double>(plan.dp)},
@@ -237,8 +236,8 @@ std::vector<ExplainItem> explain_train(const mapping::TrainPlan& plan, const eng
           {"optimizer_s", core::to_seconds(b.optimizer)},
           {"other_s", core::to_seconds(b.other)},
           {"mfu_pct", r.mfu * 100.0},
-          {"memory_per_chip_gib", gib(r.memory.total())},
-          {"hbm_per_chip_gib", gib(r.hbm_capacity)}};
+          {"memory_per_chip_gib", core::to_gib(r.memory.total())},
+          {"hbm_per_chip_gib", core::to_gib(r.hbm_capacity)}};
 }
 
 }  // namespace
