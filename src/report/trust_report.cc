@@ -58,7 +58,7 @@ validation::TrustQuery row_query_with_type(const validation::RowResult& r, const
 
 validation::TrustQuery row_query(const validation::RowResult& r, const hw::Catalog& catalog,
                                  const std::string& models_dir) {
-  return row_query_with_type(r, catalog, validation::model_type_of(workload::load_model(r.row.model, models_dir)));
+  return row_query_with_type(r, catalog, validation::model_type_of(workload::load_model(r.row.model_ref(), models_dir)));
 }
 
 namespace {
@@ -74,8 +74,8 @@ std::vector<std::optional<validation::Assessment>> row_assessments(const std::ve
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     if (r.prediction.status != validation::Status::Ok) continue;
-    auto it = by_model.find(r.row.model);
-    if (it == by_model.end()) it = by_model.emplace(r.row.model, row_query(r, catalog, models_dir)).first;
+    auto it = by_model.find(r.row.model_ref());
+    if (it == by_model.end()) it = by_model.emplace(r.row.model_ref(), row_query(r, catalog, models_dir)).first;
     out[i] = validation::assess(data, row_query_with_type(r, catalog, it->second.model_type));
   }
   return out;

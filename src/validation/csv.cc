@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -18,6 +19,8 @@
 #include "xpusim/validation/row.h"
 
 namespace xpusim::validation {
+
+namespace fs = std::filesystem;
 
 // Named, not anonymous: RowStream::Impl holds a CsvRows (GCC's -Wsubobject-linkage).
 namespace csv_read {
@@ -272,11 +275,38 @@ Row read_row(const Columns& col, int line, const std::vector<std::string>& f, st
 // would otherwise hold one per row).
 constexpr size_t kStreamDiagnostics = 100;
 
+// The config.json a measurement file ships for a row's model (Row::model_file), looked up once
+// per model: a bare id in the file's own layout, `<file's folder>/../models/<id>.json`; a relative
+// path, from the file's folder. Empty when the file ships none.
+class ModelFiles {
+ public:
+  explicit ModelFiles(const std::string& csv_path) : folder_(fs::path(csv_path).parent_path()) {}
+
+  const std::string& find(const std::string& model) {
+    auto it = found_.find(model);
+    if (it == found_.end()) it = found_.emplace(model, locate(model)).first;
+    return it->second;
+  }
+
+ private:
+  std::string locate(const std::string& model) const {
+    if (model.empty()) return {};
+    const bool is_path = model.find('/') != std::string::npos || fs::path(model).extension() == ".json";
+    if (is_path && fs::path(model).is_absolute()) return {};
+    const fs::path candidate = is_path ? folder_ / model : folder_ / ".." / "models" / (model + ".json");
+    std::error_code ec;
+    return fs::is_regular_file(candidate, ec) ? candidate.lexically_normal().string() : std::string();
+  }
+
+  fs::path folder_;
+  std::map<std::string, std::string> found_;
+};
+
 // The header, then rows with their diagnostics located at the file and line.
 class CsvRows {
  public:
   CsvRows(std::istream& in, const std::string& path, long long max_record_bytes, long long max_rows, bool vetted)
-      : records_(in, path, max_record_bytes, vetted), path_(path), max_rows_(max_rows) {
+      : records_(in, path, max_record_bytes, vetted), path_(path), max_rows_(max_rows), model_files_(path) {
     int line = 1;
     const bool any = records_.next(header_, line);
     col_ = read_header(any, header_, line, path);
@@ -290,6 +320,7 @@ class CsvRows {
     if (++rows_ > max_rows_) core::fail_limit(path_, "measurement rows", rows_, max_rows_);
     core::Diagnostics rd;
     row = read_row(col_, line, fields, header_.size(), rd);
+    row.model_file = model_files_.find(row.model);
     for (auto d : rd.items()) {
       d.file = path_;
       d.line = line;
@@ -305,6 +336,7 @@ class CsvRows {
   long long rows_ = 0;
   std::vector<std::string> header_;
   Columns col_;
+  ModelFiles model_files_;
 };
 
 }  // namespace csv_read

@@ -355,7 +355,7 @@ core::Result<RowScenario> scenario_for_row(const Row& row, const hw::Catalog& ca
   notes.mlperf = has(notes.text, "mlperf") || has(notes.text, "openorca");
   notes.prefill_only = has(notes.text, "input (prefill) tokens") || has(notes.text, "prefill-only");
   rs.scenario.system = row.system;
-  rs.scenario.model = row.model;
+  rs.scenario.model = row.model_ref();
   rs.scenario.chips = row.chips;
   apply_framework(row, notes, sys, rs);
   apply_precision(row, notes, sys, rs);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "xpusim/compute/calibration.h"
 #include "xpusim/core/parallel.h"
@@ -26,6 +27,18 @@ double percentile_of_sorted(const std::vector<double>& v, double p) {
   return v[lo] + (v[hi] - v[lo]) * frac;
 }
 
+namespace {
+
+// Whether the row's model comes from a config the measurement file ships beside it rather than
+// from the project's models (the same folder, as for data/validation/public.csv, is not).
+bool model_from_the_file(const Row& row, const Context& ctx) {
+  if (row.model_file.empty()) return false;
+  std::error_code ec;
+  return !std::filesystem::equivalent(std::filesystem::path(row.model_file).parent_path(), ctx.models_dir, ec);
+}
+
+}  // namespace
+
 RowResult predict_row(const Row& row, const Context& ctx) {
   RowResult rr;
   rr.row = row;
@@ -35,6 +48,7 @@ RowResult predict_row(const Row& row, const Context& ctx) {
     rr.prediction.status = Status::Error;
     rr.prediction.reason = e.what();
   }
+  if (model_from_the_file(row, ctx)) rr.prediction.assumptions.push_back("model config " + row.model_file);
   if (rr.prediction.status == Status::Ok) rr.error_pct = (rr.prediction.predicted - row.value) / row.value * 100.0;
   return rr;
 }

@@ -251,7 +251,7 @@ Prediction predict_train(const Row& row, const Context& ctx) {
   s.framework = engine::framework_params(fw, *ctx.calibration);
   s.calibration = ctx.calibration;
   s.system = &ctx.catalog->system(row.system, "system");
-  s.model = workload::load_model(row.model, ctx.models_dir);
+  s.model = workload::load_model(row.model_ref(), ctx.models_dir);
   if (!plan_from_row(row, s.model, s.plan, p)) return p;
   s.plan.selective = s.framework.selective_scope;
   const engine::DefaultsRule rule = engine::defaults_rule(fw, *ctx.calibration);

@@ -75,7 +75,7 @@ TrustData trust_from(const std::vector<RowResult>& cv, const Context& ctx, const
     residuals[group].push_back(rate_log_residual(r));
     Coverage& c = data.coverage[group];
     c.max_chips = std::max(c.max_chips, r.row.chips);
-    c.model_types.insert(model_type_of(workload::load_model(r.row.model, ctx.models_dir)));
+    c.model_types.insert(model_type_of(workload::load_model(r.row.model_ref(), ctx.models_dir)));
     c.precisions.insert(r.row.precision.empty() ? "bf16" : r.row.precision);
     if (!r.prediction.framework.empty()) c.frameworks.insert(r.prediction.framework);
   }

@@ -25,6 +25,13 @@ struct Row {
   std::optional<long long> batch_or_concurrency;
   double value = 0.0;  ///< measured
   int line = 0;        ///< line in the CSV file
+  /// The config.json the measurement file ships for `model`, in its own layout
+  /// (`<file's folder>/../models/<model>.json`, as ../shared/validation/README.md defines the
+  /// column); empty when it ships none, and `model` is then looked up in the project's models.
+  std::string model_file;
+
+  /// What to load for the row's model: the file's own config when it ships one, else the id.
+  const std::string& model_ref() const { return model_file.empty() ? model : model_file; }
 };
 
 enum class Status { Ok, Unsupported, Error };
