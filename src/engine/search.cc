@@ -35,7 +35,7 @@ std::vector<Layout> layouts(const TrainScenario& base, long long chips, const Se
       if (pp > md.layers || chips % (static_cast<long long>(tp) * pp) != 0) continue;
       for (int cp : space.cp) {
         const long long rest = chips / (static_cast<long long>(tp) * pp);
-        if (rest % cp != 0) continue;
+        if (rest % cp != 0 || (space.ep > 0 && rest % space.ep != 0)) continue;
         out.push_back({tp, pp, cp, rest / cp});
       }
     }
@@ -63,7 +63,7 @@ bool make_candidate(const TrainScenario& base, const Layout& l, int vpp, long lo
   s.plan.dp = static_cast<int>(l.dp);
   s.plan.vpp = vpp;
   s.plan.micro_batch = micro_batch;
-  if (base.model.is_moe()) s.plan.ep = expert_parallel(base.model, l.dp * l.cp);
+  if (base.model.is_moe()) s.plan.ep = space.ep > 0 ? space.ep : expert_parallel(base.model, l.dp * l.cp);
   const long long unit = l.dp * micro_batch;
   // The one rule (engine/defaults.h): whole micro-batches per data-parallel rank, never fewer
   // than the pipeline needs; without gradient accumulation one local batch per rank.

@@ -281,6 +281,7 @@ void search_rest_of_plan(const TrainInputs& in, const engine::DefaultsRule& rule
   engine::SearchSpace space;
   if (in.tp) space.tp = {static_cast<int>(*in.tp)};
   if (in.pp) space.pp = {static_cast<int>(*in.pp)};
+  if (in.ep) space.ep = static_cast<int>(*in.ep);
   space.cp = in.cp ? std::vector<int>{static_cast<int>(*in.cp)} : context_parallel_candidates(s.plan.seq_len, *s.calibration);
   // Interleaving, the micro-batch size and ZeRO are searched unless given.
   if (!in.vpp) space.vpp = {1, 2, 4};

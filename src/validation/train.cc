@@ -158,6 +158,7 @@ bool run_step(const Row& row, const Context& ctx, const engine::DefaultsRule& ru
     engine::SearchSpace space;
     space.recompute = d.recompute.value;
     space.zero = {s.plan.zero};
+    if (row.ep) space.ep = static_cast<int>(*row.ep);
     space.batch_tokens = std::llround(d.batch_tokens.value);
     space.gradient_accumulation = rule.gradient_accumulation || d.global_batch.origin == engine::Origin::Input;
     auto best = engine::search_plan(s, row.chips, space);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <initializer_list>
+#include <map>
 #include <set>
 
 #include "xpusim/config/document.h"
@@ -26,11 +27,24 @@ using config::Json;
 namespace {
 
 const std::vector<std::string>& supported_types() {
-  static const std::vector<std::string> v = {"deepseek_v3", "falcon", "gpt2",    "gpt_oss",
-                                             "gptj",        "llama",  "mistral", "mixtral",
-                                             "mpt",         "nemotron", "qwen3", "qwen3_moe"};
+  static const std::vector<std::string> v = {
+      "deepseek_v2", "deepseek_v3", "falcon", "gemma",   "gemma2",  "gemma3",   "gemma3_text", "gpt2",
+      "gpt_oss",     "gptj",        "llama",  "llama4",  "llama4_text", "mistral", "mistral3", "mixtral",
+      "mpt",         "nemotron",    "phi3",   "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe"};
   return v;
 }
+
+/// Multimodal configs whose language model sits under `text_config` (the vision encoder is not
+/// modelled), with the text model's type when `text_config` does not state it.
+const std::string* text_model_type(const std::string& wrapper) {
+  static const std::map<std::string, std::string> m = {
+      {"gemma3", "gemma3_text"}, {"llama4", "llama4_text"}, {"mistral3", "mistral"}};
+  const auto it = m.find(wrapper);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+bool is_gemma(const std::string& t) { return t == "gemma" || t == "gemma2" || t == "gemma3_text"; }
+bool is_qwen(const std::string& t) { return t == "qwen2" || t == "qwen2_moe" || t == "qwen3" || t == "qwen3_moe"; }
 
 void require_positive(core::Diagnostics& d, const std::string& field, long long v) {
   if (v <= 0) d.error(field, "must be positive", std::to_string(v), "an integer > 0");
@@ -46,8 +60,11 @@ long long field_limit(const std::string& key) {
       {{"num_local_experts", "num_experts", "n_routed_experts", "n_shared_experts", "num_experts_per_tok",
         "experts_per_token", "n_group", "topk_group"}, L::kExperts},
       {{"vocab_size"}, L::kVocab},
-      {{"intermediate_size", "n_inner", "ffn_hidden_size", "moe_intermediate_size"}, L::kIntermediate},
-      {{"max_position_embeddings", "n_positions", "max_seq_len", "sliding_window"}, L::kPositions}};
+      {{"intermediate_size", "n_inner", "ffn_hidden_size", "moe_intermediate_size", "intermediate_size_mlp",
+        "shared_expert_intermediate_size"}, L::kIntermediate},
+      {{"interleave_moe_layer_step", "sliding_window_pattern"}, L::kLayers},
+      {{"max_position_embeddings", "n_positions", "max_seq_len", "sliding_window", "attention_chunk_size"},
+       L::kPositions}};
   for (const auto& [keys, max] : kTable)
     for (const auto& k : keys)
       if (key == k) return max;
@@ -58,7 +75,7 @@ long long field_limit(const std::string& key) {
 /// (an explicit head_dim, the routed experts of a MoE family, the context length).
 long long field_min(const std::string& key) {
   for (const char* k : {"head_dim", "num_local_experts", "num_experts", "n_routed_experts", "max_position_embeddings",
-                        "n_positions", "max_seq_len"})
+                        "n_positions", "max_seq_len", "interleave_moe_layer_step", "sliding_window_pattern"})
     if (key == k) return 1;
   return 0;
 }
@@ -112,8 +129,8 @@ MlpKind mlp_from_act(const std::string& act, MlpKind gated_default) {
   return gated_default;  // silu / swiglu: gated (3 matrices) in the llama-style families
 }
 
-/// llama, mistral, mixtral, qwen3, qwen3_moe, deepseek_v3, gpt_oss, nemotron.
-/// Shape, norms, activation and biases shared by every llama-style family.
+/// llama, mistral, mixtral, qwen2/3(_moe), deepseek_v2/v3, gpt_oss, nemotron, gemma(2, 3),
+/// phi3, llama4. Shape, norms, activation and biases shared by every llama-style family.
 void read_llama_shape(FieldReader& r, ModelSpec& m) {
   const std::string& t = m.family;
   m.hidden = int_alias(r, {"hidden_size"}, 0, true);
@@ -124,14 +141,18 @@ void read_llama_shape(FieldReader& r, ModelSpec& m) {
   m.max_position = int_alias(r, {"max_position_embeddings"}, 2048, false);
   m.ffn = int_alias(r, {"intermediate_size"}, 0, t != "gpt_oss");
   m.head_dim = r.has("head_dim") ? bounded_integer(r, "head_dim") : 0;
-  m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
-  m.attn_bias = r.boolean_or("attention_bias", t == "gpt_oss");
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", is_gemma(t));  // GemmaConfig ties by default
+  // Qwen2's q/k/v projections carry biases (no config key); gpt-oss biases everything.
+  m.attn_bias = r.boolean_or("attention_bias", t == "gpt_oss" || t == "qwen2" || t == "qwen2_moe");
   m.mlp_bias = r.boolean_or("mlp_bias", t == "gpt_oss");
   m.norm = t == "nemotron" ? NormKind::LayerNorm : NormKind::RmsNorm;
+  // Gemma 2 and 3 normalise before and after attention and the MLP.
+  m.norms_per_layer = t == "gemma2" || t == "gemma3_text" ? 4 : 2;
   m.position = PosKind::Rope;
+  r.ignore("hidden_activation");  // gemma: a gated GeLU, 3 matrices like SwiGLU
   const std::string act = r.str_or("hidden_act", t == "nemotron" ? "relu2" : "silu");
   m.mlp = t == "nemotron" ? mlp_from_act(act, MlpKind::SquaredRelu) : MlpKind::Gated;
-  m.qk_norm = t == "qwen3" || t == "qwen3_moe";
+  m.qk_norm = t == "qwen3" || t == "qwen3_moe" || t == "gemma3_text";
 }
 
 /// layer_types: one "sliding_attention" or "full_attention" per layer.
@@ -154,28 +175,69 @@ std::vector<bool> read_layer_types(FieldReader& r, const Json& layer_types) {
   return sliding;
 }
 
-/// Sliding windows: mistral/mixtral apply to every layer; qwen3 only with use_sliding_window;
-/// gpt-oss per layer_types.
+/// The windowed layers when the config lists no layer_types: gpt-oss and gemma2 alternate
+/// (even layers windowed), gemma3 windows all but every sliding_window_pattern-th layer, the
+/// others (mistral, mixtral, phi3, qwen with use_sliding_window) window every layer.
+std::vector<bool> default_sliding_layers(FieldReader& r, const ModelSpec& m) {
+  const std::string& t = m.family;
+  const long long pattern = t == "gemma3_text" ? int_alias(r, {"sliding_window_pattern"}, 6, false) : 0;
+  std::vector<bool> sliding;
+  for (int i = 0; i < m.layers; ++i) {
+    if (t == "gpt_oss" || t == "gemma2") sliding.push_back(i % 2 == 0);
+    else if (pattern > 0) sliding.push_back((i + 1) % pattern != 0);
+    else sliding.push_back(true);
+  }
+  return sliding;
+}
+
+/// Sliding windows: per layer_types when the config lists them, else default_sliding_layers;
+/// qwen only with use_sliding_window.
 void read_sliding_windows(FieldReader& r, ModelSpec& m) {
   const std::string& t = m.family;
   long long window = 0;
   if (r.has("sliding_window")) window = bounded_integer(r, "sliding_window");
   else r.ignore("sliding_window");
-  if (t == "qwen3" || t == "qwen3_moe") {
+  if (is_qwen(t)) {
     if (!r.boolean_or("use_sliding_window", false)) window = 0;
     r.ignore("max_window_layers");
   }
   if (const Json* lt = r.array("layer_types", false)) {
     std::vector<bool> sliding = read_layer_types(r, *lt);
     if (window > 0) m.layer_is_sliding = sliding;
-  } else if (window > 0 && t == "gpt_oss") {
-    // GptOssConfig's default layer_types: sliding on even layers, full on odd ones.
-    for (int i = 0; i < m.layers; ++i) m.layer_is_sliding.push_back(i % 2 == 0);
   } else if (window > 0) {
-    // mistral / mixtral (and qwen3 with use_sliding_window): every layer is windowed.
-    m.layer_is_sliding.assign(static_cast<size_t>(std::max(0, m.layers)), true);
+    m.layer_is_sliding = default_sliding_layers(r, m);
   }
   m.sliding_window = m.layer_is_sliding.empty() ? 0 : window;
+}
+
+/// Llama 4's chunked local attention: a query sees the keys of its own chunk of
+/// attention_chunk_size tokens, on the layers with RoPE (no_rope_layers[i] = 1; by default all
+/// but every 4th). Modelled as a sliding window of one chunk: the same keys up to one chunk of
+/// context, at most twice the keys beyond it (docs/models.md).
+void read_chunked_attention(FieldReader& r, ModelSpec& m) {
+  const long long chunk = int_alias(r, {"attention_chunk_size"}, 0, false);
+  if (chunk <= 0) return;
+  std::vector<bool> rope;
+  const Json* a = r.array("no_rope_layers", false);
+  if (a && !a->empty()) {
+    for (size_t i = 0; i < a->size(); ++i) {
+      if (!(*a)[i].is_number_integer()) {
+        r.diagnostics().error(r.path_of("no_rope_layers") + "[" + std::to_string(i) + "]", "wrong type",
+                              config::brief((*a)[i]), "0 or 1");
+        continue;
+      }
+      rope.push_back((*a)[i].get<long long>() != 0);
+    }
+    if (static_cast<int>(rope.size()) != m.layers) {
+      r.diagnostics().error(r.path_of("no_rope_layers"), "length differs from num_hidden_layers",
+                            std::to_string(a->size()), std::to_string(m.layers));
+      return;
+    }
+  } else {  // HF Llama4TextConfig's default when the list is absent or empty
+    for (int i = 0; i < m.layers; ++i) rope.push_back((i + 1) % 4 != 0);
+  }
+  m.layer_is_sliding = rope;
+  m.sliding_window = chunk;
 }
 
 void read_mixtral_style_moe(FieldReader& r, ModelSpec& m) {
@@ -192,10 +254,16 @@ void read_mixtral_style_moe(FieldReader& r, ModelSpec& m) {
   }
 }
 
-void read_qwen3_moe(FieldReader& r, ModelSpec& m) {
+/// qwen3_moe and qwen2_moe (which adds one gated shared expert of
+/// shared_expert_intermediate_size).
+void read_qwen_moe(FieldReader& r, ModelSpec& m) {
   m.moe.num_experts = static_cast<int>(int_alias(r, {"num_experts"}, 0, true));
   m.moe.experts_per_token = static_cast<int>(int_alias(r, {"num_experts_per_tok"}, 0, true));
   m.moe.expert_ffn = int_alias(r, {"moe_intermediate_size"}, 0, true);
+  if (m.family == "qwen2_moe") {
+    m.moe.shared_ffn = int_alias(r, {"shared_expert_intermediate_size"}, 0, false);
+    m.moe.shared_experts = m.moe.shared_ffn > 0 ? 1 : 0;
+  }
   const long long step = int_alias(r, {"decoder_sparse_step"}, 1, false);
   std::set<long long> dense;
   if (const Json* a = r.array("mlp_only_layers", false)) {
@@ -245,15 +313,45 @@ void read_deepseek_v3(FieldReader& r, ModelSpec& m) {
   m.kv_heads = m.heads;
 }
 
+/// Llama 4: routed experts and one shared expert, each of intermediate_size; dense layers of
+/// intermediate_size_mlp; layer i is MoE iff it is in moe_layers, or else iff
+/// (i + 1) mod interleave_moe_layer_step = 0 (HF Llama4TextConfig).
+void read_llama4_moe(FieldReader& r, ModelSpec& m) {
+  m.moe.num_experts = static_cast<int>(int_alias(r, {"num_local_experts"}, 0, true));
+  m.moe.experts_per_token = static_cast<int>(int_alias(r, {"num_experts_per_tok"}, 1, false));
+  m.moe.expert_ffn = m.ffn;
+  m.moe.shared_experts = 1;
+  m.moe.shared_ffn = m.ffn;
+  m.ffn = int_alias(r, {"intermediate_size_mlp"}, m.ffn, false);
+  const long long step = int_alias(r, {"interleave_moe_layer_step"}, 1, false);
+  m.moe.layer_freq = static_cast<int>(step);
+  m.moe.layer_moe.assign(static_cast<size_t>(std::max(0, m.layers)), false);
+  if (const Json* a = r.array("moe_layers", false)) {
+    for (size_t i = 0; i < a->size(); ++i) {
+      const Json& e = (*a)[i];
+      if (!e.is_number_integer() || e.get<long long>() < 0 || e.get<long long>() >= m.layers) {
+        r.diagnostics().error(r.path_of("moe_layers") + "[" + std::to_string(i) + "]", "not a layer index",
+                              config::brief(e), "an integer from 0 to " + std::to_string(m.layers - 1));
+        continue;
+      }
+      m.moe.layer_moe[static_cast<size_t>(e.get<long long>())] = true;
+    }
+    return;
+  }
+  for (int i = 0; i < m.layers; ++i) m.moe.layer_moe[static_cast<size_t>(i)] = step > 0 && (i + 1) % step == 0;
+}
+
 void read_llama_style(FieldReader& r, ModelSpec& m) {
   const std::string& t = m.family;
   read_llama_shape(r, m);
-  read_sliding_windows(r, m);
+  if (t == "llama4_text") read_chunked_attention(r, m);
+  else read_sliding_windows(r, m);
   if (t == "gpt_oss") m.attn_sinks = true;
-  // Mixture of experts (and, for deepseek_v3, multi-head latent attention).
+  // Mixture of experts (and, for deepseek_v2/v3, multi-head latent attention).
   if (t == "mixtral" || t == "gpt_oss") read_mixtral_style_moe(r, m);
-  else if (t == "qwen3_moe") read_qwen3_moe(r, m);
-  else if (t == "deepseek_v3") read_deepseek_v3(r, m);
+  else if (t == "qwen3_moe" || t == "qwen2_moe") read_qwen_moe(r, m);
+  else if (t == "deepseek_v3" || t == "deepseek_v2") read_deepseek_v3(r, m);
+  else if (t == "llama4_text") read_llama4_moe(r, m);
 }
 
 void read_gpt2(FieldReader& r, ModelSpec& m) {
@@ -350,6 +448,38 @@ void read_falcon(FieldReader& r, ModelSpec& m) {
   m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
 }
 
+/// Reads the fields of m.family; a multimodal wrapper reads its text_config instead, and
+/// m.family becomes the text model's type.
+void read_family(FieldReader& r, ModelSpec& m) {
+  const auto& types = supported_types();
+  if (m.family.empty()) return;
+  if (std::find(types.begin(), types.end(), m.family) == types.end()) {
+    r.diagnostics().error(r.path_of("model_type"), "unsupported model_type", m.family,
+                          "one of: " + core::join(types), core::did_you_mean(m.family, types));
+  } else if (const std::string* text_type = text_model_type(m.family)) {
+    const Json* text = r.object("text_config", true);
+    if (!text) return;
+    FieldReader t(*text, r.path_of("text_config"), r.diagnostics(), /*strict=*/false);
+    m.family = t.str_or("model_type", *text_type);
+    if (text_model_type(m.family)) {
+      t.diagnostics().error(t.path_of("model_type"), "a multimodal wrapper inside text_config", m.family,
+                            "the language model's type, e.g. " + *text_type);
+      return;
+    }
+    read_family(t, m);
+  } else if (m.family == "gpt2") {
+    read_gpt2(r, m);
+  } else if (m.family == "gptj") {
+    read_gptj(r, m);
+  } else if (m.family == "mpt") {
+    read_mpt(r, m);
+  } else if (m.family == "falcon") {
+    read_falcon(r, m);
+  } else {
+    read_llama_style(r, m);
+  }
+}
+
 std::string stem_of(const std::string& path) { return fs::path(path).stem().string(); }
 
 }  // namespace
@@ -397,21 +527,7 @@ ModelSpec load_model(const std::string& path_or_id, const std::string& models_di
   m.id = stem_of(path);
   m.source_path = path;
   m.family = r.str("model_type");
-  const auto& types = supported_types();
-  if (!m.family.empty() && std::find(types.begin(), types.end(), m.family) == types.end()) {
-    diags.error("model_type", "unsupported model_type", m.family, "one of: " + core::join(types),
-                core::did_you_mean(m.family, types));
-  } else if (m.family == "gpt2") {
-    read_gpt2(r, m);
-  } else if (m.family == "gptj") {
-    read_gptj(r, m);
-  } else if (m.family == "mpt") {
-    read_mpt(r, m);
-  } else if (m.family == "falcon") {
-    read_falcon(r, m);
-  } else if (!m.family.empty()) {
-    read_llama_style(r, m);
-  }
+  read_family(r, m);
 
   if (diags.empty()) {
     require_positive(diags, "hidden_size", m.hidden);

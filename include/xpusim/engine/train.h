@@ -156,6 +156,10 @@ struct SearchSpace {
                                                mapping::Recompute::Selective,
                                                mapping::Recompute::Full};
   std::vector<mapping::Zero> zero = {mapping::Zero::Zero1, mapping::Zero::Fsdp};
+  /// Expert-parallel degree of a MoE model when the user states it (layouts whose dp·cp it
+  /// does not divide are skipped); 0 = the largest power of two dividing dp·cp and the experts,
+  /// up to 64.
+  int ep = 0;
   /// When > 0, each candidate's global batch is this many tokens (engine::global_batch_for_tokens:
   /// whole micro-batches per data-parallel rank, at least as many as the pipeline needs);
   /// when 0 the base scenario's global batch is kept.

@@ -1,7 +1,7 @@
 #pragma once
 // Transformer model description, normalised from a Hugging Face config.json of any supported
-// family (llama, mistral/mixtral, qwen3/qwen3_moe, deepseek_v3, gpt_oss, gpt2/gptj/mpt/falcon/
-// nemotron). Plain data; see workload/hf_config.h for the loader and workload/accounting.h for
+// family (llama, llama4, mistral/mixtral, qwen2/qwen3 and their MoE, deepseek_v2/v3, gemma 1-3,
+// phi3, gpt_oss, gpt2/gptj/mpt/falcon/nemotron). Plain data; see workload/hf_config.h for the loader and workload/accounting.h for
 // parameter, FLOP and byte counts.
 
 #include <string>

@@ -13,17 +13,24 @@ using namespace xpusim;
 namespace {
 
 using xpusim::test::shipped;
-}  // namespace
 
-TEST(PlanSearch, FindsAFittingPlanAndKeepsTpInsideTheDomain) {
-  const hw::Catalog cat = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+// Megatron on H100 DGX nodes, global batch 512 at `seq`.
+engine::TrainScenario h100_scenario(const hw::Catalog& cat, const std::string& model, long long seq) {
   engine::TrainScenario s;
   s.framework = engine::framework_params("megatron", shipped());
   s.calibration = &shipped();
   s.system = &cat.system("h100-sxm-dgx");
-  s.model = workload::load_model("llama3.1-70b", std::string(XS_TESTDATA_DIR) + "/models");
-  s.plan.seq_len = 8192;
+  s.model = workload::load_model(model, std::string(XS_TESTDATA_DIR) + "/models");
+  s.plan.seq_len = seq;
   s.plan.global_batch = 512;
+  return s;
+}
+
+}  // namespace
+
+TEST(PlanSearch, FindsAFittingPlanAndKeepsTpInsideTheDomain) {
+  const hw::Catalog cat = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+  const engine::TrainScenario s = h100_scenario(cat, "llama3.1-70b", 8192);
   engine::SearchSpace space;
   const auto r = engine::search_plan(s, 64, space);
   ASSERT_TRUE(r.found);
@@ -113,4 +120,20 @@ TEST(PlanSearch, APlanThatOnlyRunsAboveTheTargetWinsOnlyWhenNoneMeetsIt) {
   ASSERT_TRUE(r.found);
   EXPECT_EQ(r.best.plan.dp, 1);
   EXPECT_EQ(r.best.plan.global_batch, 1);
+}
+
+// A stated expert-parallel degree is kept: without it the search spreads Mixtral's 8 experts
+// over 8 ranks; with ep 2 every plan it times has ep 2 and a dp·cp that 2 divides.
+TEST(PlanSearch, KeepsAStatedExpertParallelDegree) {
+  const hw::Catalog cat = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+  const engine::TrainScenario s = h100_scenario(cat, "mixtral-8x7b", 4096);
+  engine::SearchSpace space;
+  const auto free = engine::search_plan(s, 64, space);
+  ASSERT_TRUE(free.found);
+  EXPECT_EQ(free.best.plan.ep, 8);
+  space.ep = 2;
+  const auto stated = engine::search_plan(s, 64, space);
+  ASSERT_TRUE(stated.found);
+  EXPECT_EQ(stated.best.plan.ep, 2);
+  EXPECT_EQ(static_cast<long long>(stated.best.plan.dp) * stated.best.plan.cp % 2, 0);
 }

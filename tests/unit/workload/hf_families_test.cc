@@ -1,0 +1,184 @@
+// Families read from real Hugging Face configs (the files as their model repositories publish
+// them, trimmed of tokenizer and dtype keys): each is checked against its model card's parameter
+// count and the layer layout its HF modelling code builds.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/workload/accounting.h"
+#include "xpusim/workload/hf_config.h"
+
+using namespace xpusim;
+using workload::count_params;
+using workload::ModelSpec;
+
+namespace {
+
+const std::string kFamilyModels = std::string(XS_TESTDATA_DIR) + "/models";
+
+ModelSpec load_text(const std::string& name, const std::string& json) {
+  const std::string path = ::testing::TempDir() + name + ".json";
+  std::ofstream(path) << json;
+  return workload::load_model(path, kFamilyModels);
+}
+
+std::string config_error(const std::string& name, const std::string& json) {
+  try {
+    load_text(name, json);
+  } catch (const core::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Qwen/Qwen2.5-7B config.json; model card: 7.61 B parameters, 6.53 B without embeddings.
+const char* kQwen25_7b = R"({"architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 3584,
+  "intermediate_size": 18944, "max_position_embeddings": 131072, "max_window_layers": 28, "model_type": "qwen2",
+  "num_attention_heads": 28, "num_hidden_layers": 28, "num_key_value_heads": 4, "rms_norm_eps": 1e-06,
+  "rope_theta": 1000000.0, "sliding_window": 131072, "tie_word_embeddings": false, "use_sliding_window": false,
+  "vocab_size": 152064})";
+
+// google/gemma-2-9b config.json; model card: 9.24 B parameters (embeddings tied).
+const char* kGemma2_9b = R"({"architectures": ["Gemma2ForCausalLM"], "attn_logit_softcapping": 50.0,
+  "final_logit_softcapping": 30.0, "head_dim": 256, "hidden_act": "gelu_pytorch_tanh",
+  "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 3584, "intermediate_size": 14336,
+  "max_position_embeddings": 8192, "model_type": "gemma2", "num_attention_heads": 16, "num_hidden_layers": 42,
+  "num_key_value_heads": 8, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
+  "sliding_window": 4096, "sliding_window_size": 4096, "vocab_size": 256000})";
+
+// microsoft/Phi-3-mini-4k-instruct config.json; model card: 3.8 B (3.82 B in the HF viewer).
+const char* kPhi3Mini = R"({"architectures": ["Phi3ForCausalLM"], "hidden_act": "silu", "hidden_size": 3072,
+  "intermediate_size": 8192, "max_position_embeddings": 4096, "model_type": "phi3", "num_attention_heads": 32,
+  "num_hidden_layers": 32, "num_key_value_heads": 32, "original_max_position_embeddings": 4096,
+  "rms_norm_eps": 1e-05, "rope_scaling": null, "rope_theta": 10000.0, "sliding_window": 2047,
+  "tie_word_embeddings": false, "vocab_size": 32064})";
+
+// deepseek-ai/DeepSeek-V2-Lite config.json; model card: 15.7 B total, 2.4 B activated
+// (without the embedding; q_lora_rank null: queries are projected at full rank).
+const char* kDeepseekV2Lite = R"({"architectures": ["DeepseekV2ForCausalLM"], "first_k_dense_replace": 1,
+  "hidden_act": "silu", "hidden_size": 2048, "intermediate_size": 10944, "kv_lora_rank": 512,
+  "max_position_embeddings": 163840, "model_type": "deepseek_v2", "moe_intermediate_size": 1408,
+  "moe_layer_freq": 1, "n_group": 1, "n_routed_experts": 64, "n_shared_experts": 2, "norm_topk_prob": false,
+  "num_attention_heads": 16, "num_experts_per_tok": 6, "num_hidden_layers": 27, "num_key_value_heads": 16,
+  "q_lora_rank": null, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "routed_scaling_factor": 1.0,
+  "scoring_func": "softmax", "tie_word_embeddings": false, "topk_group": 1, "topk_method": "greedy",
+  "v_head_dim": 128, "vocab_size": 102400})";
+
+// Qwen/Qwen1.5-MoE-A2.7B config.json; model card: 14.3 B in total, 2.7 B activated.
+const char* kQwen15MoE = R"({"architectures": ["Qwen2MoeForCausalLM"], "decoder_sparse_step": 1,
+  "hidden_act": "silu", "hidden_size": 2048, "intermediate_size": 5632, "max_position_embeddings": 8192,
+  "model_type": "qwen2_moe", "moe_intermediate_size": 1408, "norm_topk_prob": false, "num_attention_heads": 16,
+  "num_experts": 60, "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_key_value_heads": 16,
+  "shared_expert_intermediate_size": 5632, "sliding_window": 32768, "tie_word_embeddings": false,
+  "use_sliding_window": false, "vocab_size": 151936})";
+
+// meta-llama/Llama-4-Maverick-17B-128E config.json (the language model under text_config; the
+// vision encoder is not modelled); model card: 17 B active, 400 B total.
+const char* kLlama4Maverick = R"({"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",
+  "text_config": {"attention_chunk_size": 8192, "head_dim": 128, "hidden_act": "silu", "hidden_size": 5120,
+    "interleave_moe_layer_step": 2, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
+    "max_position_embeddings": 1048576, "model_type": "llama4_text", "num_attention_heads": 40,
+    "num_experts_per_tok": 1, "num_hidden_layers": 48, "num_key_value_heads": 8, "num_local_experts": 128,
+    "rope_theta": 500000.0, "tie_word_embeddings": false, "use_qk_norm": false, "vocab_size": 202048},
+  "vision_config": {"hidden_size": 1408, "num_hidden_layers": 34, "model_type": "llama4_vision_model"}})";
+
+}  // namespace
+
+TEST(HfFamilies, Qwen2HasQkvBiasesAndNoWindowWithoutUseSlidingWindow) {
+  const ModelSpec m = load_text("qwen2.5-7b", kQwen25_7b);
+  const auto p = count_params(m);
+  EXPECT_NEAR(p.total / 7.61e9, 1.0, 0.005) << p.total;
+  // Without the two embedding matrices: 6.53 B.
+  EXPECT_NEAR((p.total - 2.0 * 152064 * 3584) / 6.53e9, 1.0, 0.005);
+  EXPECT_TRUE(m.attn_bias);
+  EXPECT_EQ(m.layer_context(0, 200000), 200000);  // sliding_window is inert here
+}
+
+TEST(HfFamilies, Gemma2TiesEmbeddingsAndWindowsEveryOtherLayer) {
+  const ModelSpec m = load_text("gemma-2-9b", kGemma2_9b);
+  EXPECT_NEAR(count_params(m).total / 9.24e9, 1.0, 0.005) << count_params(m).total;
+  EXPECT_TRUE(m.tied_embeddings);
+  EXPECT_EQ(m.head_dim, 256);
+  EXPECT_EQ(m.mlp, workload::MlpKind::Gated);  // GeGLU: three matrices
+  // HF Gemma2: layer i is sliding when (i + 1) is odd.
+  EXPECT_EQ(m.layer_context(0, 10000), 4096);
+  EXPECT_EQ(m.layer_context(1, 10000), 10000);
+  EXPECT_EQ(m.layer_context(40, 10000), 4096);
+}
+
+TEST(HfFamilies, Phi3WindowsEveryLayer) {
+  const ModelSpec m = load_text("phi-3-mini", kPhi3Mini);
+  EXPECT_NEAR(count_params(m).total / 3.82e9, 1.0, 0.005) << count_params(m).total;
+  for (int i : {0, 31}) EXPECT_EQ(m.layer_context(i, 4096), 2047);
+}
+
+TEST(HfFamilies, DeepseekV2LiteFullRankQueriesAndGreedyRouting) {
+  const ModelSpec m = load_text("deepseek-v2-lite", kDeepseekV2Lite);
+  const auto p = count_params(m);
+  EXPECT_NEAR(p.total / 15.7e9, 1.0, 0.005) << p.total;
+  // Activated without the input embedding: 2.4 B (the card rounds; within 3 %).
+  EXPECT_NEAR((p.active - 102400.0 * 2048) / 2.4e9, 1.0, 0.03) << p.active;
+  EXPECT_EQ(m.attention, workload::AttnKind::Mla);
+  EXPECT_EQ(m.mla.q_lora_rank, 0);
+  EXPECT_FALSE(m.moe.router_bias);  // greedy top-k, no correction bias
+  EXPECT_FALSE(m.layer_is_moe(0));
+  EXPECT_TRUE(m.layer_is_moe(1));
+  EXPECT_TRUE(m.layer_is_moe(26));
+}
+
+TEST(HfFamilies, Qwen2MoeAddsOneSharedExpert) {
+  const ModelSpec m = load_text("qwen1.5-moe-a2.7b", kQwen15MoE);
+  const auto p = count_params(m);
+  EXPECT_NEAR(p.total / 14.3e9, 1.0, 0.005) << p.total;
+  EXPECT_NEAR(p.active / 2.7e9, 1.0, 0.01) << p.active;
+  EXPECT_EQ(m.moe.shared_experts, 1);
+  EXPECT_EQ(m.moe.shared_ffn, 5632);
+  EXPECT_EQ(m.moe.expert_ffn, 1408);
+}
+
+TEST(HfFamilies, Llama4ReadsItsTextConfigInterleavesExpertsAndChunksAttention) {
+  const ModelSpec m = load_text("llama-4-maverick", kLlama4Maverick);
+  EXPECT_EQ(m.family, "llama4_text");
+  const auto p = count_params(m);
+  EXPECT_NEAR(p.total / 400e9, 1.0, 0.005) << p.total;
+  EXPECT_NEAR(p.active / 17e9, 1.0, 0.015) << p.active;
+  // interleave_moe_layer_step 2: layers 1, 3, …, 47 route; the others are dense MLPs of
+  // intermediate_size_mlp; each MoE layer adds one shared expert of intermediate_size.
+  for (int i = 0; i < 48; ++i) EXPECT_EQ(m.layer_is_moe(i), i % 2 == 1) << i;
+  EXPECT_EQ(m.ffn, 16384);
+  EXPECT_EQ(m.moe.expert_ffn, 8192);
+  EXPECT_EQ(m.moe.shared_experts, 1);
+  // Chunked attention on the RoPE layers (all but every 4th), as a window of one chunk.
+  EXPECT_EQ(m.layer_context(0, 100000), 8192);
+  EXPECT_EQ(m.layer_context(3, 100000), 100000);
+  EXPECT_EQ(m.layer_context(2, 4000), 4000);
+}
+
+TEST(HfFamilies, Gemma3WrapperWindowsFiveLayersOfSix) {
+  const ModelSpec m = load_text("gemma3-small", R"({"model_type": "gemma3", "text_config": {
+    "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 12, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 16, "sliding_window": 32, "vocab_size": 100}})");
+  EXPECT_EQ(m.family, "gemma3_text");
+  EXPECT_TRUE(m.qk_norm);
+  EXPECT_TRUE(m.tied_embeddings);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(m.layer_context(i, 100), (i + 1) % 6 == 0 ? 100 : 32) << i;
+}
+
+TEST(HfFamilies, AWrapperWithoutItsTextConfigIsNamed) {
+  const std::string e = config_error("llama4-no-text", R"({"model_type": "llama4", "hidden_size": 64})");
+  EXPECT_NE(e.find("text_config: missing required field"), std::string::npos) << e;
+  const std::string nested = config_error("llama4-nested", R"({"model_type": "llama4",
+    "text_config": {"model_type": "gemma3", "hidden_size": 64}})");
+  EXPECT_NE(nested.find("text_config.model_type: a multimodal wrapper inside text_config"), std::string::npos) << nested;
+}
+
+TEST(HfFamilies, ALlama4NoRopeListOfTheWrongLengthIsNamed) {
+  const std::string e = config_error("llama4-bad-rope", R"({"model_type": "llama4_text", "hidden_size": 64,
+    "intermediate_size": 128, "num_hidden_layers": 4, "num_attention_heads": 4, "vocab_size": 100,
+    "num_local_experts": 4, "attention_chunk_size": 16, "no_rope_layers": [1, 1, 0]})");
+  EXPECT_NE(e.find("no_rope_layers: length differs from num_hidden_layers (got '3'; expected 4)"), std::string::npos)
+      << e;
+}
