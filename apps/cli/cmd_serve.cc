@@ -37,6 +37,8 @@ void add_plan_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f) {
   add_optional(app, "--ep", in.ep, "expert parallel");
   add_optional_flag(app, "--dp-attention", in.attention_dp, "DP attention with EP experts (tp = 1)");
   add_optional(app, "--precision", in.precision, "matmul precision: bf16, fp8, int8, mxfp8, mxfp4, nvfp4");
+  add_optional_flag(app, "--allow-fallback", in.allow_fallback,
+                    "a precision the chip lacks: store the weights in it, run the matmuls in the nearest the chip has (stated)");
   add_optional(app, "--weight-precision", in.weight_precision, "weight storage when it differs (weight-only)");
   add_optional(app, "--kv-precision", in.kv_precision, "KV cache dtype (default fp8 with fp8/fp4 math)");
   add_optional(app, "--framework", in.framework, "trtllm, vllm, nim, sglang, neuron-tnx, neuron-nxdi");

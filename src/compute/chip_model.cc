@@ -66,6 +66,15 @@ Dtype executed_dtype(const hw::ChipSpec& chip, Dtype d) {
   return Dtype::Bf16;
 }
 
+std::vector<std::string> precision_names(const hw::ChipSpec& chip) {
+  std::vector<std::string> have;
+  for (const auto& name : core::all_dtype_names()) {
+    const auto dt = core::parse_dtype(name);
+    if (dt && chip.supports(*dt)) have.push_back(name);
+  }
+  return have;
+}
+
 core::FlopRate ChipModel::achievable_flops(Dtype d) const {
   const Dtype r = best_dtype(d);
   double eff = cal_.gemm_efficiency * cal_.power_cap_factor;

@@ -23,6 +23,7 @@ void read_plan_keys(config::FieldReader& r, ServeInputs& in) {
   read_count(r, "ep", in.ep);
   read_flag(r, "attention_dp", in.attention_dp);
   read_text(r, "precision", in.precision);
+  read_flag(r, "allow_fallback", in.allow_fallback);
   read_text(r, "weight_precision", in.weight_precision);
   read_text(r, "kv_precision", in.kv_precision);
   read_text(r, "scheduler", in.scheduler);
@@ -103,6 +104,7 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   sc.ep = static_cast<int>(in.ep.value_or(sc.ep));
   sc.attention_dp = in.attention_dp.value_or(sc.attention_dp);
   sc.precision = in.precision.value_or(sc.precision);
+  sc.allow_fallback = in.allow_fallback.value_or(sc.allow_fallback);
   sc.weight_precision = in.weight_precision.value_or(sc.weight_precision);
   sc.kv_precision = in.kv_precision.value_or(sc.kv_precision);
   if (in.chunked_prefill) sc.chunked_prefill = *in.chunked_prefill;
@@ -188,7 +190,8 @@ void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
                           {&given.seed, &fallback.seed}})
     fill(*dst, *src);
   for (auto [dst, src] : {std::pair{&given.attention_dp, &fallback.attention_dp},
-                          {&given.chunked_prefill, &fallback.chunked_prefill}, {&given.offline, &fallback.offline}})
+                          {&given.chunked_prefill, &fallback.chunked_prefill}, {&given.offline, &fallback.offline},
+                          {&given.allow_fallback, &fallback.allow_fallback}})
     fill(*dst, *src);
   for (auto [dst, src] : {std::pair{&given.timeout, &fallback.timeout}, {&given.ttft_slo, &fallback.ttft_slo},
                           {&given.tpot_slo, &fallback.tpot_slo}})

@@ -111,13 +111,8 @@ void resolve_precision_and_zero(const TrainInputs& in, mapping::TrainPlan& p, co
 void check_precision_supported(const TrainInputs& in, const hw::ChipSpec& chip, core::Dtype precision,
                                core::Diagnostics& d) {
   if (chip.supports(precision) || in.allow_fallback.value_or(false)) return;
-  std::vector<std::string> have;
-  for (const auto& name : core::all_dtype_names()) {
-    const auto dt = core::parse_dtype(name);
-    if (dt && chip.supports(*dt)) have.push_back(name);
-  }
   d.error("--precision", chip.name + " has no " + core::dtype_name(precision) + " peak", core::dtype_name(precision),
-          "one of the chip's precisions: " + core::join(have),
+          "one of the chip's precisions: " + core::join(compute::precision_names(chip)),
           "--allow-fallback runs it as " + core::dtype_name(compute::executed_dtype(chip, precision)) +
               " and computes MFU against that peak");
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "xpusim/compute/chip_model.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/format.h"
 #include "xpusim/core/limits.h"
@@ -86,6 +87,21 @@ Precisions resolve_precisions(ServeScenario& sc) {
 }
 
 // The framework (default for the chip) and its profile with the version and overlap applied.
+// A matmul precision the chip has no peak for is bad input unless the scenario allows the
+// fallback: its weights are then stored in that format and its matmuls run in the nearest
+// precision the chip has (weight-only quantisation, as W8A16 on Ampere or W4A8 on Hopper).
+void check_math_precision(const ServeScenario& sc, const hw::ChipSpec& chip, Dtype math, ServeReport& rep) {
+  if (chip.supports(math)) return;
+  const std::string want = core::dtype_name(math);
+  const std::string runs = core::dtype_name(compute::executed_dtype(chip, math));
+  if (!sc.allow_fallback)
+    core::fail("precision", chip.name + " has no " + want + " peak", want,
+               "one of the chip's precisions: " + core::join(compute::precision_names(chip)),
+               "--allow-fallback stores the weights as " + want + " and runs the matmuls as " + runs);
+  rep.assumptions.push_back("precision " + want + ": " + chip.name + " has no " + want + " peak; weights stored " +
+                            want + ", matmuls run as " + runs + " (fallback allowed)");
+}
+
 FrameworkProfile resolve_framework(ServeScenario& sc, const hw::SystemSpec& sys, const calib::Params& params,
                                    ServeReport& rep) {
   const Framework fw = sc.framework.value_or(default_framework(sys.chip));
@@ -519,6 +535,7 @@ core::Result<ServeReport> run_hetero(const ServeScenario& in, const ServeEnv& en
   sc.chips = sc.prefill_chips + sc.decode_chips;
   const workload::ModelSpec model = workload::load_model(sc.model, env.models_dir);
   const Precisions precisions = resolve_precisions(sc);
+  for (const hw::SystemSpec* sys : {&sys_p, &sys_d}) check_math_precision(sc, sys->chip, precisions.math, rep);
   check_degrees(sc);
   fill_hetero_tp(sc, sys_p, sys_d, model, precisions.weights, params, rep);
   check_hetero_layout(sc, sys_p, sys_d, model);
@@ -546,6 +563,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   const hw::SystemSpec& sys = env.catalog->system(sc.system, "system");
   const workload::ModelSpec model = workload::load_model(sc.model, env.models_dir);
   const Precisions precisions = resolve_precisions(sc);
+  check_math_precision(sc, sys.chip, precisions.math, rep);
   const FrameworkProfile prof = resolve_framework(sc, sys, params, rep);
   check_degrees(sc);
   fill_layout(sc, sys, model, precisions.weights, params, rep);

@@ -94,6 +94,7 @@ void apply_framework(const Row& row, const RowNotes& notes, const hw::SystemSpec
 void apply_precision(const Row& row, const RowNotes& notes, const hw::SystemSpec& sys, RowScenario& rs) {
   auto& sc = rs.scenario;
   auto& as = rs.assumptions;
+  sc.allow_fallback = true;  // a measured run: a precision its chip lacks runs weight-only, stated
   if (!row.precision.empty()) {
     sc.precision = row.precision;
   } else {

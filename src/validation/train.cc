@@ -6,6 +6,7 @@
 #include <optional>
 #include <regex>
 
+#include "xpusim/compute/chip_model.h"
 #include "xpusim/core/format.h"
 #include "xpusim/engine/defaults.h"
 #include "xpusim/engine/sizing.h"
@@ -254,6 +255,10 @@ Prediction predict_train(const Row& row, const Context& ctx) {
   s.system = &ctx.catalog->system(row.system, "system");
   s.model = workload::load_model(row.model_ref(), ctx.models_dir);
   if (!plan_from_row(row, s.model, s.plan, p)) return p;
+  if (!s.system->chip.supports(s.plan.precision))
+    p.assumptions.push_back("precision " + core::dtype_name(s.plan.precision) + ": " + s.system->chip.name +
+                            " has no " + core::dtype_name(s.plan.precision) + " peak; runs as " +
+                            core::dtype_name(compute::executed_dtype(s.system->chip, s.plan.precision)));
   s.plan.selective = s.framework.selective_scope;
   const engine::DefaultsRule rule = engine::defaults_rule(fw, *ctx.calibration);
   engine::TrainDefaults d = defaults_for_row(row, fw, rule, s, p);

@@ -27,6 +27,21 @@ TEST(ServeCli, TpNotDividingHeadsIsBadInput) {
   EXPECT_NE(r.err.find("tp must divide the attention heads"), std::string::npos) << r.err;
 }
 
+// A matmul precision the chip lacks (nvfp4 on H100) is exit 2 naming the chip's precisions and
+// the way out; with --allow-fallback it runs (fp4 weights, fp8 matmuls) and the JSON says so.
+TEST(ServeCli, PrecisionTheChipLacksIsBadInputUnlessFallbackIsAllowed) {
+  const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --concurrency 4 --requests 40 "
+                           "--in-len 256 --out-len 32 --json --precision nvfp4";
+  auto refused = run_cli(base);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("no nvfp4 peak"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("bf16, fp16, fp8, int8"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--allow-fallback"), std::string::npos) << refused.err;
+  auto fell = run_cli(base + " --allow-fallback");
+  ASSERT_EQ(fell.exit_code, 0) << fell.err;
+  EXPECT_NE(fell.out.find("weights stored nvfp4, matmuls run as fp8 (fallback allowed)"), std::string::npos);
+}
+
 TEST(ServeCli, UnknownModelSuggestsClosest) {
   auto r = run_cli("serve --system h100-sxm-dgx --model llama3.1-8c");
   EXPECT_EQ(r.exit_code, 2);

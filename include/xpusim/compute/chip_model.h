@@ -6,6 +6,7 @@
 // (compute/calibration.h).
 
 #include <string>
+#include <vector>
 
 #include "xpusim/compute/calibration.h"
 #include "xpusim/core/dtype.h"
@@ -38,6 +39,9 @@ struct Precision {
 /// it, else the nearest it has (e.g. nvfp4 → mxfp4 → fp8 → bf16). Used when the user allowed a
 /// fallback (`--allow-fallback`) and for internal ops with no dtype of their own.
 core::Dtype executed_dtype(const hw::ChipSpec& chip, core::Dtype d);
+
+/// The precisions the chip has a peak for, by name (what an error about a missing one lists).
+std::vector<std::string> precision_names(const hw::ChipSpec& chip);
 
 class ChipModel {
  public:

@@ -29,6 +29,10 @@ struct ServeScenario {
   std::string precision = "bf16";       ///< matmul precision
   std::string weight_precision;         ///< empty = precision (int8/fp8 weight-only: set this)
   std::string kv_precision;             ///< empty = fp8 for fp8/fp4 math, else bf16
+  /// A matmul precision the chip has no peak for: false, an error listing the chip's precisions;
+  /// true, the weights are stored in it and the matmuls run in the nearest precision the chip
+  /// has (compute::executed_dtype), stated in the report's assumptions.
+  bool allow_fallback = false;
   std::optional<Framework> framework;   ///< empty = default for the chip
   std::string framework_version;        ///< e.g. "0.6.1" (version-specific kernels); empty = current
   bool overlap_ep_comm = false;         ///< two-batch overlap of the EP all-to-all

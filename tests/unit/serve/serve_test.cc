@@ -3,6 +3,7 @@
 
 #include "serve_env.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "xpusim/core/diagnostics.h"
@@ -482,3 +483,35 @@ TEST(Search, SlosMissedUnloadedEndTheSearchWithoutClimbingTheSliceCounts) {
 }
 
 }  // namespace
+
+// A matmul precision the chip has no peak for (fp8 on A100) is an error naming the chip's
+// precisions; allowed, it runs as weight-only fp8: exactly the run of bf16 matmuls over fp8
+// weights and an fp8 KV cache stated explicitly, with the fallback in the assumptions.
+TEST(ServePrecision, APrecisionTheChipLacksIsAnErrorUnlessTheFallbackIsAllowed) {
+  xs::ServeScenario s = base();
+  s.system = "a100-80g-dgx";
+  s.precision = "fp8";
+  try {
+    (void)xs::run_scenario(s, env());
+    FAIL() << "fp8 on A100 ran without --allow-fallback";
+  } catch (const xpusim::core::InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("precision: NVIDIA A100 SXM4 80GB has no fp8 peak"), std::string::npos) << what;
+    EXPECT_NE(what.find("one of the chip's precisions: fp32, tf32, bf16, fp16, int8"), std::string::npos) << what;
+  }
+  s.allow_fallback = true;
+  const auto fallback = xs::run_scenario(s, env());
+  ASSERT_TRUE(static_cast<bool>(fallback)) << fallback.error();
+  const std::string stated =
+      "precision fp8: NVIDIA A100 SXM4 80GB has no fp8 peak; weights stored fp8, matmuls run as bf16 (fallback allowed)";
+  EXPECT_NE(std::find(fallback->assumptions.begin(), fallback->assumptions.end(), stated), fallback->assumptions.end());
+  xs::ServeScenario explicit_w8 = base();
+  explicit_w8.system = "a100-80g-dgx";
+  explicit_w8.precision = "bf16";
+  explicit_w8.weight_precision = "fp8";
+  explicit_w8.kv_precision = "fp8";
+  const auto w8 = xs::run_scenario(explicit_w8, env());
+  ASSERT_TRUE(static_cast<bool>(w8)) << w8.error();
+  EXPECT_DOUBLE_EQ(fallback->sim.output_tokens_per_s, w8->sim.output_tokens_per_s);
+  EXPECT_DOUBLE_EQ(fallback->memory.weights.base(), w8->memory.weights.base());
+}
