@@ -68,6 +68,18 @@ std::vector<double> numbers_after(const std::string& text, const std::string& pa
 
 bool has_layout(const Row& r) { return r.tp && r.pp && r.dp; }
 
+/// The row with its data-parallel degree filled in when it states tp and pp but not dp and
+/// they (with its cp) divide the chips: dp = chips / (tp·pp·cp), a stated layout, said so.
+Row with_implied_dp(const Row& row, Prediction& p) {
+  if (!row.tp || !row.pp || row.dp || *row.tp <= 0 || *row.pp <= 0) return row;
+  const long long replica = *row.tp * *row.pp * row.cp.value_or(1);
+  if (replica <= 0 || row.chips % replica != 0) return row;
+  Row r = row;
+  r.dp = row.chips / replica;
+  p.assumptions.push_back("dp = chips / (tp·pp·cp) = " + std::to_string(*r.dp) + " (not stated)");
+  return r;
+}
+
 /// Whether the notes name async TP as a setting of the run ("AsyncTP", "async TP", "async-TP"),
 /// not only as the baseline it is compared with ("829 without AsyncTP").
 bool async_tp_in_notes(const std::string& notes) {
@@ -159,6 +171,10 @@ bool run_step(const Row& row, const Context& ctx, const engine::DefaultsRule& ru
     engine::SearchSpace space;
     space.recompute = d.recompute.value;
     space.zero = {s.plan.zero};
+    // The degrees the row states are kept; the search picks the others.
+    if (row.tp) space.tp = {static_cast<int>(*row.tp)};
+    if (row.pp) space.pp = {static_cast<int>(*row.pp)};
+    if (row.cp) space.cp = {static_cast<int>(*row.cp)};
     if (row.ep) space.ep = static_cast<int>(*row.ep);
     space.batch_tokens = std::llround(d.batch_tokens.value);
     space.gradient_accumulation = rule.gradient_accumulation || d.global_batch.origin == engine::Origin::Input;
@@ -169,8 +185,10 @@ bool run_step(const Row& row, const Context& ctx, const engine::DefaultsRule& ru
       return false;
     }
     s = best.best;
-    p.assumptions.push_back("layout not given: best plan found tp=" + std::to_string(s.plan.tp) +
-                            " pp=" + std::to_string(s.plan.pp) + " dp=" + std::to_string(s.plan.dp));
+    const bool partly = row.tp || row.pp || row.cp || row.ep;
+    p.assumptions.push_back(std::string(partly ? "layout partly given (the stated degrees kept)" : "layout not given") +
+                            ": best plan found tp=" + std::to_string(s.plan.tp) + " pp=" + std::to_string(s.plan.pp) +
+                            " dp=" + std::to_string(s.plan.dp));
     const bool rounded = d.global_batch.value != s.plan.global_batch;
     d.global_batch.value = s.plan.global_batch;
     if (d.global_batch.origin != engine::Origin::Input) {
@@ -244,8 +262,9 @@ std::vector<ExplainItem> explain_train(const mapping::TrainPlan& plan, const eng
 
 }  // namespace
 
-Prediction predict_train(const Row& row, const Context& ctx) {
+Prediction predict_train(const Row& stated, const Context& ctx) {
   Prediction p;
+  const Row row = with_implied_dp(stated, p);
   const std::string fw = preset_of(row);
   p.framework = fw;
   p.assumptions.push_back("framework preset " + fw);

@@ -73,6 +73,31 @@ TEST(RowDefaults, APipelinedRowWithoutABatchGetsTheCriticalBatchNotOneMicroBatch
   EXPECT_GT(p.predicted, 20.0);  // pipelined, not one micro-batch through 35 stages
 }
 
+// A row that states tp and pp but not dp runs the layout they imply, dp = chips / (tp·pp·cp),
+// exactly as the row that states all three; a row that states only some degrees keeps them and
+// the search picks the rest.
+TEST(RowDefaults, StatedDegreesAreKeptWhenTheLayoutIsIncomplete) {
+  const auto full = validation::predict_train(pp35_row(), context());
+  ASSERT_EQ(full.status, validation::Status::Ok) << full.reason;
+  auto no_dp = pp35_row();
+  no_dp.dp.reset();
+  const auto implied = validation::predict_train(no_dp, context());
+  ASSERT_EQ(implied.status, validation::Status::Ok) << implied.reason;
+  EXPECT_DOUBLE_EQ(implied.predicted, full.predicted);
+  EXPECT_NE(std::find(implied.assumptions.begin(), implied.assumptions.end(),
+                      "dp = chips / (tp·pp·cp) = 8 (not stated)"),
+            implied.assumptions.end());
+  auto only_pp = pp35_row();
+  only_pp.tp.reset();
+  only_pp.dp.reset();
+  const auto searched = validation::predict_train(only_pp, context());
+  ASSERT_EQ(searched.status, validation::Status::Ok) << searched.reason;
+  bool kept = false;
+  for (const auto& a : searched.assumptions)
+    kept = kept || (a.rfind("layout partly given", 0) == 0 && a.find(" pp=35 ") != std::string::npos);
+  EXPECT_TRUE(kept);
+}
+
 TEST(RowDefaults, AStatedBatchIsKept) {
   auto row = pp35_row();
   row.global_batch_seqs = 8;  // one micro-batch per rank: the row says so
