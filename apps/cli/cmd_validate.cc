@@ -25,7 +25,9 @@ int run_validate(const Args& args) {
                "xpusim validate"};
   std::string file;
   bool json = false;
-  app.add_option("FILE", file, "validation CSV (default: the project's copy of the public set, data/validation/public.csv)");
+  app.add_option("FILE", file,
+                 "validation CSV (default: the project's copy of the public set, data/validation/public.csv); a row's "
+                 "model is read from FILE's ../models/<model>.json when there, else from the project's models");
   app.add_flag("--json", json, "print one JSON document");
   bool cv = false;
   app.add_flag("--cv", cv, "add leave-one-source-out figures (a fit of the default parameter set per fold)");

@@ -168,13 +168,33 @@ TEST(CatalogData, GpuClockTimesSmsMatchesBf16Peak) {
   // Dense BF16 FLOP per SM per clock: 2048 (Ampere), 4096 (Hopper), 8192 (Blackwell).
   const std::vector<std::pair<const char*, double>> cases = {
       {"a100-sxm-80g", 2048}, {"h100-sxm", 4096}, {"h200-sxm", 4096},
-      {"b200", 8192},         {"gb200", 8192},    {"gb300", 8192}};
+      {"b200", 8192},         {"gb200", 8192},    {"gb300", 8192}, {"b300", 8192}};
   for (const auto& [id, per_clk] : cases) {
     const auto& c = real_catalog().chip(id);
     ASSERT_TRUE(c.gpu.has_value()) << id;
     const double derived = c.gpu->sm_count * per_clk * c.gpu->boost_clock.value.base();
     EXPECT_LE(rel_err(derived, c.peak_for(Dtype::Bf16).base()), 0.005) << id;
   }
+}
+
+// HGX B300 (p6-b300) carries hardware.md's hardware.csv row: dense BF16 2,250, FP8 4,500 and
+// FP4 14,000 TF, 268 GiB at 8 TB/s, 1,100 W, 8 GPUs per NVLink 5 domain, 800 Gb/s per GPU out,
+// $142.42 per node-hour over 8 GPUs.
+TEST(CatalogData, HgxB300CarriesItsHardwareCsvRow) {
+  const auto& sys = real_catalog().system("b300-hgx");
+  const auto& c = sys.chip;
+  EXPECT_EQ(c.id, "b300");
+  EXPECT_NEAR(core::to_tflops(c.peak_for(Dtype::Bf16)), 2250.0, 1e-6);
+  EXPECT_NEAR(core::to_tflops(c.peak_for(Dtype::Fp8)), 4500.0, 1e-6);
+  EXPECT_NEAR(core::to_tflops(c.peak_for(Dtype::Nvfp4)), 14000.0, 1e-6);
+  EXPECT_NEAR(core::to_gib(c.hbm_capacity.value), 268.0, 1e-9);
+  EXPECT_NEAR(c.hbm_bandwidth.value.base(), 8e12, 1.0);
+  EXPECT_NEAR(c.tdp.value.base(), 1100.0, 1e-9);
+  EXPECT_EQ(sys.chips_per_domain, 8);
+  // Twice HGX B200's 400 Gb/s per GPU (p6-b200: 3.2 Tbps per node).
+  const auto& b200 = real_catalog().system("b200-hgx");
+  EXPECT_DOUBLE_EQ(sys.scale_out.bandwidth_per_chip.value.base(), 2.0 * b200.scale_out.bandwidth_per_chip.value.base());
+  EXPECT_NEAR(sys.price_per_chip_hour.value.base() * 3600.0, 142.42 / 8.0, 0.01);  // $ per second stored
 }
 
 TEST(CatalogData, Trainium4IsProjectedFromAnnouncedMultiples) {
