@@ -22,6 +22,12 @@ void read_positive_number(config::FieldReader& r, const std::string& key, std::o
 void read_fraction(config::FieldReader& r, const std::string& key, std::optional<double>& out);
 void read_duration(config::FieldReader& r, const std::string& key, std::optional<core::Seconds>& out);
 void read_flag(config::FieldReader& r, const std::string& key, std::optional<bool>& out);
+/// A file a scenario file names by a relative path (a model config.json, a draft model, an
+/// arrivals trace) is read from the scenario file's folder when it is there, as paths in a
+/// config file are; otherwise the value stays as given (a model id, or a path from the working
+/// directory). `always_a_path`: the key names a file even without a '/' or ".json".
+void resolve_beside(const std::string& scenario_path, std::optional<std::string>& ref, bool always_a_path = false);
+
 /// Keys that belong under `workload:`: a diagnostic that says where they moved.
 void moved_to_workload(config::FieldReader& r, std::initializer_list<const char*> keys);
 

@@ -142,7 +142,21 @@ void read_arrivals(const std::string& file, serve::LoadSpec& load) {
 
 }  // namespace
 
-ServeInputs read_serve_file(const std::string& path) { return serve_inputs_from_json(load_scenario_document(path), path); }
+namespace {
+
+// The files a serving scenario names, read from beside it when they are there.
+ServeInputs with_files_beside(ServeInputs in, const std::string& path) {
+  resolve_beside(path, in.model);
+  resolve_beside(path, in.draft_model);
+  resolve_beside(path, in.arrivals, /*always_a_path=*/true);
+  return in;
+}
+
+}  // namespace
+
+ServeInputs read_serve_file(const std::string& path) {
+  return with_files_beside(serve_inputs_from_json(load_scenario_document(path), path), path);
+}
 
 ServeInputs serve_inputs_from_json(const config::Json& doc, const std::string& path) {
   return read_doc(doc, path, [](config::FieldReader& r, ServeInputs& in) {
@@ -160,10 +174,12 @@ ServeInputs serve_inputs_from_json(const config::Json& doc, const std::string& p
 }
 
 ServeInputs read_flat_serve_file(const std::string& path) {
-  return read_doc(load_scenario_document(path), path, [](config::FieldReader& r, ServeInputs& in) {
-    read_plan_keys(r, in);
-    read_workload_keys(r, in);
-  });
+  return with_files_beside(read_doc(load_scenario_document(path), path,
+                                    [](config::FieldReader& r, ServeInputs& in) {
+                                      read_plan_keys(r, in);
+                                      read_workload_keys(r, in);
+                                    }),
+                           path);
 }
 
 void fill_unset(ServeInputs& given, const ServeInputs& fallback) {

@@ -304,7 +304,11 @@ void search_rest_of_plan(const TrainInputs& in, const engine::DefaultsRule& rule
 
 }  // namespace
 
-TrainInputs read_train_file(const std::string& path) { return train_inputs_from_json(load_scenario_document(path), path); }
+TrainInputs read_train_file(const std::string& path) {
+  TrainInputs in = train_inputs_from_json(load_scenario_document(path), path);
+  resolve_beside(path, in.model);
+  return in;
+}
 
 TrainInputs train_inputs_from_json(const config::Json& doc, const std::string& path) {
   core::Diagnostics d;

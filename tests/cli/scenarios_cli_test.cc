@@ -133,3 +133,22 @@ TEST(ScenariosCli, FlagsOverrideTheScenarioFile) {
   EXPECT_EQ(j["plan"]["global_batch"], 128);
   EXPECT_EQ(j["plan"]["tp"], 4);  // from the file
 }
+
+// A scenario file that names its model config by a relative path is read from the file's own
+// folder, whatever the working directory (here the run starts elsewhere): the file and its
+// config travel together. A bare model id is still looked up in the project's models.
+TEST(ScenariosCli, ARelativeModelPathIsReadBesideTheScenarioFile) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "scenario_beside";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "models");
+  fs::copy_file(fs::path(xpusim::test::data_dir()) / "models" / "llama3.1-8b.json", dir / "models" / "mine.json");
+  for (const char* command : {"train", "serve"}) {
+    const fs::path file = dir / (std::string(command) + ".yaml");
+    std::ofstream(file) << "system: h100-sxm-dgx\nmodel: models/mine.json\nchips: 8\n"
+                        << (std::string(command) == "train" ? "plan:\n  tp: 1\n  pp: 1\nworkload:\n  global_batch: 64\n"
+                                                            : "workload:\n  concurrency: 4\n  requests: 20\n");
+    const auto r = run_cli(std::string(command) + " --scenario '" + file.string() + "' --json");
+    ASSERT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    EXPECT_NE(r.out.find("mine"), std::string::npos) << command;
+  }
+}
