@@ -1,6 +1,7 @@
 #include "xpusim/scenario/sweep.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "file_fields.h"
@@ -172,6 +173,36 @@ Json nest_scenario_keys(const std::string& command, const Json& keys, const std:
   return out;
 }
 
+namespace {
+
+// A file value (model config, draft model, arrivals trace) the grid names by a relative path is
+// read from the grid file's folder when there, as in a scenario file (file_fields.h).
+void resolve_value_beside(const std::string& path, Json& value, bool always_a_path) {
+  if (!value.is_string()) return;
+  std::optional<std::string> ref = value.get<std::string>();
+  resolve_beside(path, ref, always_a_path);
+  value = *ref;
+}
+
+void resolve_files_beside(const std::string& path, SweepGrid& g) {
+  struct FileKey {
+    const char* section;  ///< "" = top level
+    const char* key;
+    bool always_a_path;
+  };
+  static constexpr FileKey kFiles[] = {{"", "model", false}, {"plan", "draft_model", false}, {"workload", "arrivals", true}};
+  for (const FileKey& f : kFiles) {
+    Json* section = *f.section ? (g.base.contains(f.section) ? &g.base[f.section] : nullptr) : &g.base;
+    if (section && section->is_object() && section->contains(f.key)) resolve_value_beside(path, (*section)[f.key], f.always_a_path);
+    const std::string dotted = *f.section ? std::string(f.section) + "." + f.key : std::string(f.key);
+    for (auto& axis : g.axes)
+      if (axis.key == f.key || axis.key == dotted)
+        for (auto& v : axis.values) resolve_value_beside(path, v, f.always_a_path);
+  }
+}
+
+}  // namespace
+
 SweepGrid read_sweep_file(const std::string& path) {
   config::Json doc;
   try {
@@ -182,7 +213,9 @@ SweepGrid read_sweep_file(const std::string& path) {
       if (x.path == "--scenario") x.path = "GRID";
     throw core::InputError(ds);
   }
-  return sweep_grid_from_json(doc, path);
+  SweepGrid g = sweep_grid_from_json(doc, path);
+  resolve_files_beside(path, g);
+  return g;
 }
 
 SweepGrid sweep_grid_from_json(const Json& doc, const std::string& source) {

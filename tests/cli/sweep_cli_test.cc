@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -141,3 +143,26 @@ TEST(SweepCli, BadGridsExitTwoNamingTheKey) {
 }
 
 }  // namespace
+
+// A grid that names model configs by relative paths reads them from the grid file's folder,
+// whatever the working directory: a copy of Llama-3.1-8B beside the grid runs exactly as the
+// shipped id does, in the base and on an axis.
+TEST(SweepCli, RelativeModelPathsAreReadBesideTheGridFile) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(testing::TempDir()) / "sweep_beside";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "models");
+  fs::copy_file(fs::path(xpusim::test::data_dir()) / "models" / "llama3.1-8b.json", dir / "models" / "mine.json");
+  const fs::path grid = dir / "grid.yaml";
+  std::ofstream(grid) << "command: train\nbase:\n  system: h100-sxm-dgx\n  model: models/mine.json\n"
+                         "  executor: analytical\n  plan: {tp: 8, pp: 1}\n  workload: {global_batch: 64, seq_len: 4096}\n"
+                         "grid:\n  chips: [8]\n  model: [models/mine.json, llama3.1-8b]\n";
+  const auto r = run_cli("sweep " + grid.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  EXPECT_NE(lines[1].find(",ok,"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find(",ok,"), std::string::npos) << lines[2];
+  // The same model: the same figures after the model column.
+  EXPECT_EQ(lines[1].substr(lines[1].find(",ok,")), lines[2].substr(lines[2].find(",ok,")));
+}
