@@ -66,6 +66,30 @@ std::vector<double> numbers_after(const std::string& text, const std::string& pa
 }
 
 
+struct TokensToTarget {
+  double tokens = 0;
+  std::string how;  ///< where the figure comes from, for the row's assumptions
+};
+
+/// The tokens a time-to-train row needed to reach its target, from the notes' "needed N tokens"
+/// or "needed N samples" (samples of seq_len tokens, as MLPerf counts them); a number with
+/// neither unit is read as tokens, and said so.
+std::optional<TokensToTarget> tokens_to_target(const std::string& notes, long long seq_len) {
+  static const std::regex re(R"(needed\s*~?\s*([0-9][0-9,]*)\s*(tokens|samples|sequences)?)", std::regex::icase);
+  std::smatch m;
+  if (!std::regex_search(notes, m, re)) return std::nullopt;
+  std::string digits = m[1].str();
+  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+  const double n = std::stod(digits);
+  std::string unit = m[2].matched ? m[2].str() : "";
+  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (unit == "samples" || unit == "sequences")
+    return TokensToTarget{n * static_cast<double>(seq_len),
+                          "the notes' " + core::fmt_int(static_cast<long long>(n)) + " samples of " +
+                              std::to_string(seq_len) + " tokens"};
+  return TokensToTarget{n, unit.empty() ? "the notes' figure, read as tokens" : "from the row's notes"};
+}
+
 bool has_layout(const Row& r) { return r.tp && r.pp && r.dp; }
 
 /// The row with its data-parallel degree filled in when it states tp and pp but not dp and
@@ -210,7 +234,7 @@ bool run_step(const Row& row, const Context& ctx, const engine::DefaultsRule& ru
 }
 
 /// The figure the row's metric names, from the step's result.
-void read_metric(const Row& row, const engine::TrainResult& r, Prediction& p) {
+void read_metric(const Row& row, long long seq_len, const engine::TrainResult& r, Prediction& p) {
   const std::string& m = row.metric;
   if (m == "tokens_per_s_per_chip") p.predicted = r.tokens_per_s_per_chip;
   else if (m == "step_time_s") p.predicted = core::to_seconds(r.step_time);
@@ -218,15 +242,16 @@ void read_metric(const Row& row, const engine::TrainResult& r, Prediction& p) {
   else if (m == "hw_tflops_per_chip") p.predicted = r.hw_tflops_per_chip;
   else if (m == "mfu_pct") p.predicted = r.mfu * 100.0;
   else if (m == "time_to_train_min") {
-    auto toks = numbers_after(row.notes, "needed");
-    if (toks.empty()) {
+    const auto target = tokens_to_target(row.notes, seq_len);
+    if (!target) {
       p.status = Status::Unsupported;
-      p.reason = "time_to_train_min needs the tokens to target; the row's notes do not state them";
+      p.reason = "time_to_train_min needs the tokens to target; the row's notes do not state them as "
+                 "'needed N tokens' or 'needed N samples'";
       return;
     }
-    p.predicted = toks[0] / r.tokens_per_s / 60.0;
-    p.assumptions.push_back("tokens to target " + core::fmt_int(static_cast<long long>(toks[0])) +
-                            " (from the row's notes); evaluation and start-up time not modelled");
+    p.predicted = target->tokens / r.tokens_per_s / 60.0;
+    p.assumptions.push_back("tokens to target " + core::fmt_int(static_cast<long long>(target->tokens)) + " (" +
+                            target->how + "); evaluation and start-up time not modelled");
   } else {
     p.status = Status::Unsupported;
     p.reason = "metric '" + m + "' is not a training metric";
@@ -284,7 +309,7 @@ Prediction predict_train(const Row& stated, const Context& ctx) {
   engine::TrainResult r;
   if (!run_step(row, ctx, rule, d, s, r, p)) return p;
   for (auto& line : engine::describe(d, s.plan.recompute, s.plan.selective)) p.assumptions.push_back("setting: " + line);
-  read_metric(row, r, p);
+  read_metric(row, s.plan.seq_len, r, p);
   p.explain = explain_train(s.plan, r);
   return p;
 }

@@ -98,6 +98,33 @@ TEST(RowDefaults, StatedDegreesAreKeptWhenTheLayoutIsIncomplete) {
   EXPECT_TRUE(kept);
 }
 
+// Time to train: the tokens to the target come from the notes, as "needed N tokens" or as
+// "needed N samples" of seq_len tokens (MLPerf's count); the two phrasings of the same figure
+// predict the same time, and a bare number is read as tokens and said so.
+TEST(RowDefaults, TimeToTrainReadsTheTargetInTokensOrSamples) {
+  auto row = pp35_row();
+  row.metric = "time_to_train_min";
+  row.notes = "the run needed 1,000 samples to reach the target";
+  const auto samples = validation::predict_train(row, context());
+  row.notes = "the run needed 2,048,000 tokens to reach the target";  // 1,000 × seq_len 2,048
+  const auto tokens = validation::predict_train(row, context());
+  ASSERT_EQ(samples.status, validation::Status::Ok) << samples.reason;
+  ASSERT_EQ(tokens.status, validation::Status::Ok) << tokens.reason;
+  EXPECT_DOUBLE_EQ(samples.predicted, tokens.predicted);
+  const auto said = [](const validation::Prediction& p, const std::string& part) {
+    for (const auto& a : p.assumptions)
+      if (a.find(part) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(said(samples, "tokens to target 2,048,000 (the notes' 1,000 samples of 2048 tokens)"));
+  row.notes = "the run needed 2,048,000 to reach the target";
+  const auto bare = validation::predict_train(row, context());
+  EXPECT_DOUBLE_EQ(bare.predicted, tokens.predicted);
+  EXPECT_TRUE(said(bare, "read as tokens"));
+  row.notes = "no target stated";
+  EXPECT_EQ(validation::predict_train(row, context()).status, validation::Status::Unsupported);
+}
+
 TEST(RowDefaults, AStatedBatchIsKept) {
   auto row = pp35_row();
   row.global_batch_seqs = 8;  // one micro-batch per rank: the row says so
