@@ -126,6 +126,7 @@ void shape_text(std::ostream& o, const ModelSpec& m) {
     for (int i = 0; i < m.layers; ++i) n += m.layer_sliding(i) ? 1 : 0;
     o << "  window      " << m.sliding_window << " tokens in " << n << " of " << m.layers << " layers\n";
   }
+  for (const auto& note : m.approximations) o << "  approximate " << note << "\n";
 }
 
 void bytes_text(std::ostream& o, const ModelFigures& f) {
@@ -164,6 +165,7 @@ Json model_show_document(const Provenance& provenance, const std::string& what, 
   const Json shape = shape_json(m);
   for (const auto& [k, v] : shape.items()) j[k] = v;
   j["moe"] = moe_json(m);
+  if (!m.approximations.empty()) j["approximations"] = m.approximations;
   if (m.attention == workload::AttnKind::Mla) j["mla"] = mla_json(m);
   j["params_total"] = as_count(f.params.total);
   j["params_active"] = as_count(f.params.active);

@@ -143,6 +143,7 @@ Json train_document(const Provenance& provenance, const scenario::TrainInputs& i
   body["plans_evaluated"] = run.built.evaluated;
   body["plans_pruned"] = run.built.pruned;
   body["settings"] = run.built.settings;
+  if (!s.model.approximations.empty()) body["model_approximations"] = s.model.approximations;
   if (run.budget) {
     const auto& b = *run.budget;
     body["train_tokens"] = as_count(b.tokens);
@@ -169,6 +170,7 @@ std::string train_run_text(const scenario::TrainRun& run) {
   out += "  settings (input, framework recipe, critical-batch rule or plan search):\n";
   for (const auto& line : run.built.settings) out += "    " + line + "\n";
   for (const auto& note : run.built.overrides) out += "  override: " + note + "\n";
+  for (const auto& note : run.built.scenario.model.approximations) out += "  model: " + note + "\n";
   if (run.built.searched)
     out += "  (plan chosen by search over " + std::to_string(run.built.evaluated) +
            " candidates; fix any of --tp/--pp/--dp/--recompute to override)\n";

@@ -536,6 +536,7 @@ core::Result<ServeReport> run_hetero(const ServeScenario& in, const ServeEnv& en
   const workload::ModelSpec model = workload::load_model(sc.model, env.models_dir);
   const Precisions precisions = resolve_precisions(sc);
   for (const hw::SystemSpec* sys : {&sys_p, &sys_d}) check_math_precision(sc, sys->chip, precisions.math, rep);
+  for (const auto& note : model.approximations) rep.assumptions.push_back("model: " + note);
   check_degrees(sc);
   fill_hetero_tp(sc, sys_p, sys_d, model, precisions.weights, params, rep);
   check_hetero_layout(sc, sys_p, sys_d, model);
@@ -564,6 +565,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   const workload::ModelSpec model = workload::load_model(sc.model, env.models_dir);
   const Precisions precisions = resolve_precisions(sc);
   check_math_precision(sc, sys.chip, precisions.math, rep);
+  for (const auto& note : model.approximations) rep.assumptions.push_back("model: " + note);
   const FrameworkProfile prof = resolve_framework(sc, sys, params, rep);
   check_degrees(sc);
   fill_layout(sc, sys, model, precisions.weights, params, rep);

@@ -299,6 +299,7 @@ Prediction predict_train(const Row& stated, const Context& ctx) {
   s.system = &ctx.catalog->system(row.system, "system");
   s.model = workload::load_model(row.model_ref(), ctx.models_dir);
   if (!plan_from_row(row, s.model, s.plan, p)) return p;
+  for (const auto& note : s.model.approximations) p.assumptions.push_back("model: " + note);
   if (!s.system->chip.supports(s.plan.precision))
     p.assumptions.push_back("precision " + core::dtype_name(s.plan.precision) + ": " + s.system->chip.name +
                             " has no " + core::dtype_name(s.plan.precision) + " peak; runs as " +

@@ -238,6 +238,8 @@ void read_chunked_attention(FieldReader& r, ModelSpec& m) {
   }
   m.layer_is_sliding = rope;
   m.sliding_window = chunk;
+  m.approximations.push_back("chunked attention (attention_chunk_size " + std::to_string(chunk) +
+                             ") modelled as a sliding window of one chunk: at most twice the keys beyond one chunk");
 }
 
 void read_mixtral_style_moe(FieldReader& r, ModelSpec& m) {
@@ -460,6 +462,7 @@ void read_family(FieldReader& r, ModelSpec& m) {
     const Json* text = r.object("text_config", true);
     if (!text) return;
     FieldReader t(*text, r.path_of("text_config"), r.diagnostics(), /*strict=*/false);
+    m.approximations.push_back(m.family + ": the language model under text_config; the vision encoder is not modelled");
     m.family = t.str_or("model_type", *text_type);
     if (text_model_type(m.family)) {
       t.diagnostics().error(t.path_of("model_type"), "a multimodal wrapper inside text_config", m.family,

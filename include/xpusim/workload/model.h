@@ -72,6 +72,9 @@ struct ModelSpec {
   bool norm_bias = true;       ///< LayerNorm carries a bias (MPT no_bias: false); RMSNorm never
   int norms_per_layer = 2;     ///< 1 for parallel blocks sharing one input norm (gptj, falcon-7b)
   bool lm_head_bias = false;   ///< gptj's LM head has a vocab-sized bias
+  /// What of the config the model describes only approximately (Llama 4's chunked attention as a
+  /// window, a multimodal wrapper's vision encoder left out), said wherever the model runs.
+  std::vector<std::string> approximations;
 
   bool is_moe() const { return moe.num_experts > 0; }
   /// Whether layer `i` (0-based) has a routed-expert MLP.

@@ -155,6 +155,11 @@ TEST(HfFamilies, Llama4ReadsItsTextConfigInterleavesExpertsAndChunksAttention) {
   EXPECT_EQ(m.layer_context(0, 100000), 8192);
   EXPECT_EQ(m.layer_context(3, 100000), 100000);
   EXPECT_EQ(m.layer_context(2, 4000), 4000);
+  // Both approximations are stated wherever the model runs (model show, train, serve, validate).
+  ASSERT_EQ(m.approximations.size(), 2u);
+  EXPECT_NE(m.approximations[0].find("the vision encoder is not modelled"), std::string::npos);
+  EXPECT_NE(m.approximations[1].find("chunked attention (attention_chunk_size 8192)"), std::string::npos);
+  EXPECT_TRUE(load_text("qwen2.5-7b", kQwen25_7b).approximations.empty());
 }
 
 TEST(HfFamilies, Gemma3WrapperWindowsFiveLayersOfSix) {
