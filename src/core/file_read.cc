@@ -18,6 +18,14 @@ void fail_limit(const std::string& file, const std::string& what, long long foun
   throw InputError(d);
 }
 
+std::string file_beside(const std::string& anchor_file, const std::string& relative) {
+  namespace fs = std::filesystem;
+  if (relative.empty() || fs::path(relative).is_absolute()) return {};
+  const fs::path candidate = fs::path(anchor_file).parent_path() / relative;
+  std::error_code ec;
+  return fs::is_regular_file(candidate, ec) ? candidate.lexically_normal().string() : std::string();
+}
+
 int json_nesting_depth(std::string_view text) {
   int depth = 0, deepest = 0;
   bool in_string = false;

@@ -4,19 +4,17 @@
 #include <vector>
 
 #include "xpusim/config/values.h"
+#include "xpusim/core/file_read.h"
 
 namespace xpusim::scenario {
 
 namespace fs = std::filesystem;
 
 void resolve_beside(const std::string& scenario_path, std::optional<std::string>& ref, bool always_a_path) {
-  if (!ref || ref->empty() || scenario_path.empty()) return;
-  const fs::path given(*ref);
-  const bool a_path = always_a_path || ref->find('/') != std::string::npos || given.extension() == ".json";
-  if (!a_path || given.is_absolute()) return;
-  const fs::path beside = fs::path(scenario_path).parent_path() / given;
-  std::error_code ec;
-  if (fs::is_regular_file(beside, ec)) *ref = beside.lexically_normal().string();
+  if (!ref || scenario_path.empty()) return;
+  const bool a_path = always_a_path || ref->find('/') != std::string::npos || fs::path(*ref).extension() == ".json";
+  if (!a_path) return;
+  if (std::string beside = core::file_beside(scenario_path, *ref); !beside.empty()) *ref = std::move(beside);
 }
 
 config::Json load_scenario_document(const std::string& path) {

@@ -280,7 +280,7 @@ constexpr size_t kStreamDiagnostics = 100;
 // path, from the file's folder. Empty when the file ships none.
 class ModelFiles {
  public:
-  explicit ModelFiles(const std::string& csv_path) : folder_(fs::path(csv_path).parent_path()) {}
+  explicit ModelFiles(const std::string& csv_path) : csv_path_(csv_path) {}
 
   const std::string& find(const std::string& model) {
     auto it = found_.find(model);
@@ -292,13 +292,10 @@ class ModelFiles {
   std::string locate(const std::string& model) const {
     if (model.empty()) return {};
     const bool is_path = model.find('/') != std::string::npos || fs::path(model).extension() == ".json";
-    if (is_path && fs::path(model).is_absolute()) return {};
-    const fs::path candidate = is_path ? folder_ / model : folder_ / ".." / "models" / (model + ".json");
-    std::error_code ec;
-    return fs::is_regular_file(candidate, ec) ? candidate.lexically_normal().string() : std::string();
+    return core::file_beside(csv_path_, is_path ? model : "../models/" + model + ".json");
   }
 
-  fs::path folder_;
+  std::string csv_path_;
   std::map<std::string, std::string> found_;
 };
 

@@ -17,6 +17,12 @@ std::ifstream open_regular_file(const std::string& path, const std::string& what
 /// otherwise. `what` names the kind of file expected ("an existing, readable <what>").
 std::string read_regular_file(const std::string& path, const std::string& what, long long max_bytes);
 
+/// The regular file at the relative path `relative` from the folder of `anchor_file`, lexically
+/// normalised; empty when there is none, or when `relative` is empty or absolute. How an input
+/// file finds the files it names in its own layout (a measurement file's models, a scenario's
+/// model config).
+std::string file_beside(const std::string& anchor_file, const std::string& relative);
+
 /// The deepest nesting of arrays and objects in JSON text, the root being depth 0 (brackets
 /// inside strings skipped): a
 /// linear pre-scan, so that a reader can refuse a deep document before parsing it (nlohmann's
