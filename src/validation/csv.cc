@@ -340,6 +340,11 @@ class CsvRows {
 
 using csv_read::CsvRows;
 
+double number_in_notes(std::string digits) {
+  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+  return std::stod(digits);
+}
+
 std::vector<Row> read_csv(const std::string& path) {
   std::istringstream text(config::read_text_file(path, "CSV file"));
   CsvRows csv(text, path, core::limits::kCsvRecordBytes, core::limits::kValidationRows, /*vetted=*/true);

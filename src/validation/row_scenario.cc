@@ -228,17 +228,11 @@ void apply_offline(const Row& row, const RowNotes& notes, RowScenario& rs) {
   }
 }
 
-/// A number with optional thousands separators ("1,200.5").
-double plain_number(std::string digits) {
-  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
-  return std::stod(digits);
-}
-
 /// MLPerf server rate in its fixed phrasing, "Poisson, 75 QPS".
 std::optional<double> mlperf_qps(const std::string& text) {
   std::smatch m;
   static const std::regex re("poisson,\\s*([0-9][0-9,]*(?:\\.[0-9]+)?)\\s*qps");
-  if (std::regex_search(text, m, re)) return plain_number(m[1].str());
+  if (std::regex_search(text, m, re)) return number_in_notes(m[1].str());
   return std::nullopt;
 }
 

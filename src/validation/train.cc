@@ -58,9 +58,7 @@ std::vector<double> numbers_after(const std::string& text, const std::string& pa
   std::vector<double> out;
   std::regex re(pattern + R"(\s*~?\s*([0-9][0-9,]*))");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
-    std::string d = (*it)[1];
-    d.erase(std::remove(d.begin(), d.end(), ','), d.end());
-    if (!d.empty()) out.push_back(std::stod(d));
+    out.push_back(number_in_notes((*it)[1]));
   }
   return out;
 }
@@ -78,9 +76,7 @@ std::optional<TokensToTarget> tokens_to_target(const std::string& notes, long lo
   static const std::regex re(R"(needed\s*~?\s*([0-9][0-9,]*)\s*(tokens|samples|sequences)?)", std::regex::icase);
   std::smatch m;
   if (!std::regex_search(notes, m, re)) return std::nullopt;
-  std::string digits = m[1].str();
-  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
-  const double n = std::stod(digits);
+  const double n = number_in_notes(m[1].str());
   std::string unit = m[2].matched ? m[2].str() : "";
   std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (unit == "samples" || unit == "sequences")

@@ -94,6 +94,9 @@ class RowStream {
 /// with the diagnostics found (the first 100), so that a stream starts only on a clean file.
 void check_csv_stream(const std::string& path);
 
+/// A number as a row's notes write it, with optional thousands separators ("1,200.5").
+double number_in_notes(std::string digits);
+
 /// Train rows (engine/), infer rows (serve/).
 Prediction predict_train(const Row& row, const Context& ctx);
 Prediction predict_infer(const Row& row, const Context& ctx);

@@ -15,11 +15,11 @@ namespace {
 using xpusim::test::shipped;
 
 // Megatron on H100 DGX nodes, global batch 512 at `seq`.
-engine::TrainScenario h100_scenario(const hw::Catalog& cat, const std::string& model, long long seq) {
+engine::TrainScenario h100_scenario(const std::string& model, long long seq) {
   engine::TrainScenario s;
   s.framework = engine::framework_params("megatron", shipped());
   s.calibration = &shipped();
-  s.system = &cat.system("h100-sxm-dgx");
+  s.system = &xpusim::test::catalog().system("h100-sxm-dgx");
   s.model = workload::load_model(model, std::string(XS_TESTDATA_DIR) + "/models");
   s.plan.seq_len = seq;
   s.plan.global_batch = 512;
@@ -29,8 +29,7 @@ engine::TrainScenario h100_scenario(const hw::Catalog& cat, const std::string& m
 }  // namespace
 
 TEST(PlanSearch, FindsAFittingPlanAndKeepsTpInsideTheDomain) {
-  const hw::Catalog cat = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
-  const engine::TrainScenario s = h100_scenario(cat, "llama3.1-70b", 8192);
+  const engine::TrainScenario s = h100_scenario("llama3.1-70b", 8192);
   engine::SearchSpace space;
   const auto r = engine::search_plan(s, 64, space);
   ASSERT_TRUE(r.found);
@@ -72,7 +71,7 @@ TEST(PlanSearch, RanksByThroughputAmongPlansThatMeetTheBatchTarget) {
   // per data-parallel rank, pp micro-batches per pipeline) fits in it (dp·pp ≤ 2,048). The
   // search must return such a plan, and none of the hand-made plans that also meet it may have
   // a higher throughput.
-  const hw::Catalog cat = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+  const hw::Catalog& cat = xpusim::test::catalog();
   const engine::TrainScenario s = trn2_405b(cat);
   engine::SearchSpace space;
   space.batch_tokens = 16LL * 1024 * 1024;
@@ -107,7 +106,7 @@ TEST(PlanSearch, RanksByThroughputAmongPlansThatMeetTheBatchTarget) {
 TEST(PlanSearch, APlanThatOnlyRunsAboveTheTargetWinsOnlyWhenNoneMeetsIt) {
   // 8 H100s, 8B model, a target of one 8,192-token sequence: every plan with dp > 1 exceeds it,
   // tp 8 (dp 1) meets it, so the search must return dp 1 even if dp 8 has more throughput.
-  const hw::Catalog cat = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+  const hw::Catalog& cat = xpusim::test::catalog();
   engine::TrainScenario s;
   s.framework = engine::framework_params("megatron", shipped());
   s.calibration = &shipped();
@@ -125,8 +124,7 @@ TEST(PlanSearch, APlanThatOnlyRunsAboveTheTargetWinsOnlyWhenNoneMeetsIt) {
 // A stated expert-parallel degree is kept: without it the search spreads Mixtral's 8 experts
 // over 8 ranks; with ep 2 every plan it times has ep 2 and a dp·cp that 2 divides.
 TEST(PlanSearch, KeepsAStatedExpertParallelDegree) {
-  const hw::Catalog cat = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
-  const engine::TrainScenario s = h100_scenario(cat, "mixtral-8x7b", 4096);
+  const engine::TrainScenario s = h100_scenario("mixtral-8x7b", 4096);
   engine::SearchSpace space;
   const auto free = engine::search_plan(s, 64, space);
   ASSERT_TRUE(free.found);
