@@ -167,31 +167,35 @@ double ChipModel::attention_utilisation(const workload::Op& op, core::FlopRate r
 
 OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) const {
   OpTime out;
-  const bool bwd = pass == Pass::Backward;
+  // A frozen weight's GEMM (LoRA) computes its input gradient only: one GEMM like the forward.
+  const bool dgrad_only = pass == Pass::Backward && op.kind == workload::OpKind::Gemm && op.frozen;
+  const bool bwd = pass == Pass::Backward && !dgrad_only;
   const double act_b = core::bytes_per_element(p.activations);
   switch (op.kind) {
     case workload::OpKind::Gemm: {
-      const Dtype d = best_dtype(p.gemm);
+      const Dtype d = best_dtype(op.adapter ? Dtype::Bf16 : p.gemm);
       out.dtype = d;
       const double util = std::max(1e-3, gemm_utilisation(op, d));
-      const double f = op.flops() * (bwd ? 2.0 : 1.0);  // dgrad + wgrad
+      const double f = op.flops() * (bwd ? 2.0 : 1.0);  // dgrad + wgrad; forward or dgrad alone: 1
       const core::Seconds tc = core::flops(f) / (achievable_flops(d) * util);
       const double cnt = static_cast<double>(op.count);
       const double mk = static_cast<double>(op.m) * static_cast<double>(op.k) * cnt;
       const double mn = static_cast<double>(op.m) * static_cast<double>(op.n) * cnt;
       const double kn = static_cast<double>(op.k) * static_cast<double>(op.n) * cnt;
       const double wb = core::bytes_per_element(p.weights);
+      // Forward reads W, X and writes Y; dgrad alone reads W, dY and writes dX (the same bytes).
       double bytes = kn * wb + (mk + mn) * act_b;
       if (bwd) bytes = 2.0 * bytes + kn * 4.0;  // read W, dY, X; write dX, dW (fp32 accumulate)
       const core::Seconds tm = memory_time(core::bytes(bytes));
       // Trainium: the fp32 accumulators are read out of PSUM by VectorE/ScalarE, once per output
       // element: m·n forward; m·k (dgrad) and k·n (wgrad) backward. Bound below K ≈ 100 (bf16) to
       // 350 (MX) per core, where the array outpaces the read-out (docs/calibration.md).
-      const core::Seconds tpsum = psum_readout_time(bwd ? (mk + kn) : mn);
+      const core::Seconds tpsum = psum_readout_time(bwd ? (mk + kn) : dgrad_only ? mk : mn);
       // Low-precision GEMMs need their activation inputs quantised by separate kernels (read
-      // bf16, write the 1-byte format: 3 bytes per element): X forward; dY and Xᵀ backward.
+      // bf16, write the 1-byte format: 3 bytes per element): X forward; dY and Xᵀ backward; dY
+      // alone for dgrad.
       double cast = 0.0;
-      if (is_low_precision(d)) cast = (bwd ? (mn + mk) : mk) * 3.0;
+      if (is_low_precision(d)) cast = (bwd ? (mn + mk) : dgrad_only ? mn : mk) * 3.0;
       out.time = core::max(core::max(tc, tm), tpsum) + memory_time(core::bytes(cast)) +
                  cal_.kernel_overhead * (bwd ? 2.0 : 1.0) * (cast > 0 ? 2.0 : 1.0);
       bytes += cast;

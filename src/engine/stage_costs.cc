@@ -28,13 +28,15 @@ struct LayerCost {
   Seconds tp_fwd, tp_bwd, cp_fwd, cp_bwd, ep_fwd, ep_bwd, a2a_fwd, a2a_bwd, fsdp_fwd, fsdp_bwd;
   Seconds tp_bwd_busy;  ///< the backward's TP collectives whole, exposed or hidden
   double dense_params = 0, expert_params = 0;
+  double trained_dense = 0, trained_expert = 0;  ///< of those, the weights that train (LoRA: adapters)
   cost::Activity act;
 };
 
-double weight_params(const std::vector<workload::Op>& ops, bool experts) {
+/// Weights of `ops` (routed experts' or the rest), all of them or (`trained_only`) those that train.
+double weight_params(const std::vector<workload::Op>& ops, bool experts, bool trained_only = false) {
   double p = 0;
   for (const auto& o : ops) {
-    if (!o.is_weight_gemm() || o.is_expert() != experts) continue;
+    if (!o.is_weight_gemm() || o.is_expert() != experts || (trained_only && o.frozen)) continue;
     p += static_cast<double>(o.k) * static_cast<double>(o.n) * static_cast<double>(o.count);
   }
   return p;
@@ -101,6 +103,7 @@ workload::LayerShard shard_of(const mapping::TrainPlan& plan) {
   shard.ep = plan.ep;
   shard.etp = plan.etp();
   shard.sequence_parallel = plan.sequence_parallel && plan.tp > 1;
+  shard.lora_rank = plan.lora_rank;
   return shard;
 }
 
@@ -143,7 +146,7 @@ void add_layer_compute(const Context& x, const std::vector<workload::Op>& ops, L
     const auto [f, b] = time_both(x.chip, op, x.prec, lc.act);
     lc.fwd += f.time;
     lc.bwd += b.time;
-    if (op.is_weight_gemm()) lc.weight_grad += f.time;  // dW = Xᵀ·dY: the forward's shape and time
+    if (op.is_trained_weight_gemm()) lc.weight_grad += f.time;  // dW = Xᵀ·dY: the forward's shape and time
     if (op.kind == workload::OpKind::Attention) lc.attn_fwd += f.time;
     if (op.is_weight_gemm() && !op.is_expert()) {
       lc.dense_gemm_fwd += f.time;
@@ -158,6 +161,8 @@ void add_layer_compute(const Context& x, const std::vector<workload::Op>& ops, L
   }
   lc.dense_params = weight_params(ops, false);
   lc.expert_params = weight_params(ops, true);
+  lc.trained_dense = weight_params(ops, false, true);
+  lc.trained_expert = weight_params(ops, true, true);
 }
 
 /// Async TP: the block's collectives (`one`) split into tp chunks, each pipelined with its slice
@@ -254,8 +259,9 @@ void add_fsdp_comm(const Context& x, LayerCost& lc) {
   const double pbytes = lc.dense_params * 2.0, ebytes = lc.expert_params * 2.0;
   const Seconds ag = x.coll(CollectiveKind::AllGather, pbytes, x.dp_group, tmp, 1.0) +
                      x.coll(CollectiveKind::AllGather, ebytes, x.edp_group, tmp, 1.0);
-  const Seconds rs = x.coll(CollectiveKind::ReduceScatter, pbytes, x.dp_group, tmp, 1.0) +
-                     x.coll(CollectiveKind::ReduceScatter, ebytes, x.edp_group, tmp, 1.0);
+  // Gradients exist for the weights that train only (LoRA: the adapters).
+  const Seconds rs = x.coll(CollectiveKind::ReduceScatter, lc.trained_dense * 2.0, x.dp_group, tmp, 1.0) +
+                     x.coll(CollectiveKind::ReduceScatter, lc.trained_expert * 2.0, x.edp_group, tmp, 1.0);
   const double overlap = x.s.framework.fsdp_overlap;
   lc.fsdp_fwd = core::max(Seconds{}, ag - lc.fwd * overlap);
   lc.fsdp_bwd = core::max(Seconds{}, ag + rs - (lc.bwd + lc.recompute) * overlap);
@@ -309,6 +315,8 @@ void add_layer(StageCost& sc, const LayerCost& lc) {
   sc.bwd_comm += lc.tp_bwd + lc.cp_bwd + lc.ep_bwd + lc.fsdp_bwd;
   sc.dense_params += lc.dense_params;
   sc.expert_params += lc.expert_params;
+  sc.trained_dense += lc.trained_dense;
+  sc.trained_expert += lc.trained_expert;
   sc.activity += lc.act;
 }
 
@@ -320,14 +328,19 @@ void add_ends(const Context& x, StageCost& sc) {
       const auto [f, b] = time_both(x.chip, op, x.prec, sc.activity);
       sc.fwd_compute += f.time;
       sc.bwd_compute += b.time;
-      if (op.is_weight_gemm()) sc.weight_grad += f.time;
-      if (weights_on_chip && op.kind == workload::OpKind::Gemm)
-        sc.dense_params += static_cast<double>(op.k) * static_cast<double>(op.n);
+      if (op.is_trained_weight_gemm()) sc.weight_grad += f.time;
+      if (weights_on_chip && op.kind == workload::OpKind::Gemm) {
+        const double p = static_cast<double>(op.k) * static_cast<double>(op.n);
+        sc.dense_params += p;
+        if (!op.frozen) sc.trained_dense += p;
+      }
     }
   };
   if (sc.has_embedding) {
     add_ops(workload::embedding_ops(md, x.shard), false);
-    sc.dense_params += static_cast<double>(md.vocab) * static_cast<double>(md.hidden) / x.s.plan.tp;
+    const double table = static_cast<double>(md.vocab) * static_cast<double>(md.hidden) / x.s.plan.tp;
+    sc.dense_params += table;
+    if (x.s.plan.lora_rank <= 0) sc.trained_dense += table;
   }
   if (sc.has_head) add_ops(workload::head_ops(md, x.shard), !md.tied_embeddings || x.s.plan.pp > 1);
 }
@@ -379,11 +392,11 @@ void add_dp_comm(const Context& x, StepCosts& out) {
   const StageCost& worst = largest_stage(out);
   cost::Activity tmp;
   const CollectiveKind red = x.grad_reduction();
-  out.dp_grad_reduce = x.coll(red, worst.dense_params * 2.0, x.dp_group, tmp, 1.0) +
-                       x.coll(red, worst.expert_params * 2.0, x.edp_group, tmp, 1.0);
+  out.dp_grad_reduce = x.coll(red, worst.trained_dense * 2.0, x.dp_group, tmp, 1.0) +
+                       x.coll(red, worst.trained_expert * 2.0, x.edp_group, tmp, 1.0);
   if (x.s.plan.zero != mapping::Zero::None) {
-    out.dp_param_gather = x.coll(CollectiveKind::AllGather, worst.dense_params * 2.0, x.dp_group, tmp, 1.0) +
-                          x.coll(CollectiveKind::AllGather, worst.expert_params * 2.0, x.edp_group, tmp, 1.0);
+    out.dp_param_gather = x.coll(CollectiveKind::AllGather, worst.trained_dense * 2.0, x.dp_group, tmp, 1.0) +
+                          x.coll(CollectiveKind::AllGather, worst.trained_expert * 2.0, x.edp_group, tmp, 1.0);
   }
   out.step_activity.scale_up_bytes += tmp.scale_up_bytes;
   out.step_activity.scale_out_bytes += tmp.scale_out_bytes;
@@ -395,8 +408,8 @@ void add_dp_contention(const Context& x, StepCosts& out) {
   const auto& plan = x.s.plan;
   const auto& fw = x.s.framework;
   const StageCost& worst = largest_stage(out);
-  if (x.fsdp || plan.tp <= 1 || x.dp_group.size <= 1 || worst.dense_params <= 0 || !fw.dp_overlap) return;
-  const double bucket = worst.dense_params * 2.0 / std::max(1, worst.layers);
+  if (x.fsdp || plan.tp <= 1 || x.dp_group.size <= 1 || worst.trained_dense <= 0 || !fw.dp_overlap) return;
+  const double bucket = worst.trained_dense * 2.0 / std::max(1, worst.layers);
   const CollectiveKind tpk = x.shard.sequence_parallel ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
   std::vector<net::CollectiveRequest> reqs = {{x.grad_reduction(), core::bytes(bucket), x.dp_group, {}},
                                               {tpk, core::bytes(x.block_bytes), x.tp_group, {}}};
@@ -412,8 +425,8 @@ void add_dp_contention(const Context& x, StepCosts& out) {
 void add_optimizer(const Context& x, StepCosts& out) {
   const auto& plan = x.s.plan;
   const StageCost& worst = largest_stage(out);
-  double shard_params = worst.dense_params;
-  double expert_shard = worst.expert_params;
+  double shard_params = worst.trained_dense;
+  double expert_shard = worst.trained_expert;
   if (plan.zero != mapping::Zero::None) {
     shard_params /= static_cast<double>(plan.dp) * plan.cp;
     expert_shard /= static_cast<double>(x.edp);
@@ -426,8 +439,8 @@ void add_optimizer(const Context& x, StepCosts& out) {
 void add_flops(const Context& x, StepCosts& out) {
   const auto& plan = x.s.plan;
   const long long tokens_step = plan.global_batch * plan.seq_len;
-  const auto none = workload::train_flops_per_token(x.s.model, plan.seq_len, workload::RecomputeKind::None);
-  const auto withrc = workload::train_flops_per_token(x.s.model, plan.seq_len, mapping::recompute_kind(plan));
+  const auto none = workload::train_flops_per_token(x.s.model, plan.seq_len, workload::RecomputeKind::None, plan.lora_rank);
+  const auto withrc = workload::train_flops_per_token(x.s.model, plan.seq_len, mapping::recompute_kind(plan), plan.lora_rank);
   out.model_flops_per_step = none.model * static_cast<double>(tokens_step);
   out.hw_flops_per_step = withrc.hardware * static_cast<double>(tokens_step);
 }

@@ -31,6 +31,8 @@ struct StageCost {
   double params = 0;          ///< parameters held by one chip of this stage (dense + local experts)
   double dense_params = 0;
   double expert_params = 0;
+  double trained_dense = 0;   ///< of dense_params, the weights that train (LoRA: the adapters)
+  double trained_expert = 0;  ///< of expert_params, the weights that train (0 with LoRA)
   cost::Activity activity;    ///< per micro-batch (compute + comm bytes)
 };
 

@@ -210,11 +210,12 @@ TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan,
 
   // Parameters on this chip (DualPipe: two stages, i.e. two copies of every stage's weights
   // across the pipeline).
-  double dense = 0, routed = 0, largest_layer = 0;
+  double dense = 0, routed = 0, largest_layer = 0, adapters = 0;
   for (int i : layers) {
     const LayerParams lp = workload::layer_params(model, i);
     dense += lp.non_routed();
     routed += lp.routed();
+    adapters += workload::lora_layer_params(model, i, plan.lora_rank);
     largest_layer = std::max(largest_layer, lp.non_routed() / plan.tp + lp.routed() / (plan.ep * plan.etp()));
   }
   if (first) dense += workload::embedding_params(model);  // vocab-parallel embedding (+ learned positions)
@@ -233,14 +234,20 @@ TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan,
   const bool shard_grad = plan.zero == Zero::Zero2 || plan.zero == Zero::Zero3 || plan.zero == Zero::Fsdp;
   const bool shard_weights = plan.zero == Zero::Zero3 || plan.zero == Zero::Fsdp;
 
+  // LoRA: the base weights are frozen (no gradient, no optimizer state); the adapters, split over
+  // tp like the projections they adapt, train.
+  const bool lora = plan.lora_rank > 0;
+  const double trained_dense = lora ? adapters / plan.tp : dense_chip;
+  const double trained_expert = lora ? 0.0 : expert_chip;
+
   TrainMemory mem;
   mem.stage = r;
-  mem.weights = core::bytes(kWeightBytes * (dense_chip / (shard_weights ? ddp : 1.0) +
+  mem.weights = core::bytes(kWeightBytes * ((dense_chip + (lora ? trained_dense : 0.0)) / (shard_weights ? ddp : 1.0) +
                                             expert_chip / (shard_weights ? edp : 1.0)));
-  mem.gradients = core::bytes(kGradBytes * (dense_chip / (shard_grad ? ddp : 1.0) +
-                                            expert_chip / (shard_grad ? edp : 1.0)));
-  mem.optimizer = core::bytes(kOptimizerBytes * (dense_chip / (shard_opt ? ddp : 1.0) +
-                                                 expert_chip / (shard_opt ? edp : 1.0)));
+  mem.gradients = core::bytes(kGradBytes * (trained_dense / (shard_grad ? ddp : 1.0) +
+                                            trained_expert / (shard_grad ? edp : 1.0)));
+  mem.optimizer = core::bytes(kOptimizerBytes * (trained_dense / (shard_opt ? ddp : 1.0) +
+                                                 trained_expert / (shard_opt ? edp : 1.0)));
 
   // Activations.
   double per_layer_sum = 0, worst_layer = 0;

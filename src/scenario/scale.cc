@@ -41,7 +41,9 @@ engine::GoodputInputs goodput_inputs(const TrainInputs& in, const engine::TrainS
   const auto& p = s.plan;
   g.chips = p.chips();
   g.chips_per_node = s.system->chips_per_node;
-  g.parameters = workload::count_params(s.model).total;
+  // A LoRA run checkpoints its adapters and their optimizer state; the frozen base weights are
+  // the published model's (read again at restart, not written).
+  g.parameters = p.lora_rank > 0 ? workload::lora_params(s.model, p.lora_rank) : workload::count_params(s.model).total;
   // Without optimizer sharding one data-parallel replica holds every unique byte.
   g.checkpoint_writers = p.zero == mapping::Zero::None ? g.chips / p.dp : g.chips;
   g.step_time = r.step_time;

@@ -36,6 +36,7 @@ void read_train_plan(config::FieldReader& r, TrainInputs& in) {
   read_text(pr, "schedule", in.schedule);
   read_flag(pr, "allow_fallback", in.allow_fallback);
   read_flag(pr, "async_tp", in.async_tp);
+  read_count(pr, "lora_rank", in.lora_rank);
   moved_to_workload(pr, {"global_batch", "seq_len"});
   pr.finish();
 }
@@ -79,7 +80,8 @@ void check_counts(const TrainInputs& in, core::Diagnostics& d) {
   if (!in.chips) d.error("--chips", "missing", "", "a chip count ≥ 1");
   for (const auto& [flag, v] : {std::pair{"--chips", in.chips}, {"--tp", in.tp}, {"--pp", in.pp}, {"--dp", in.dp},
                                 {"--cp", in.cp}, {"--ep", in.ep}, {"--vpp", in.vpp}, {"--micro-batch", in.micro_batch},
-                                {"--global-batch", in.global_batch}, {"--seq-len", in.seq_len}})
+                                {"--global-batch", in.global_batch}, {"--seq-len", in.seq_len},
+                                {"--lora-rank", in.lora_rank}})
     config::check_positive_count(d, flag, v);
   config::check_positive_number(d, "--train-tokens", in.train_tokens);
   config::check_positive_number(d, "--max-global-batch-tokens", in.max_global_batch_tokens);
@@ -152,6 +154,9 @@ void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const worklo
   if (in.async_tp.value_or(false) && in.tp && *in.tp == 1)
     d.error("--async-tp", "async TP pipelines the tensor-parallel collectives, and tp 1 has none", "--tp 1",
             "--tp > 1, or no --async-tp");
+  if (in.lora_rank && *in.lora_rank > md.hidden)
+    d.error("--lora-rank", "a LoRA adapter's rank is above the model's hidden size", std::to_string(*in.lora_rank),
+            "a rank from 1 to " + std::to_string(md.hidden) + " (8 to 64 in practice)");
   if (in.pp && *in.pp > md.layers)
     d.error("--pp", "more pipeline stages than layers", std::to_string(*in.pp), "at most " + std::to_string(md.layers));
   if (in.ep && *in.ep > 1 && (!md.is_moe() || md.moe.num_experts % *in.ep != 0))
@@ -174,6 +179,7 @@ void fill_plan_defaults(const TrainInputs& in, const engine::TrainDefaults& d, m
   p.ep = static_cast<int>(in.ep.value_or(1));
   p.zero = d.zero.value;
   p.async_tp = in.async_tp.value_or(false);
+  p.lora_rank = static_cast<int>(in.lora_rank.value_or(0));
   if (in.schedule) {
     mapping::schedules().get(*in.schedule, "--schedule");  // unknown names list the valid ones
     p.schedule = *in.schedule;
@@ -339,7 +345,7 @@ void fill_unset(TrainInputs& given, const TrainInputs& fallback) {
   for (auto [dst, src] : {std::pair{&given.tp, &fallback.tp}, {&given.pp, &fallback.pp}, {&given.dp, &fallback.dp},
                           {&given.cp, &fallback.cp}, {&given.ep, &fallback.ep}, {&given.vpp, &fallback.vpp},
                           {&given.micro_batch, &fallback.micro_batch}, {&given.global_batch, &fallback.global_batch},
-                          {&given.seq_len, &fallback.seq_len}})
+                          {&given.seq_len, &fallback.seq_len}, {&given.lora_rank, &fallback.lora_rank}})
     fill(*dst, *src);
   for (auto [dst, src] : {std::pair{&given.precision, &fallback.precision}, {&given.zero, &fallback.zero},
                           {&given.recompute, &fallback.recompute}, {&given.executor, &fallback.executor},

@@ -109,6 +109,28 @@ bool async_tp_in_notes(const std::string& notes) {
   return false;
 }
 
+/// LoRA fine-tuning named in the notes ("LoRA", not "without LoRA"): the adapter rank the notes
+/// give ("rank 16", "r=16", "rank-16"), else the documented default (training.defaults.lora_rank,
+/// said so); 0 when the notes name no LoRA run.
+int lora_rank_in_notes(const std::string& notes, const calib::Params& params, Prediction& p) {
+  static const std::regex named(R"((without\s+)?\blora\b)", std::regex::icase);
+  bool lora = false;
+  for (auto it = std::sregex_iterator(notes.begin(), notes.end(), named); it != std::sregex_iterator(); ++it)
+    lora = lora || !(*it)[1].matched;
+  if (!lora) return 0;
+  static const std::regex rank(R"(\b(?:rank|r)\s*[-=:]?\s*(\d+)\b)", std::regex::icase);
+  std::smatch m;
+  if (std::regex_search(notes, m, rank)) {
+    const int r = std::stoi(m[1].str());
+    p.assumptions.push_back("LoRA fine-tuning, rank " + std::to_string(r) + " (named in the row's notes): base weights frozen");
+    return r;
+  }
+  const int r = static_cast<int>(std::lround(params.number("training.defaults.lora_rank")));
+  p.assumptions.push_back("LoRA fine-tuning (named in the row's notes), rank not stated: " + std::to_string(r) +
+                          " (training.defaults.lora_rank); base weights frozen");
+  return r;
+}
+
 /// Plan fields the row states (precision, sequence, layout). False (and p.reason) when the
 /// precision is unknown.
 bool plan_from_row(const Row& row, const workload::ModelSpec& model, mapping::TrainPlan& plan, Prediction& p) {
@@ -295,6 +317,7 @@ Prediction predict_train(const Row& stated, const Context& ctx) {
   s.system = &ctx.catalog->system(row.system, "system");
   s.model = workload::load_model(row.model_ref(), ctx.models_dir);
   if (!plan_from_row(row, s.model, s.plan, p)) return p;
+  s.plan.lora_rank = lora_rank_in_notes(row.notes, *ctx.calibration, p);
   for (const auto& note : s.model.approximations) p.assumptions.push_back("model: " + note);
   if (!s.system->chip.supports(s.plan.precision))
     p.assumptions.push_back("precision " + core::dtype_name(s.plan.precision) + ": " + s.system->chip.name +

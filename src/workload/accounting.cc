@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "xpusim/core/check.h"
+#include "xpusim/workload/ops.h"
 
 namespace xpusim::workload {
 
@@ -141,13 +142,33 @@ double attention_flops_per_token(const ModelSpec& m, int layer, double keys) {
   return 2.0 * d(m.heads) * d(m.qk_head_dim() + m.v_head_dim()) * keys;
 }
 
-TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKind rc) {
+double lora_layer_params(const ModelSpec& m, int layer, int rank) {
+  if (rank <= 0) return 0.0;
+  LayerShard whole;
+  whole.batch = 1;
+  whole.seq = 1;
+  double p = 0;
+  for (const auto& op : layer_ops(m, layer, whole))
+    if (op.is_attention_projection()) p += static_cast<double>(rank) * d(op.k + op.n);
+  return p;
+}
+
+double lora_params(const ModelSpec& m, int rank) {
+  double p = 0;
+  for (int i = 0; i < m.layers; ++i) p += lora_layer_params(m, i, rank);
+  return p;
+}
+
+TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKind rc, int lora_rank) {
   const double dense = count_params(m).matmul_active;
   const double attn = attention_flops_all_layers(m, [&](int i) {
     return causal_mean_keys(seq, m.layer_sliding(i) ? m.sliding_window : 0);
   });
+  const double adapters = lora_params(m, lora_rank);
   TrainFlops f;
-  f.model = 6.0 * dense + 3.0 * attn;  // forward 2N + attn, backward twice the forward
+  // Forward 2N + attn, backward twice the forward; frozen weights (LoRA) skip their weight
+  // gradients, so their backward is 2N, and the adapters train in full.
+  f.model = lora_rank > 0 ? 4.0 * dense + 3.0 * attn + 6.0 * adapters : 6.0 * dense + 3.0 * attn;
   switch (rc) {
     case RecomputeKind::None: f.hardware = f.model; break;
     case RecomputeKind::Selective: f.hardware = f.model + attn; break;  // QK^T, softmax, AV
@@ -158,7 +179,7 @@ TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKin
       break;
     }
     // The transformer layers' whole forward; the LM head sits outside the checkpointed layers.
-    case RecomputeKind::Full: f.hardware = f.model + 2.0 * (dense - head_matmul(m)) + attn; break;
+    case RecomputeKind::Full: f.hardware = f.model + 2.0 * (dense - head_matmul(m) + adapters) + attn; break;
   }
   return f;
 }

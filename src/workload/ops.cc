@@ -181,6 +181,31 @@ void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, i
 
 }  // namespace
 
+std::vector<Op> lora_adapter_ops(const Op& frozen, int rank) {
+  if (rank <= 0 || !frozen.is_weight_gemm()) return {};
+  Op a = gemm(frozen.name + "_lora_a", GemmRole::Other, frozen.m, rank, frozen.k, frozen.count);
+  Op b = gemm(frozen.name + "_lora_b", GemmRole::Other, frozen.m, frozen.n, rank, frozen.count);
+  a.adapter = b.adapter = true;
+  return {a, b};
+}
+
+namespace {
+
+/// LoRA fine-tuning: every base weight frozen, an adapter after each attention projection.
+void apply_lora(std::vector<Op>& ops, int rank) {
+  if (rank <= 0) return;
+  std::vector<Op> out;
+  out.reserve(2 * ops.size());
+  for (auto& op : ops) {
+    if (op.is_weight_gemm()) op.frozen = true;
+    out.push_back(op);
+    for (auto& adapter : lora_adapter_ops(op, op.is_attention_projection() ? rank : 0)) out.push_back(std::move(adapter));
+  }
+  ops = std::move(out);
+}
+
+}  // namespace
+
 std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
   const LayerDims d = layer_dims(md, s);
   const long long tokens = d.tokens, h = d.hidden, tp = d.tp, heads = d.heads, kvh = d.kv_heads;
@@ -216,6 +241,7 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
     ops.push_back(gemm("mlp_down", GemmRole::Other, tokens, h, f));
   }
   ops.push_back(elementwise("mlp_residual", 3.0 * act));
+  apply_lora(ops, s.lora_rank);
   return ops;
 }
 
@@ -229,6 +255,7 @@ std::vector<Op> head_ops(const ModelSpec& md, const LayerShard& s) {
   // (3 passes of 4-byte values = 6 bf16-element passes).
   ops.push_back(elementwise("softmax_loss", 6.0 * static_cast<double>(tokens) *
                                                 static_cast<double>(div_up(md.vocab, s.tp))));
+  apply_lora(ops, s.lora_rank);
   return ops;
 }
 
@@ -237,5 +264,6 @@ std::vector<Op> embedding_ops(const ModelSpec& md, const LayerShard& s) {
   const long long tokens = s.batch * div_up(q_len, s.cp);
   return {elementwise("embedding", 2.0 * static_cast<double>(tokens * md.hidden))};
 }
+
 
 }  // namespace xpusim::workload

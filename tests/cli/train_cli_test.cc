@@ -209,3 +209,36 @@ TEST(TrainCli, AsyncTensorParallelismIsAFlagAndAScenarioKeyStatedInThePlan) {
   EXPECT_NE(no_tp.err.find("--async-tp"), std::string::npos) << no_tp.err;
   EXPECT_NE(no_tp.err.find("--tp > 1"), std::string::npos) << no_tp.err;
 }
+
+// --lora-rank (or plan.lora_rank) runs LoRA fine-tuning, stated in the plan line and the JSON
+// plan: Llama-2-70B on 8 H100 does not fit as full training and does as LoRA; a rank that is
+// not a positive count, or above the hidden size, is bad input naming the flag.
+TEST(TrainCli, LoraRankIsAFlagAndAScenarioKeyStatedInThePlan) {
+  const std::string base = "train --system h100-sxm-dgx --model llama2-70b --chips 8 --tp 8 --pp 1 "
+                           "--global-batch 8 --seq-len 8192 --precision fp8 ";
+  auto lora = run_cli(base + "--lora-rank 16 --json");
+  ASSERT_EQ(lora.exit_code, 0) << lora.err;
+  const auto j = nlohmann::json::parse(lora.out);
+  EXPECT_EQ(j["plan"]["lora_rank"].get<int>(), 16);
+  EXPECT_TRUE(j["fits"].get<bool>()) << lora.out;
+  auto full = run_cli(base + "--json");
+  ASSERT_EQ(full.exit_code, 1) << full.err;  // timed, but out of memory
+  const auto jf = nlohmann::json::parse(full.out);
+  EXPECT_EQ(jf["plan"]["lora_rank"].get<int>(), 0);
+  EXPECT_FALSE(jf["fits"].get<bool>()) << full.out;
+  EXPECT_LT(j["step_time_s"].get<double>(), jf["step_time_s"].get<double>());
+  auto text = run_cli(base + "--lora-rank 16");
+  EXPECT_NE(text.out.find("precision=fp8 lora-rank=16"), std::string::npos) << text.out;
+  const std::string path = ::testing::TempDir() + "lora_scenario.yaml";
+  std::ofstream(path) << "system: h100-sxm-dgx\nmodel: llama2-70b\nchips: 8\n"
+                         "plan: {tp: 8, pp: 1, precision: fp8, lora_rank: 16}\n"
+                         "workload: {global_batch: 8, seq_len: 8192}\n";
+  auto file = run_cli("train --scenario " + path + " --json");
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  EXPECT_EQ(nlohmann::json::parse(file.out)["step_time_s"], j["step_time_s"]);
+  for (const char* bad : {"0", "-4", "65536"}) {
+    auto r = run_cli(base + "--lora-rank " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--lora-rank"), std::string::npos) << r.err;
+  }
+}

@@ -16,6 +16,8 @@
 
 namespace xpusim::compute {
 
+/// Backward: input and weight gradients, or the input gradient alone for a frozen weight's GEMM
+/// (workload::Op::frozen: dX = dY·Wᵀ, no dW).
 enum class Pass { Forward, Backward };
 
 struct OpTime {

@@ -64,6 +64,11 @@ struct TrainPlan {
   /// cannot cover are exposed (docs/calibration.md, "Async TP"); false: the framework's
   /// tp_comm_exposed share of them is.
   bool async_tp = false;
+  /// LoRA fine-tuning: > 0 freezes every base weight and trains rank-`lora_rank` adapters on the
+  /// attention projections (workload::lora_adapter_ops): the backward computes no base weight
+  /// gradients, and only the adapters are reduced over data parallelism, held in the optimizer
+  /// and updated. 0: every weight trains (pre-training, full fine-tuning).
+  int lora_rank = 0;
 
   int chips() const { return tp * pp * cp * dp; }
   int etp() const { return expert_tp > 0 ? expert_tp : tp; }

@@ -89,7 +89,17 @@ struct TrainFlops {
   double model = 0;     ///< forward + backward, no recompute (what MFU counts)
   double hardware = 0;  ///< including recomputation
 };
-TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKind rc);
+/// With `lora_rank` > 0 (LoRA fine-tuning) every base weight is frozen: the backward computes
+/// input gradients only (2N, not 4N), and the adapters (lora_params) train in full: model FLOPs
+/// are 4N + 3·attention + 6·adapters per token.
+TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKind rc, int lora_rank = 0);
+
+/// Trainable LoRA adapter weights of layer `layer` at rank `rank`: rank·(in + out) for each
+/// attention projection (workload::lora_adapter_ops; a fused QKV projection has one adapter, as
+/// NeMo's linear_qkv); 0 for rank 0.
+double lora_layer_params(const ModelSpec& m, int layer, int rank);
+/// The whole model's LoRA adapter weights at rank `rank`.
+double lora_params(const ModelSpec& m, int rank);
 
 /// Forward FLOPs of one prefill token, averaged over a causal prompt of length `prompt_len`.
 /// The LM head runs for the last prompt position only (as serving engines do), so its

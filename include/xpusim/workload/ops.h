@@ -39,12 +39,25 @@ struct Op {
   double elements = 0;
   bool weights = false;  ///< the GEMM's k × n operand is a weight (read from HBM once)
   GemmRole role = GemmRole::Other;
+  /// The weight does not train (LoRA fine-tuning's base weights): the backward computes the
+  /// input gradient only, and the weight has no gradient to reduce or optimizer state to update.
+  bool frozen = false;
+  /// A LoRA adapter's GEMM (lora_adapter_ops): runs in bf16 whatever the base layers' precision
+  /// (frameworks keep adapters out of their fp8/fp4 recipes).
+  bool adapter = false;
 
   double flops() const;  ///< forward FLOPs of this op
   /// A routed expert's op (expert_up, expert_act, expert_down): sharded by ep, not tp.
   bool is_expert() const { return name.rfind("expert_", 0) == 0; }
   /// A GEMM whose k × n operand is a weight: a dense layer's, or with is_expert() a routed expert's.
   bool is_weight_gemm() const { return kind == OpKind::Gemm && weights; }
+  /// A weight GEMM whose weight trains (not frozen).
+  bool is_trained_weight_gemm() const { return is_weight_gemm() && !frozen; }
+  /// An attention projection (query/key/value, MLA's low-rank ones, the output projection): the
+  /// weights LoRA fine-tuning adapts (lora_adapter_ops).
+  bool is_attention_projection() const {
+    return is_weight_gemm() && (role == GemmRole::QkvProjection || name == "o_proj");
+  }
   /// Attention: the keys the average query sees (causal mean, capped by the sliding window).
   double mean_keys() const;
 };
@@ -73,6 +86,9 @@ struct LayerShard {
   };
   ExpertRows expert_rows = ExpertRows::Balanced;
   long long expert_block = 0;  ///< Blockwise: rows per block
+  /// LoRA fine-tuning (training): > 0 freezes every base weight and adds adapters of this rank
+  /// to each attention projection (lora_adapter_ops); 0 = every weight trains.
+  int lora_rank = 0;
 };
 
 /// Expected experts, of `local` on this chip out of `experts`, that at least one of `tokens`
@@ -84,5 +100,11 @@ std::vector<Op> layer_ops(const ModelSpec& m, int layer, const LayerShard& s);
 /// LM head (logits) + loss for one shard; the input embedding is a gather (elementwise).
 std::vector<Op> head_ops(const ModelSpec& m, const LayerShard& s);
 std::vector<Op> embedding_ops(const ModelSpec& m, const LayerShard& s);
+
+/// LoRA (Hu et al. 2021): the rank-`rank` adapter of a frozen weight GEMM `frozen` (m × k · k × n),
+/// Y += (X·A)·B with A k × rank and B rank × n, as two GEMMs on the same shard: A's k and B's n
+/// are the frozen op's own (a column-parallel projection's B is split like its weight and its A is
+/// whole; a row-parallel one's A is split and its B whole). Trainable weights: rank·(k + n).
+std::vector<Op> lora_adapter_ops(const Op& frozen, int rank);
 
 }  // namespace xpusim::workload

@@ -125,6 +125,50 @@ TEST(RowDefaults, TimeToTrainReadsTheTargetInTokensOrSamples) {
   EXPECT_EQ(validation::predict_train(row, context()).status, validation::Status::Unsupported);
 }
 
+validation::Row lora_row(const std::string& notes) {
+  // An MLPerf-style Llama-2-70B fine-tuning step on 8 H100 (tp 8, global batch 8 at 8,192 tokens).
+  validation::Row r;
+  r.id = "test-lora";
+  r.kind = "train";
+  r.system = "h100-sxm-dgx";
+  r.chips = 8;
+  r.model = "llama2-70b";
+  r.precision = "fp8";
+  r.seq_len = 8192;
+  r.global_batch_seqs = 8;
+  r.micro_batch = 1;
+  r.tp = 8, r.pp = 1, r.dp = 1;
+  r.metric = "step_time_s";
+  r.value = 1.0;
+  r.source_url = "https://github.com/mlcommons/training_results_v5.1";
+  r.notes = notes;
+  return r;
+}
+
+// A row whose notes name LoRA fine-tuning runs it so (frozen base weights, adapters on the
+// attention projections) at the rank the notes give, else at the documented default, and says
+// which; a run compared "without LoRA" is full training. LoRA drops the base weight gradients,
+// so the step is shorter than full training of the same layout, and a larger rank costs more.
+TEST(RowDefaults, LoraNamedInTheNotesRunsAdaptersOnFrozenWeights) {
+  const auto said = [](const validation::Prediction& p, const std::string& part) {
+    for (const auto& a : p.assumptions)
+      if (a.find(part) != std::string::npos) return true;
+    return false;
+  };
+  const auto full = validation::predict_train(lora_row("full fine-tuning; compared without LoRA"), context());
+  const auto r16 = validation::predict_train(lora_row("Llama-2-70B LoRA fine-tuning (rank 16), GovReport"), context());
+  const auto unstated = validation::predict_train(lora_row("LoRA fine-tuning on GovReport"), context());
+  const auto r64 = validation::predict_train(lora_row("LoRA, r=64"), context());
+  for (const auto* p : {&full, &r16, &unstated, &r64}) ASSERT_EQ(p->status, validation::Status::Ok) << p->reason;
+  EXPECT_FALSE(said(full, "LoRA"));
+  EXPECT_TRUE(said(r16, "LoRA fine-tuning, rank 16 (named in the row's notes)"));
+  EXPECT_TRUE(said(unstated, "rank not stated: 16 (training.defaults.lora_rank)"));
+  EXPECT_TRUE(said(r64, "LoRA fine-tuning, rank 64"));
+  EXPECT_DOUBLE_EQ(unstated.predicted, r16.predicted);
+  EXPECT_LT(r16.predicted, 0.9 * full.predicted);
+  EXPECT_GT(r64.predicted, r16.predicted);
+}
+
 TEST(RowDefaults, AStatedBatchIsKept) {
   auto row = pp35_row();
   row.global_batch_seqs = 8;  // one micro-batch per rank: the row says so
