@@ -36,8 +36,10 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
                     "(torchtitan AsyncTP); default: the framework's exposed share");
   add_optional(app, "--micro-batch", in.micro_batch, "sequences per micro-batch");
   add_optional(app, "--lora-rank", in.lora_rank,
-               "LoRA fine-tuning: base weights frozen, adapters of this rank on the attention projections "
-               "(default: every weight trains)");
+               "LoRA fine-tuning: base weights frozen, adapters of this rank (default: every weight trains)");
+  add_optional(app, "--lora-targets", in.lora_targets,
+               "the weights the LoRA adapters sit beside: attention (qkv and output projections) or all-linear "
+               "(and the MLP's; default, Megatron-Bridge's)");
   add_optional(app, "--global-batch", in.global_batch, "sequences per step (default: the framework recipe, else the critical batch: ~4M tokens below 100B parameters, ~16M from 100B; at least the micro-batches the pipeline needs)");
   add_optional(app, "--max-global-batch-tokens", in.max_global_batch_tokens,
                "upper bound on the global batch (tokens) the plan search may use (default: the critical batch, "

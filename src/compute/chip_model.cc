@@ -133,8 +133,10 @@ double ChipModel::gemm_utilisation(const workload::Op& op, Dtype d) const {
     const double wave_eff = tiles / (waves * sms);
     const double tile_eff = (m / round_up(m, tm)) * (n / round_up(n, tn));
     // Each output tile pays a prologue/epilogue (first operand loads, accumulator store) worth
-    // about gpu_tile_prologue_k of its K loop: short-K GEMMs run below the large-GEMM rate.
-    const double prologue = cal_.gpu_tile_prologue_k, ref = cal_.reference_gemm_k;
+    // about gpu_tile_prologue_k of its K loop: short-K GEMMs run below the large-GEMM rate. A
+    // LoRA adapter's rank-r GEMM is left out of it: a K loop of one or two steps has no pipeline
+    // to fill, and its time is the stream of its input or output, which the memory term prices.
+    const double prologue = op.adapter ? 0.0 : cal_.gpu_tile_prologue_k, ref = cal_.reference_gemm_k;
     const double k_eff = k / (k + prologue);
     return wave_eff * tile_eff * k_eff / (ref / (ref + prologue));
   }

@@ -104,6 +104,7 @@ workload::LayerShard shard_of(const mapping::TrainPlan& plan) {
   shard.etp = plan.etp();
   shard.sequence_parallel = plan.sequence_parallel && plan.tp > 1;
   shard.lora_rank = plan.lora_rank;
+  shard.lora_targets = plan.lora_targets;
   return shard;
 }
 
@@ -439,8 +440,10 @@ void add_optimizer(const Context& x, StepCosts& out) {
 void add_flops(const Context& x, StepCosts& out) {
   const auto& plan = x.s.plan;
   const long long tokens_step = plan.global_batch * plan.seq_len;
-  const auto none = workload::train_flops_per_token(x.s.model, plan.seq_len, workload::RecomputeKind::None, plan.lora_rank);
-  const auto withrc = workload::train_flops_per_token(x.s.model, plan.seq_len, mapping::recompute_kind(plan), plan.lora_rank);
+  const auto none = workload::train_flops_per_token(x.s.model, plan.seq_len, workload::RecomputeKind::None, plan.lora_rank,
+                                                     plan.lora_targets);
+  const auto withrc = workload::train_flops_per_token(x.s.model, plan.seq_len, mapping::recompute_kind(plan), plan.lora_rank,
+                                                       plan.lora_targets);
   out.model_flops_per_step = none.model * static_cast<double>(tokens_step);
   out.hw_flops_per_step = withrc.hardware * static_cast<double>(tokens_step);
 }

@@ -215,7 +215,7 @@ TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan,
     const LayerParams lp = workload::layer_params(model, i);
     dense += lp.non_routed();
     routed += lp.routed();
-    adapters += workload::lora_layer_params(model, i, plan.lora_rank);
+    adapters += workload::lora_layer_params(model, i, plan.lora_rank, plan.lora_targets);
     largest_layer = std::max(largest_layer, lp.non_routed() / plan.tp + lp.routed() / (plan.ep * plan.etp()));
   }
   if (first) dense += workload::embedding_params(model);  // vocab-parallel embedding (+ learned positions)

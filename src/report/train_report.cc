@@ -15,7 +15,8 @@ Json plan_json(const mapping::TrainPlan& p) {
               {"recompute", mapping::recompute_name(p.recompute)}, {"micro_batch", p.micro_batch},
               {"global_batch", p.global_batch}, {"seq_len", p.seq_len},
               {"precision", core::dtype_name(p.precision)}, {"micro_batches", p.micro_batches()},
-              {"async_tp", p.async_tp}, {"lora_rank", p.lora_rank}};
+              {"async_tp", p.async_tp}, {"lora_rank", p.lora_rank},
+              {"lora_targets", p.lora_rank > 0 ? Json(workload::lora_targets_name(p.lora_targets)) : Json(nullptr)}};
 }
 
 Json train_json(const engine::TrainScenario& s, const engine::TrainResult& r,
@@ -102,7 +103,10 @@ std::string train_text(const engine::TrainScenario& s, const engine::TrainResult
     << " recompute=" << mapping::recompute_name(p.recompute) << " micro-batch=" << p.micro_batch
     << " global-batch=" << p.global_batch << " seq=" << p.seq_len
     << " precision=" << core::dtype_name(p.precision) << (p.async_tp ? " async-tp" : "")
-    << (p.lora_rank > 0 ? " lora-rank=" + std::to_string(p.lora_rank) : std::string()) << " ("
+    << (p.lora_rank > 0 ? " lora-rank=" + std::to_string(p.lora_rank) + " lora-targets=" +
+                              workload::lora_targets_name(p.lora_targets)
+                        : std::string())
+    << " ("
     << p.micro_batches() << " micro-batches)\n";
   if (r.executed_precision != p.precision)
     o << "precision fallback: the chip has no " << core::dtype_name(p.precision) << " peak; ran as "

@@ -43,7 +43,7 @@ engine::GoodputInputs goodput_inputs(const TrainInputs& in, const engine::TrainS
   g.chips_per_node = s.system->chips_per_node;
   // A LoRA run checkpoints its adapters and their optimizer state; the frozen base weights are
   // the published model's (read again at restart, not written).
-  g.parameters = p.lora_rank > 0 ? workload::lora_params(s.model, p.lora_rank) : workload::count_params(s.model).total;
+  g.parameters = p.lora_rank > 0 ? workload::lora_params(s.model, p.lora_rank, p.lora_targets) : workload::count_params(s.model).total;
   // Without optimizer sharding one data-parallel replica holds every unique byte.
   g.checkpoint_writers = p.zero == mapping::Zero::None ? g.chips / p.dp : g.chips;
   g.step_time = r.step_time;

@@ -37,6 +37,7 @@ void read_train_plan(config::FieldReader& r, TrainInputs& in) {
   read_flag(pr, "allow_fallback", in.allow_fallback);
   read_flag(pr, "async_tp", in.async_tp);
   read_count(pr, "lora_rank", in.lora_rank);
+  read_text(pr, "lora_targets", in.lora_targets);
   moved_to_workload(pr, {"global_batch", "seq_len"});
   pr.finish();
 }
@@ -154,6 +155,11 @@ void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const worklo
   if (in.async_tp.value_or(false) && in.tp && *in.tp == 1)
     d.error("--async-tp", "async TP pipelines the tensor-parallel collectives, and tp 1 has none", "--tp 1",
             "--tp > 1, or no --async-tp");
+  if (in.lora_targets && !workload::parse_lora_targets(*in.lora_targets))
+    d.error("--lora-targets", "unknown LoRA targets", *in.lora_targets, "attention or all-linear",
+            core::did_you_mean(*in.lora_targets, {"attention", "all-linear"}));
+  if (in.lora_targets && !in.lora_rank)
+    d.error("--lora-targets", "LoRA targets without a LoRA run", *in.lora_targets, "--lora-rank R as well");
   if (in.lora_rank && *in.lora_rank > md.hidden)
     d.error("--lora-rank", "a LoRA adapter's rank is above the model's hidden size", std::to_string(*in.lora_rank),
             "a rank from 1 to " + std::to_string(md.hidden) + " (8 to 64 in practice)");
@@ -180,6 +186,7 @@ void fill_plan_defaults(const TrainInputs& in, const engine::TrainDefaults& d, m
   p.zero = d.zero.value;
   p.async_tp = in.async_tp.value_or(false);
   p.lora_rank = static_cast<int>(in.lora_rank.value_or(0));
+  if (in.lora_targets) p.lora_targets = *workload::parse_lora_targets(*in.lora_targets);  // checked in check_layout
   if (in.schedule) {
     mapping::schedules().get(*in.schedule, "--schedule");  // unknown names list the valid ones
     p.schedule = *in.schedule;
@@ -348,6 +355,7 @@ void fill_unset(TrainInputs& given, const TrainInputs& fallback) {
                           {&given.seq_len, &fallback.seq_len}, {&given.lora_rank, &fallback.lora_rank}})
     fill(*dst, *src);
   for (auto [dst, src] : {std::pair{&given.precision, &fallback.precision}, {&given.zero, &fallback.zero},
+                          {&given.lora_targets, &fallback.lora_targets},
                           {&given.recompute, &fallback.recompute}, {&given.executor, &fallback.executor},
                           {&given.schedule, &fallback.schedule},
                           {&given.framework, &fallback.framework}})
@@ -397,10 +405,17 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
                               : std::min<long long>(s.model.max_position > 0 ? s.model.max_position : 4096, 8192);
   out.defaults = engine::train_defaults(rule, stated, s.model, s.plan.seq_len);
   fill_plan_defaults(in, out.defaults, s.plan);
+  if (!in.lora_targets)
+    s.plan.lora_targets = params.flag("training.defaults.lora.all_linear") ? workload::LoraTargets::AllLinear
+                                                                           : workload::LoraTargets::Attention;
   if (in.tp && in.pp) fill_fixed_plan(in, rule, stated, out);
   else search_rest_of_plan(in, rule, out);
   set_straggler(in, s);
   out.settings = engine::describe(out.defaults, s.plan.recompute, s.plan.selective);
+  if (s.plan.lora_rank > 0)
+    out.settings.push_back("LoRA rank " + std::to_string(s.plan.lora_rank) + " (input), adapters on " +
+                           workload::lora_targets_name(s.plan.lora_targets) +
+                           (in.lora_targets ? " (input)" : " (default: training.defaults.lora.all_linear)"));
   return out;
 }
 

@@ -109,26 +109,33 @@ bool async_tp_in_notes(const std::string& notes) {
   return false;
 }
 
-/// LoRA fine-tuning named in the notes ("LoRA", not "without LoRA"): the adapter rank the notes
-/// give ("rank 16", "r=16", "rank-16"), else the documented default (training.defaults.lora_rank,
-/// said so); 0 when the notes name no LoRA run.
-int lora_rank_in_notes(const std::string& notes, const calib::Params& params, Prediction& p) {
+/// LoRA fine-tuning named in the notes ("LoRA", not only "without LoRA"): the adapter rank the
+/// notes give ("rank 16", "r=16", "rank-16") and the weights they adapt ("attention projections"
+/// or "all linear layers"), else the documented defaults, said so: MLPerf's benchmark
+/// configuration for a row whose notes name MLPerf (training.defaults.lora.mlperf_*), the
+/// megatron preset's (Megatron-Bridge's) otherwise. Rank 0 when the notes name no LoRA run.
+void lora_from_notes(const std::string& notes, const calib::Params& params, mapping::TrainPlan& plan, Prediction& p) {
   static const std::regex named(R"((without\s+)?\blora\b)", std::regex::icase);
   bool lora = false;
   for (auto it = std::sregex_iterator(notes.begin(), notes.end(), named); it != std::sregex_iterator(); ++it)
     lora = lora || !(*it)[1].matched;
-  if (!lora) return 0;
-  static const std::regex rank(R"(\b(?:rank|r)\s*[-=:]?\s*(\d+)\b)", std::regex::icase);
+  if (!lora) return;
+  static const std::regex mlperf_re(R"(\bmlperf\b)", std::regex::icase);
+  const std::string key = "training.defaults.lora." + std::string(std::regex_search(notes, mlperf_re) ? "mlperf_" : "");
+  static const std::regex rank_re(R"(\b(?:rank|r)\s*[-=:]?\s*(\d{1,6})\b)", std::regex::icase);
+  static const std::regex attention_re(R"(attention\s+(?:projections|layers|only))", std::regex::icase);
+  static const std::regex all_re(R"(all[\s-]+linear)", std::regex::icase);
   std::smatch m;
-  if (std::regex_search(notes, m, rank)) {
-    const int r = std::stoi(m[1].str());
-    p.assumptions.push_back("LoRA fine-tuning, rank " + std::to_string(r) + " (named in the row's notes): base weights frozen");
-    return r;
-  }
-  const int r = static_cast<int>(std::lround(params.number("training.defaults.lora_rank")));
-  p.assumptions.push_back("LoRA fine-tuning (named in the row's notes), rank not stated: " + std::to_string(r) +
-                          " (training.defaults.lora_rank); base weights frozen");
-  return r;
+  const bool rank_stated = std::regex_search(notes, m, rank_re);
+  plan.lora_rank = rank_stated ? std::stoi(m[1].str()) : static_cast<int>(std::lround(params.number(key + "rank")));
+  const bool attention = std::regex_search(notes, attention_re), all = std::regex_search(notes, all_re);
+  const bool targets_stated = attention != all;
+  const bool all_linear = targets_stated ? all : params.flag(key + "all_linear");
+  plan.lora_targets = all_linear ? workload::LoraTargets::AllLinear : workload::LoraTargets::Attention;
+  p.assumptions.push_back("LoRA fine-tuning (named in the row's notes), base weights frozen: rank " +
+                          std::to_string(plan.lora_rank) + (rank_stated ? " (notes)" : " (" + key + "rank)") +
+                          ", adapters on " + workload::lora_targets_name(plan.lora_targets) +
+                          (targets_stated ? " (notes)" : " (" + key + "all_linear)"));
 }
 
 /// Plan fields the row states (precision, sequence, layout). False (and p.reason) when the
@@ -317,7 +324,13 @@ Prediction predict_train(const Row& stated, const Context& ctx) {
   s.system = &ctx.catalog->system(row.system, "system");
   s.model = workload::load_model(row.model_ref(), ctx.models_dir);
   if (!plan_from_row(row, s.model, s.plan, p)) return p;
-  s.plan.lora_rank = lora_rank_in_notes(row.notes, *ctx.calibration, p);
+  lora_from_notes(row.notes, *ctx.calibration, s.plan, p);
+  if (s.plan.lora_rank > s.model.hidden) {
+    p.status = Status::Unsupported;
+    p.reason = "LoRA rank " + std::to_string(s.plan.lora_rank) + " in the notes is above the model's hidden size " +
+               std::to_string(s.model.hidden);
+    return p;
+  }
   for (const auto& note : s.model.approximations) p.assumptions.push_back("model: " + note);
   if (!s.system->chip.supports(s.plan.precision))
     p.assumptions.push_back("precision " + core::dtype_name(s.plan.precision) + ": " + s.system->chip.name +

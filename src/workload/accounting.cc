@@ -142,29 +142,30 @@ double attention_flops_per_token(const ModelSpec& m, int layer, double keys) {
   return 2.0 * d(m.heads) * d(m.qk_head_dim() + m.v_head_dim()) * keys;
 }
 
-double lora_layer_params(const ModelSpec& m, int layer, int rank) {
+double lora_layer_params(const ModelSpec& m, int layer, int rank, LoraTargets targets) {
   if (rank <= 0) return 0.0;
   LayerShard whole;
   whole.batch = 1;
   whole.seq = 1;
   double p = 0;
   for (const auto& op : layer_ops(m, layer, whole))
-    if (op.is_attention_projection()) p += static_cast<double>(rank) * d(op.k + op.n);
+    if (op.lora_adapted(targets)) p += static_cast<double>(rank) * d(op.k + op.n);
   return p;
 }
 
-double lora_params(const ModelSpec& m, int rank) {
+double lora_params(const ModelSpec& m, int rank, LoraTargets targets) {
   double p = 0;
-  for (int i = 0; i < m.layers; ++i) p += lora_layer_params(m, i, rank);
+  for (int i = 0; i < m.layers; ++i) p += lora_layer_params(m, i, rank, targets);
   return p;
 }
 
-TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKind rc, int lora_rank) {
+TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKind rc, int lora_rank,
+                                 LoraTargets lora_targets) {
   const double dense = count_params(m).matmul_active;
   const double attn = attention_flops_all_layers(m, [&](int i) {
     return causal_mean_keys(seq, m.layer_sliding(i) ? m.sliding_window : 0);
   });
-  const double adapters = lora_params(m, lora_rank);
+  const double adapters = lora_params(m, lora_rank, lora_targets);
   TrainFlops f;
   // Forward 2N + attn, backward twice the forward; frozen weights (LoRA) skip their weight
   // gradients, so their backward is 2N, and the adapters train in full.

@@ -181,6 +181,14 @@ void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, i
 
 }  // namespace
 
+std::string lora_targets_name(LoraTargets t) { return t == LoraTargets::Attention ? "attention" : "all-linear"; }
+
+std::optional<LoraTargets> parse_lora_targets(const std::string& name) {
+  for (LoraTargets t : {LoraTargets::Attention, LoraTargets::AllLinear})
+    if (name == lora_targets_name(t)) return t;
+  return std::nullopt;
+}
+
 std::vector<Op> lora_adapter_ops(const Op& frozen, int rank) {
   if (rank <= 0 || !frozen.is_weight_gemm()) return {};
   Op a = gemm(frozen.name + "_lora_a", GemmRole::Other, frozen.m, rank, frozen.k, frozen.count);
@@ -191,15 +199,15 @@ std::vector<Op> lora_adapter_ops(const Op& frozen, int rank) {
 
 namespace {
 
-/// LoRA fine-tuning: every base weight frozen, an adapter after each attention projection.
-void apply_lora(std::vector<Op>& ops, int rank) {
+/// LoRA fine-tuning: every base weight frozen, an adapter after each adapted weight.
+void apply_lora(std::vector<Op>& ops, int rank, LoraTargets targets) {
   if (rank <= 0) return;
   std::vector<Op> out;
   out.reserve(2 * ops.size());
   for (auto& op : ops) {
     if (op.is_weight_gemm()) op.frozen = true;
     out.push_back(op);
-    for (auto& adapter : lora_adapter_ops(op, op.is_attention_projection() ? rank : 0)) out.push_back(std::move(adapter));
+    for (auto& adapter : lora_adapter_ops(op, op.lora_adapted(targets) ? rank : 0)) out.push_back(std::move(adapter));
   }
   ops = std::move(out);
 }
@@ -241,7 +249,7 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
     ops.push_back(gemm("mlp_down", GemmRole::Other, tokens, h, f));
   }
   ops.push_back(elementwise("mlp_residual", 3.0 * act));
-  apply_lora(ops, s.lora_rank);
+  apply_lora(ops, s.lora_rank, s.lora_targets);
   return ops;
 }
 
@@ -255,7 +263,7 @@ std::vector<Op> head_ops(const ModelSpec& md, const LayerShard& s) {
   // (3 passes of 4-byte values = 6 bf16-element passes).
   ops.push_back(elementwise("softmax_loss", 6.0 * static_cast<double>(tokens) *
                                                 static_cast<double>(div_up(md.vocab, s.tp))));
-  apply_lora(ops, s.lora_rank);
+  apply_lora(ops, s.lora_rank, s.lora_targets);
   return ops;
 }
 

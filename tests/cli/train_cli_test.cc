@@ -216,10 +216,11 @@ TEST(TrainCli, AsyncTensorParallelismIsAFlagAndAScenarioKeyStatedInThePlan) {
 TEST(TrainCli, LoraRankIsAFlagAndAScenarioKeyStatedInThePlan) {
   const std::string base = "train --system h100-sxm-dgx --model llama2-70b --chips 8 --tp 8 --pp 1 "
                            "--global-batch 8 --seq-len 8192 --precision fp8 ";
-  auto lora = run_cli(base + "--lora-rank 16 --json");
+  auto lora = run_cli(base + "--lora-rank 16 --lora-targets attention --json");
   ASSERT_EQ(lora.exit_code, 0) << lora.err;
   const auto j = nlohmann::json::parse(lora.out);
   EXPECT_EQ(j["plan"]["lora_rank"].get<int>(), 16);
+  EXPECT_EQ(j["plan"]["lora_targets"].get<std::string>(), "attention");
   EXPECT_TRUE(j["fits"].get<bool>()) << lora.out;
   auto full = run_cli(base + "--json");
   ASSERT_EQ(full.exit_code, 1) << full.err;  // timed, but out of memory
@@ -228,10 +229,12 @@ TEST(TrainCli, LoraRankIsAFlagAndAScenarioKeyStatedInThePlan) {
   EXPECT_FALSE(jf["fits"].get<bool>()) << full.out;
   EXPECT_LT(j["step_time_s"].get<double>(), jf["step_time_s"].get<double>());
   auto text = run_cli(base + "--lora-rank 16");
-  EXPECT_NE(text.out.find("precision=fp8 lora-rank=16"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("precision=fp8 lora-rank=16 lora-targets=all-linear"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("adapters on all-linear (default: training.defaults.lora.all_linear)"), std::string::npos)
+      << text.out;
   const std::string path = ::testing::TempDir() + "lora_scenario.yaml";
   std::ofstream(path) << "system: h100-sxm-dgx\nmodel: llama2-70b\nchips: 8\n"
-                         "plan: {tp: 8, pp: 1, precision: fp8, lora_rank: 16}\n"
+                         "plan: {tp: 8, pp: 1, precision: fp8, lora_rank: 16, lora_targets: attention}\n"
                          "workload: {global_batch: 8, seq_len: 8192}\n";
   auto file = run_cli("train --scenario " + path + " --json");
   ASSERT_EQ(file.exit_code, 0) << file.err;
@@ -240,5 +243,10 @@ TEST(TrainCli, LoraRankIsAFlagAndAScenarioKeyStatedInThePlan) {
     auto r = run_cli(base + "--lora-rank " + bad);
     EXPECT_EQ(r.exit_code, 2) << bad;
     EXPECT_NE(r.err.find("--lora-rank"), std::string::npos) << r.err;
+  }
+  for (const char* bad : {"--lora-rank 16 --lora-targets attn", "--lora-targets attention"}) {
+    auto r = run_cli(base + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--lora-targets"), std::string::npos) << r.err;
   }
 }

@@ -69,6 +69,8 @@ struct TrainPlan {
   /// gradients, and only the adapters are reduced over data parallelism, held in the optimizer
   /// and updated. 0: every weight trains (pre-training, full fine-tuning).
   int lora_rank = 0;
+  /// The weights the adapters sit beside (workload::LoraTargets).
+  workload::LoraTargets lora_targets = workload::LoraTargets::AllLinear;
 
   int chips() const { return tp * pp * cp * dp; }
   int etp() const { return expert_tp > 0 ? expert_tp : tp; }

@@ -7,7 +7,7 @@
 // Scenario file shape (docs/scenarios.md), shared with serving:
 //   system, model, chips, framework, executor, description
 //   plan:     tp, pp, dp, cp, ep, vpp, micro_batch, precision, allow_fallback, zero, recompute,
-//             schedule, async_tp, lora_rank
+//             schedule, async_tp, lora_rank, lora_targets
 //   workload: global_batch, max_global_batch_tokens, seq_len, train_tokens, deadline, budget_usd (scenario/solver.h)
 
 #include <memory>
@@ -38,6 +38,9 @@ struct TrainInputs {
   std::optional<bool> async_tp;
   /// LoRA fine-tuning at this adapter rank (mapping::TrainPlan::lora_rank); absent: every weight trains.
   std::optional<long long> lora_rank;
+  /// The weights the LoRA adapters sit beside: "attention" or "all-linear" (needs lora_rank;
+  /// default training.defaults.lora.all_linear).
+  std::optional<std::string> lora_targets;
   std::optional<long long> global_batch, seq_len;
   /// Upper bound on the global batch in tokens for the plan search (default: the critical-batch
   /// rule); the search never exceeds it. Not with global_batch (exact).

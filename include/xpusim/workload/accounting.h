@@ -13,6 +13,7 @@
 #include "xpusim/core/dtype.h"
 #include "xpusim/core/units.h"
 #include "xpusim/workload/model.h"
+#include "xpusim/workload/ops.h"
 
 namespace xpusim::workload {
 
@@ -92,14 +93,15 @@ struct TrainFlops {
 /// With `lora_rank` > 0 (LoRA fine-tuning) every base weight is frozen: the backward computes
 /// input gradients only (2N, not 4N), and the adapters (lora_params) train in full: model FLOPs
 /// are 4N + 3·attention + 6·adapters per token.
-TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKind rc, int lora_rank = 0);
+TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKind rc, int lora_rank = 0,
+                                 LoraTargets lora_targets = LoraTargets::AllLinear);
 
 /// Trainable LoRA adapter weights of layer `layer` at rank `rank`: rank·(in + out) for each
-/// attention projection (workload::lora_adapter_ops; a fused QKV projection has one adapter, as
+/// adapted weight (workload::lora_adapter_ops; a fused QKV projection has one adapter, as
 /// NeMo's linear_qkv); 0 for rank 0.
-double lora_layer_params(const ModelSpec& m, int layer, int rank);
+double lora_layer_params(const ModelSpec& m, int layer, int rank, LoraTargets targets);
 /// The whole model's LoRA adapter weights at rank `rank`.
-double lora_params(const ModelSpec& m, int rank);
+double lora_params(const ModelSpec& m, int rank, LoraTargets targets);
 
 /// Forward FLOPs of one prefill token, averaged over a causal prompt of length `prompt_len`.
 /// The LM head runs for the last prompt position only (as serving engines do), so its

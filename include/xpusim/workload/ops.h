@@ -4,6 +4,7 @@
 // degree. Plain data consumed by compute/ (which times each op on a chip). FLOPs are forward
 // FLOPs; backward is derived by compute/ (2× for GEMMs: data and weight gradients).
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,16 @@ enum class GemmRole {
   QkvProjection,   ///< query/key/value projections, MLA's low-rank q/kv projections included
   UpProjection,    ///< the MLP's up (and gate) projection, dense, routed expert or shared
 };
+
+/// The weights LoRA adapts: the attention projections (query/key/value and output: the MLPerf
+/// Llama-2-70B LoRA reference), or every linear layer of the block (those and the dense MLP's up
+/// and down projections: Megatron-Bridge's and NeMo's linear_qkv, linear_proj, linear_fc1,
+/// linear_fc2). Routed experts, the router and the LM head are never adapted.
+enum class LoraTargets { Attention, AllLinear };
+/// "attention" or "all-linear".
+std::string lora_targets_name(LoraTargets t);
+/// The targets named `name`; nullopt for any other name.
+std::optional<LoraTargets> parse_lora_targets(const std::string& name);
 
 struct Op {
   OpKind kind = OpKind::Gemm;
@@ -58,6 +69,12 @@ struct Op {
   bool is_attention_projection() const {
     return is_weight_gemm() && (role == GemmRole::QkvProjection || name == "o_proj");
   }
+  /// Whether LoRA with these targets adapts this op's weight.
+  bool lora_adapted(LoraTargets targets) const {
+    return is_attention_projection() ||
+           (targets == LoraTargets::AllLinear && is_weight_gemm() && (name == "mlp_up" || name == "mlp_down" ||
+                                                                       name == "shared_up" || name == "shared_down"));
+  }
   /// Attention: the keys the average query sees (causal mean, capped by the sliding window).
   double mean_keys() const;
 };
@@ -87,8 +104,9 @@ struct LayerShard {
   ExpertRows expert_rows = ExpertRows::Balanced;
   long long expert_block = 0;  ///< Blockwise: rows per block
   /// LoRA fine-tuning (training): > 0 freezes every base weight and adds adapters of this rank
-  /// to each attention projection (lora_adapter_ops); 0 = every weight trains.
+  /// (lora_adapter_ops) to lora_targets; 0 = every weight trains.
   int lora_rank = 0;
+  LoraTargets lora_targets = LoraTargets::AllLinear;
 };
 
 /// Expected experts, of `local` on this chip out of `experts`, that at least one of `tokens`

@@ -171,6 +171,17 @@ TEST(Document, TextThatIsNotUtf8IsADiagnosticWithItsLine) {
   EXPECT_EQ(load_error(write_temp("good.yaml", "a: 'Grüße €5 𝄞'\n")), "");
 }
 
+// fuzz_config (CI, stop 37): a NUL inside a plain YAML key or value is UTF-8, but yaml-cpp hands the
+// scalar back with bytes that are not, and quoting it in a diagnostic threw inside nlohmann (exit
+// 3). Such a string is a diagnostic with its line.
+TEST(Document, YamlScalarsThatDecodeToInvalidUtf8AreADiagnostic) {
+  for (const std::string& text : {std::string("ab\x00_c: 1\n", 9), std::string("x: 1\nab\x03\x00_c: 1\n", 15)}) {
+    const std::string msg = load_error(write_temp("nul.yaml", text));
+    EXPECT_NE(msg.find("does not decode to UTF-8"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("nul.yaml:" + std::string(text[0] == 'x' ? "2" : "1")), std::string::npos) << msg;
+  }
+}
+
 // fuzz_config: a number past the range of a double was nlohmann's out_of_range, an internal error.
 TEST(Document, JsonNumberOutOfRangeIsADiagnostic) {
   const std::string msg = load_error(write_temp("huge.json", "{\"a\": [1, 2e308]}"));

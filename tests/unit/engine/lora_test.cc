@@ -17,6 +17,9 @@ using namespace xpusim;
 
 namespace {
 
+constexpr auto kAttention = workload::LoraTargets::Attention;
+constexpr auto kAllLinear = workload::LoraTargets::AllLinear;
+
 engine::TrainScenario lora_scenario(int lora_rank, int tp = 8, int dp = 1) {
   engine::TrainScenario s;
   s.framework = engine::framework_params("megatron", test::shipped());
@@ -32,6 +35,7 @@ engine::TrainScenario lora_scenario(int lora_rank, int tp = 8, int dp = 1) {
   s.plan.zero = mapping::Zero::None;
   s.plan.recompute = mapping::Recompute::None;
   s.plan.lora_rank = lora_rank;
+  s.plan.lora_targets = kAttention;
   return s;
 }
 
@@ -39,12 +43,15 @@ engine::TrainScenario lora_scenario(int lora_rank, int tp = 8, int dp = 1) {
 
 // Llama-2-70B: hidden 8192, 64 query and 8 KV heads of 128. Rank 16 on the fused QKV projection
 // (8192 in, (64 + 2·8)·128 = 10,240 out) and the output projection (8192 in, 8192 out):
-// 16·(8192 + 10240) + 16·(8192 + 8192) = 557,056 per layer, 44,564,480 for 80 layers.
-TEST(Lora, AdapterWeightsAreRankTimesInPlusOutOfEachAttentionProjection) {
+// 16·(8192 + 10240) + 16·(8192 + 8192) = 557,056 per layer, 44,564,480 for 80 layers. Every
+// linear layer adds the gated MLP's up (8192 in, 2·28,672 out) and down (28,672 in, 8192 out):
+// 16·65,536 + 16·36,864 = 1,638,400 more.
+TEST(Lora, AdapterWeightsAreRankTimesInPlusOutOfEachAdaptedWeight) {
   const auto m = test::model("llama2-70b");
-  EXPECT_DOUBLE_EQ(workload::lora_layer_params(m, 0, 16), 557056.0);
-  EXPECT_DOUBLE_EQ(workload::lora_params(m, 16), 80 * 557056.0);
-  EXPECT_DOUBLE_EQ(workload::lora_params(m, 0), 0.0);
+  EXPECT_DOUBLE_EQ(workload::lora_layer_params(m, 0, 16, kAttention), 557056.0);
+  EXPECT_DOUBLE_EQ(workload::lora_params(m, 16, kAttention), 80 * 557056.0);
+  EXPECT_DOUBLE_EQ(workload::lora_layer_params(m, 0, 16, kAllLinear), 557056.0 + 1638400.0);
+  EXPECT_DOUBLE_EQ(workload::lora_params(m, 0, kAllLinear), 0.0);
 }
 
 // A layer's operators under LoRA: every base weight frozen, two adapter GEMMs after each
@@ -55,6 +62,7 @@ TEST(Lora, LayerOpsFreezeTheBaseWeightsAndAdaptTheAttentionProjections) {
   s.seq = 4096;
   s.tp = 8;
   s.lora_rank = 16;
+  s.lora_targets = kAttention;
   int adapters = 0, frozen = 0;
   const auto ops = workload::layer_ops(m, 0, s);
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -75,6 +83,10 @@ TEST(Lora, LayerOpsFreezeTheBaseWeightsAndAdaptTheAttentionProjections) {
   }
   EXPECT_EQ(frozen, 4);    // qkv, o, mlp up (gate + up), mlp down
   EXPECT_EQ(adapters, 4);  // A and B of qkv and of o
+  s.lora_targets = kAllLinear;
+  adapters = 0;
+  for (const auto& op : workload::layer_ops(m, 0, s)) adapters += op.is_weight_gemm() && !op.frozen;
+  EXPECT_EQ(adapters, 8);  // and of the MLP's up and down
   s.lora_rank = 0;
   for (const auto& op : workload::layer_ops(m, 0, s)) EXPECT_FALSE(op.frozen) << op.name;
 }
@@ -105,8 +117,10 @@ TEST(Lora, ModelFlopsDropTheBaseWeightGradients) {
   const auto m = test::model("llama2-70b");
   const double n = workload::count_params(m).matmul_active;
   const auto full = workload::train_flops_per_token(m, 8192, workload::RecomputeKind::None);
-  const auto lora = workload::train_flops_per_token(m, 8192, workload::RecomputeKind::None, 16);
-  EXPECT_NEAR((full.model - lora.model) / (2.0 * n - 6.0 * workload::lora_params(m, 16)), 1.0, 1e-12);
+  for (auto targets : {kAttention, kAllLinear}) {
+    const auto lora = workload::train_flops_per_token(m, 8192, workload::RecomputeKind::None, 16, targets);
+    EXPECT_NEAR((full.model - lora.model) / (2.0 * n - 6.0 * workload::lora_params(m, 16, targets)), 1.0, 1e-12);
+  }
 }
 
 // Memory: the frozen weights stay, while gradients (2 bytes) and optimizer state (12 bytes) exist
@@ -115,7 +129,7 @@ TEST(Lora, OnlyTheAdaptersHoldGradientsAndOptimizerState) {
   const auto s = lora_scenario(16);
   const auto r = engine::simulate_analytical(s);
   ASSERT_TRUE(r.feasible) << r.reason;
-  const double adapters_per_chip = workload::lora_params(s.model, 16) / 8.0;
+  const double adapters_per_chip = workload::lora_params(s.model, 16, kAttention) / 8.0;
   EXPECT_NEAR(core::to_bytes(r.memory.gradients) / (2.0 * adapters_per_chip), 1.0, 1e-9);
   EXPECT_NEAR(core::to_bytes(r.memory.optimizer) / (12.0 * adapters_per_chip), 1.0, 1e-9);
   const auto full = engine::simulate_analytical(lora_scenario(0));
@@ -132,7 +146,7 @@ TEST(Lora, OnlyTheAdaptersHoldGradientsAndOptimizerState) {
 TEST(Lora, TheStepDropsTheBaseWeightGradientsAndTheirReduction) {
   const auto m = test::model("llama2-70b");
   const double flops_ratio =
-      workload::train_flops_per_token(m, 8192, workload::RecomputeKind::None, 16).model /
+      workload::train_flops_per_token(m, 8192, workload::RecomputeKind::None, 16, kAttention).model /
       workload::train_flops_per_token(m, 8192, workload::RecomputeKind::None).model;
   ASSERT_GT(flops_ratio, 2.0 / 3.0);
   for (bool event : {false, true}) {
@@ -146,7 +160,7 @@ TEST(Lora, TheStepDropsTheBaseWeightGradientsAndTheirReduction) {
     EXPECT_LT(core::to_seconds(rl.breakdown.dp_comm), 0.01 * core::to_seconds(rf.breakdown.dp_comm) + 1e-4);
     EXPECT_LT(core::to_seconds(rl.breakdown.optimizer), 0.01 * core::to_seconds(rf.breakdown.optimizer) + 1e-4);
     // MFU counts 4N + 3·attention + 6·adapters per token (ModelFlopsDropTheBaseWeightGradients).
-    const auto flops = workload::train_flops_per_token(lora.model, 8192, workload::RecomputeKind::None, 16);
+    const auto flops = workload::train_flops_per_token(lora.model, 8192, workload::RecomputeKind::None, 16, kAttention);
     EXPECT_NEAR(rl.model_tflops_per_chip * 1e12 * core::to_seconds(rl.step_time) * 32.0 /
                     (flops.model * 8192.0 * 32.0),
                 1.0, 1e-9);
