@@ -280,14 +280,19 @@ Geometry make_geometry(const std::vector<int64_t>& shape_in, Layout layout, int 
   }
   for (int64_t d : g.shape) XS_CHECK(d >= 0, "negative dimension");
   g.axis = axis;
+  // A tensor with no elements has nothing to walk, however long its other axes ((3753193637, 0),
+  // or (0, 115, 751321, 694, 751321, 344) from an .npy header: fuzz_npy): its products are 0
+  // rather than overflowing. Otherwise every product is bounded by the element count.
+  const bool empty = std::find(g.shape.begin(), g.shape.end(), 0) != g.shape.end();
+  const auto times = [empty](int64_t a, int64_t b) { return empty ? int64_t{0} : a * b; };
   g.strides.assign(rank, 1);
-  for (int d = rank - 2; d >= 0; --d) g.strides[d] = g.strides[d + 1] * g.shape[d + 1];
+  for (int d = rank - 2; d >= 0; --d) g.strides[d] = times(g.strides[d + 1], g.shape[d + 1]);
   g.scale_shape = g.shape;
   if (layout == Layout::Contiguous) {
-    for (int d = 0; d < axis; ++d) g.outer *= g.shape[d];
-    if (std::find(g.shape.begin(), g.shape.end(), 0) != g.shape.end()) g.outer = 0;  // no rows to walk, however long the other axes: (3753193637, 0)
+    for (int d = 0; d < axis; ++d) g.outer = times(g.outer, g.shape[d]);
+    if (empty) g.outer = 0;
     g.len = g.shape[axis];
-    for (int d = axis + 1; d < rank; ++d) g.inner *= g.shape[d];
+    for (int d = axis + 1; d < rank; ++d) g.inner = times(g.inner, g.shape[d]);
     g.nb = (g.len + k - 1) / k;
     g.scale_shape[axis] = g.nb;
   } else {
@@ -296,7 +301,7 @@ Geometry make_geometry(const std::vector<int64_t>& shape_in, Layout layout, int 
     if (g.free_axis >= 0) g.scale_shape[g.free_axis] = (g.shape[g.free_axis] + 3) / 4;
   }
   g.num_blocks = 1;
-  for (int64_t d : g.scale_shape) g.num_blocks *= d;
+  for (int64_t d : g.scale_shape) g.num_blocks = times(g.num_blocks, d);
   return g;
 }
 

@@ -380,4 +380,26 @@ TEST(MxTensor, AnEmptyTensorWithALongAxisHasNoRowsToWalk) {
   }
 }
 
+// An empty tensor whose other axes multiply past int64, (0, 115, 751321, 694, 751321, 344): its
+// strides, rows and block count used to overflow (UBSan, found by fuzz_npy in CI); it has no blocks
+// in either layout.
+TEST(MxTensor, AnEmptyTensorWhoseAxesOverflowHasNoBlocks) {
+  const Tensor t = parse_npy(
+      npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 115, 751321, 694, 751321, 344), }"),
+      "empty.npy");
+  ASSERT_EQ(t.data.size(), 0u);
+  for (Layout layout : {Layout::Contiguous, Layout::Trn3}) {
+    for (int axis : {-1, 0, 2}) {
+      QuantOptions o;
+      o.format = Format::Mxfp8E4m3;
+      o.layout = layout;
+      o.axis = axis;
+      const QuantizedTensor q = quantize(t.data.data(), t.shape, o);
+      EXPECT_TRUE(q.codes.empty());
+      EXPECT_TRUE(q.scales.empty());
+      EXPECT_TRUE(dequantize(q).empty());
+    }
+  }
+}
+
 }  // namespace xpusim::numerics
