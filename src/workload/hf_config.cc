@@ -28,6 +28,7 @@ namespace {
 
 const std::vector<std::string>& supported_types() {
   static const std::vector<std::string> v = {
+      "cohere",      "cohere2",     "dbrx",
       "deepseek_v2", "deepseek_v3", "falcon", "gemma",   "gemma2",  "gemma3",   "gemma3_text", "gpt2",
       "gpt_oss",     "gptj",        "llama",  "llama4",  "llama4_text", "mistral", "mistral3", "mixtral",
       "mpt",         "nemotron",    "phi3",   "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe"};
@@ -45,6 +46,7 @@ const std::string* text_model_type(const std::string& wrapper) {
 
 bool is_gemma(const std::string& t) { return t == "gemma" || t == "gemma2" || t == "gemma3_text"; }
 bool is_qwen(const std::string& t) { return t == "qwen2" || t == "qwen2_moe" || t == "qwen3" || t == "qwen3_moe"; }
+bool is_cohere(const std::string& t) { return t == "cohere" || t == "cohere2"; }
 
 void require_positive(core::Diagnostics& d, const std::string& field, long long v) {
   if (v <= 0) d.error(field, "must be positive", std::to_string(v), "an integer > 0");
@@ -141,18 +143,25 @@ void read_llama_shape(FieldReader& r, ModelSpec& m) {
   m.max_position = int_alias(r, {"max_position_embeddings"}, 2048, false);
   m.ffn = int_alias(r, {"intermediate_size"}, 0, t != "gpt_oss");
   m.head_dim = r.has("head_dim") ? bounded_integer(r, "head_dim") : 0;
-  m.tied_embeddings = r.boolean_or("tie_word_embeddings", is_gemma(t));  // GemmaConfig ties by default
+  // GemmaConfig and CohereConfig tie by default.
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", is_gemma(t) || is_cohere(t));
   // Qwen2's q/k/v projections carry biases (no config key); gpt-oss biases everything.
   m.attn_bias = r.boolean_or("attention_bias", t == "gpt_oss" || t == "qwen2" || t == "qwen2_moe");
   m.mlp_bias = r.boolean_or("mlp_bias", t == "gpt_oss");
-  m.norm = t == "nemotron" ? NormKind::LayerNorm : NormKind::RmsNorm;
-  // Gemma 2 and 3 normalise before and after attention and the MLP.
-  m.norms_per_layer = t == "gemma2" || t == "gemma3_text" ? 4 : 2;
+  m.norm = t == "nemotron" || is_cohere(t) ? NormKind::LayerNorm : NormKind::RmsNorm;
+  // Gemma 2 and 3 normalise before and after attention and the MLP; Cohere's attention and MLP
+  // read one LayerNorm (without a bias) of the same input, in parallel.
+  m.norms_per_layer = t == "gemma2" || t == "gemma3_text" ? 4 : is_cohere(t) ? 1 : 2;
+  if (is_cohere(t)) {
+    m.parallel_attn = true;
+    m.norm_bias = false;
+    r.ignore("logit_scale");  // a scalar on the logits
+  }
   m.position = PosKind::Rope;
   r.ignore("hidden_activation");  // gemma: a gated GeLU, 3 matrices like SwiGLU
   const std::string act = r.str_or("hidden_act", t == "nemotron" ? "relu2" : "silu");
   m.mlp = t == "nemotron" ? mlp_from_act(act, MlpKind::SquaredRelu) : MlpKind::Gated;
-  m.qk_norm = t == "qwen3" || t == "qwen3_moe" || t == "gemma3_text";
+  m.qk_norm = t == "qwen3" || t == "qwen3_moe" || t == "gemma3_text" || (is_cohere(t) && r.boolean_or("use_qk_norm", false));
 }
 
 /// layer_types: one "sliding_attention" or "full_attention" per layer.
@@ -180,7 +189,10 @@ std::vector<bool> read_layer_types(FieldReader& r, const Json& layer_types) {
 /// others (mistral, mixtral, phi3, qwen with use_sliding_window) window every layer.
 std::vector<bool> default_sliding_layers(FieldReader& r, const ModelSpec& m) {
   const std::string& t = m.family;
-  const long long pattern = t == "gemma3_text" ? int_alias(r, {"sliding_window_pattern"}, 6, false) : 0;
+  // Cohere 2 (Command A) windows three layers of four: every fourth attends globally.
+  const long long pattern = t == "gemma3_text" ? int_alias(r, {"sliding_window_pattern"}, 6, false)
+                            : t == "cohere2"   ? int_alias(r, {"sliding_window_pattern"}, 4, false)
+                                               : 0;
   std::vector<bool> sliding;
   for (int i = 0; i < m.layers; ++i) {
     if (t == "gpt_oss" || t == "gemma2") sliding.push_back(i % 2 == 0);
@@ -428,6 +440,35 @@ void read_mpt(FieldReader& r, ModelSpec& m) {
   m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
 }
 
+/// Databricks DBRX: MPT-style names, attention and routed experts under attn_config and
+/// ffn_config; every layer is a MoE of GLU experts (w1, v1, w2: three matrices), LayerNorm
+/// without biases, no biases anywhere, RoPE.
+void read_dbrx(FieldReader& r, ModelSpec& m) {
+  m.hidden = int_alias(r, {"d_model", "hidden_size"}, 0, true);
+  m.layers = static_cast<int>(int_alias(r, {"n_layers", "num_hidden_layers"}, 0, true));
+  m.heads = static_cast<int>(int_alias(r, {"n_heads", "num_attention_heads"}, 0, true));
+  m.vocab = int_alias(r, {"vocab_size"}, 0, true);
+  m.max_position = int_alias(r, {"max_seq_len", "max_position_embeddings"}, 2048, false);
+  m.kv_heads = m.heads;
+  if (const Json* ac = r.object("attn_config", true)) {
+    FieldReader a(*ac, r.path_of("attn_config"), r.diagnostics(), false);
+    m.kv_heads = static_cast<int>(int_alias(a, {"kv_n_heads"}, m.heads, false));
+  }
+  if (const Json* fc = r.object("ffn_config", true)) {
+    FieldReader f(*fc, r.path_of("ffn_config"), r.diagnostics(), false);
+    m.moe.expert_ffn = int_alias(f, {"ffn_hidden_size"}, 0, true);
+    m.moe.num_experts = static_cast<int>(int_alias(f, {"moe_num_experts"}, 0, true));
+    m.moe.experts_per_token = static_cast<int>(int_alias(f, {"moe_top_k"}, 0, true));
+  }
+  m.ffn = m.moe.expert_ffn;
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+  m.norm = NormKind::LayerNorm;
+  m.norm_bias = false;
+  m.attn_bias = m.mlp_bias = false;
+  m.mlp = MlpKind::Gated;
+  m.position = PosKind::Rope;
+}
+
 void read_falcon(FieldReader& r, ModelSpec& m) {
   m.hidden = int_alias(r, {"hidden_size"}, 0, true);
   m.layers = static_cast<int>(int_alias(r, {"num_hidden_layers", "n_layer"}, 0, true));
@@ -478,6 +519,8 @@ void read_family(FieldReader& r, ModelSpec& m) {
     read_mpt(r, m);
   } else if (m.family == "falcon") {
     read_falcon(r, m);
+  } else if (m.family == "dbrx") {
+    read_dbrx(r, m);
   } else {
     read_llama_style(r, m);
   }

@@ -85,6 +85,29 @@ const char* kLlama4Maverick = R"({"architectures": ["Llama4ForConditionalGenerat
     "rope_theta": 500000.0, "tie_word_embeddings": false, "use_qk_norm": false, "vocab_size": 202048},
   "vision_config": {"hidden_size": 1408, "num_hidden_layers": 34, "model_type": "llama4_vision_model"}})";
 
+// CohereForAI/c4ai-command-r-v01 config.json; model card: 35 B parameters (embeddings tied).
+const char* kCommandR = R"({"architectures": ["CohereForCausalLM"], "attention_bias": false, "bos_token_id": 5,
+  "eos_token_id": 255001, "hidden_act": "silu", "hidden_size": 8192, "initializer_range": 0.02,
+  "intermediate_size": 22528, "layer_norm_eps": 1e-05, "logit_scale": 0.0625, "max_position_embeddings": 8192,
+  "model_type": "cohere", "num_attention_heads": 64, "num_hidden_layers": 40, "num_key_value_heads": 64,
+  "pad_token_id": 0, "rope_theta": 8000000.0, "tie_word_embeddings": true, "use_cache": true,
+  "use_qk_norm": false, "vocab_size": 256000})";
+
+// CohereForAI/c4ai-command-a-03-2025 config.json; model card: 111 B parameters.
+const char* kCommandA = R"({"architectures": ["Cohere2ForCausalLM"], "attention_bias": false, "head_dim": 128,
+  "hidden_act": "silu", "hidden_size": 12288, "intermediate_size": 36864, "layer_norm_eps": 1e-05,
+  "logit_scale": 0.25, "max_position_embeddings": 131072, "model_type": "cohere2", "num_attention_heads": 96,
+  "num_hidden_layers": 64, "num_key_value_heads": 8, "rope_theta": 50000, "sliding_window": 4096,
+  "sliding_window_pattern": 4, "tie_word_embeddings": true, "vocab_size": 256000})";
+
+// databricks/dbrx-base config.json; model card: 132 B total, 36 B active.
+const char* kDbrx = R"({"architectures": ["DbrxForCausalLM"], "attn_config": {"clip_qkv": 8, "kv_n_heads": 8,
+  "rope_theta": 500000}, "d_model": 6144, "emb_pdrop": 0.0, "ffn_config": {"ffn_hidden_size": 10752,
+  "moe_jitter_eps": 0, "moe_loss_weight": 0.05, "moe_num_experts": 16, "moe_top_k": 4},
+  "initializer_range": 0.02, "max_seq_len": 32768, "model_type": "dbrx", "n_heads": 48, "n_layers": 40,
+  "output_router_logits": false, "resid_pdrop": 0.0, "router_aux_loss_coef": 0.05,
+  "tie_word_embeddings": false, "vocab_size": 100352})";
+
 }  // namespace
 
 TEST(HfFamilies, Qwen2HasQkvBiasesAndNoWindowWithoutUseSlidingWindow) {
@@ -186,4 +209,40 @@ TEST(HfFamilies, ALlama4NoRopeListOfTheWrongLengthIsNamed) {
     "num_local_experts": 4, "attention_chunk_size": 16, "no_rope_layers": [1, 1, 0]})");
   EXPECT_NE(e.find("no_rope_layers: length differs from num_hidden_layers (got '3'; expected 4)"), std::string::npos)
       << e;
+}
+
+// Command R: a parallel block (attention and MLP read one bias-free LayerNorm of the same input),
+// tied embeddings: 40·(4·8192² + 3·8192·22,528 + 8192) + 256,000·8192 + 8192 = 34.98 B.
+TEST(HfFamilies, CohereIsAParallelBlockWithOneBiasFreeLayerNorm) {
+  const ModelSpec m = load_text("command-r", kCommandR);
+  EXPECT_DOUBLE_EQ(count_params(m).total, 34980831232.0);
+  EXPECT_TRUE(m.parallel_attn);
+  EXPECT_EQ(m.norms_per_layer, 1);
+  EXPECT_FALSE(m.norm_bias);
+  EXPECT_TRUE(m.tied_embeddings);
+  EXPECT_FALSE(m.qk_norm);
+}
+
+// Command A: three layers of four attend in a 4,096-token window, every fourth globally; 111 B.
+TEST(HfFamilies, Cohere2WindowsThreeLayersOfFour) {
+  const ModelSpec m = load_text("command-a", kCommandA);
+  EXPECT_NEAR(count_params(m).total / 111e9, 1.0, 0.005) << count_params(m).total;
+  for (int i : {0, 1, 2, 4}) EXPECT_EQ(m.layer_context(i, 65536), 4096) << i;
+  for (int i : {3, 63}) EXPECT_EQ(m.layer_context(i, 65536), 65536) << i;
+}
+
+// DBRX: 16 GLU experts of 10,752, top 4, every layer; GQA with 8 KV heads under attn_config.
+// Total 40·(2·6144² + 2·6144·1024 + 16·3·6144·10,752 + 6144·16 + 2·6144) + 2·100,352·6144 + 6144
+// = 131.6 B, active (4 experts) 36.5 B: the card's 132 B and 36 B.
+TEST(HfFamilies, DbrxReadsItsNestedAttentionAndExpertConfigs) {
+  const ModelSpec m = load_text("dbrx", kDbrx);
+  const auto p = count_params(m);
+  EXPECT_DOUBLE_EQ(p.total, 131596523520.0);
+  EXPECT_NEAR(p.active / 36.47e9, 1.0, 0.002) << p.active;
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.moe.num_experts, 16);
+  EXPECT_EQ(m.moe.experts_per_token, 4);
+  for (int i : {0, 39}) EXPECT_TRUE(m.layer_is_moe(i));
+  EXPECT_NE(config_error("dbrx-no-ffn", R"({"model_type": "dbrx", "d_model": 64, "n_heads": 4, "n_layers": 2,
+    "vocab_size": 100, "attn_config": {"kv_n_heads": 2}})").find("ffn_config"), std::string::npos);
 }
