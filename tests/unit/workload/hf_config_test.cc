@@ -202,7 +202,7 @@ TEST(HfConfigDiagnostics, UnsupportedModelTypeListsSupported) {
   const auto p = write_temp("unsupported.json", R"({"model_type":"mamba","hidden_size":64})");
   const std::string e = load_error(p);
   EXPECT_TRUE(contains(e, "model_type: unsupported model_type (got 'mamba'")) << e;
-  EXPECT_TRUE(contains(e, "expected one of: deepseek_v2, deepseek_v3, falcon, gemma, gemma2, gemma3, gemma3_text, gpt2")) << e;
+  EXPECT_TRUE(contains(e, "expected one of: cohere, cohere2, dbrx, deepseek_v2, deepseek_v3, falcon, gemma, gemma2, gemma3, gemma3_text, gpt2")) << e;
 }
 
 TEST(HfConfigDiagnostics, MissingModelType) {
