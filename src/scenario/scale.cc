@@ -110,6 +110,15 @@ void add_scale_results(TrainRun& run, const TrainInputs& in, const calib::Params
   if (!in.runs) return;
   const core::Seconds work = run.result.step_time * (*in.train_tokens / run.result.tokens_per_step) *
                              run.goodput.straggler_slowdown;
+  const double intervals = static_cast<double>(*in.runs) *
+                           std::ceil(core::to_seconds(work) / core::to_seconds(run.goodput.checkpoint_interval));
+  if (!(intervals <= core::limits::kMonteCarloIntervals))
+    core::fail("--train-tokens",
+               "the Monte Carlo of the whole run would simulate " + core::fmt_num(intervals, 3) +
+                   " checkpoint intervals (runs × time to train / interval)",
+               core::fmt_num(*in.train_tokens, 3),
+               "at most " + core::fmt_num(core::limits::kMonteCarloIntervals, 3) +
+                   " intervals: fewer tokens or fewer --runs (without --runs the mean time to train is exact)");
   run.monte_carlo = engine::monte_carlo_time_to_train(run.goodput, work, static_cast<int>(*in.runs),
                                                       static_cast<std::uint64_t>(in.seed.value_or(1)));
 }

@@ -24,6 +24,11 @@ inline constexpr long long kRequests = 1'000'000'000;   ///< serve requests (str
 /// arrival, in seconds. 30 days; the integer clock (core/sim_time.h) reaches about 106 days,
 /// which leaves the drain after the last arrival room.
 inline constexpr double kArrivalSpanSeconds = 30.0 * 86'400.0;
+/// Checkpoint intervals a Monte Carlo of the whole run simulates, over all its runs (`train
+/// --train-tokens N --runs R`): R × (time to train / checkpoint interval). A million-chip,
+/// 15-trillion-token run checkpoints every few minutes for months (tens of thousands of
+/// intervals), so 10^8 leaves a thousand runs of it; past the limit the loop would not end.
+inline constexpr double kMonteCarloIntervals = 1e8;
 /// A straggling chip's compute slowdown (`train --straggler`): 100× slower is a failed chip,
 /// which goodput's recovery prices instead.
 inline constexpr double kStragglerSlowdown = 100.0;
