@@ -100,13 +100,18 @@ Row with_implied_dp(const Row& row, Prediction& p) {
   return r;
 }
 
-/// Whether the notes name async TP as a setting of the run ("AsyncTP", "async TP", "async-TP"),
-/// not only as the baseline it is compared with ("829 without AsyncTP").
-bool async_tp_in_notes(const std::string& notes) {
-  static const std::regex re(R"((without\s+)?async[\s-]?tp)", std::regex::icase);
+/// Whether the notes name a setting of the run, not only the baseline it is compared with ("829
+/// without AsyncTP"): `re` matches the setting's name after an optional "without " (group 1).
+bool named_as_setting(const std::string& notes, const std::regex& re) {
   for (auto it = std::sregex_iterator(notes.begin(), notes.end(), re); it != std::sregex_iterator(); ++it)
     if (!(*it)[1].matched) return true;
   return false;
+}
+
+/// Whether the notes name async TP as a setting of the run ("AsyncTP", "async TP", "async-TP").
+bool async_tp_in_notes(const std::string& notes) {
+  static const std::regex re(R"((without\s+)?async[\s-]?tp)", std::regex::icase);
+  return named_as_setting(notes, re);
 }
 
 /// LoRA fine-tuning named in the notes ("LoRA", not only "without LoRA"): the adapter rank the
@@ -116,10 +121,7 @@ bool async_tp_in_notes(const std::string& notes) {
 /// megatron preset's (Megatron-Bridge's) otherwise. Rank 0 when the notes name no LoRA run.
 void lora_from_notes(const std::string& notes, const calib::Params& params, mapping::TrainPlan& plan, Prediction& p) {
   static const std::regex named(R"((without\s+)?\blora\b)", std::regex::icase);
-  bool lora = false;
-  for (auto it = std::sregex_iterator(notes.begin(), notes.end(), named); it != std::sregex_iterator(); ++it)
-    lora = lora || !(*it)[1].matched;
-  if (!lora) return;
+  if (!named_as_setting(notes, named)) return;
   static const std::regex mlperf_re(R"(\bmlperf\b)", std::regex::icase);
   const std::string key = "training.defaults.lora." + std::string(std::regex_search(notes, mlperf_re) ? "mlperf_" : "");
   static const std::regex rank_re(R"(\b(?:rank|r)\s*[-=:]?\s*(\d{1,6})\b)", std::regex::icase);

@@ -38,6 +38,12 @@ long long setting(const validation::Prediction& p, const std::string& name) {
   return -1;
 }
 
+/// Whether one of the prediction's assumptions contains `part`.
+bool said(const validation::Prediction& p, const std::string& part) {
+  return std::any_of(p.assumptions.begin(), p.assumptions.end(),
+                     [&](const std::string& a) { return a.find(part) != std::string::npos; });
+}
+
 validation::Row pp35_row() {
   // A 2,240-GPU Megatron-LM run of the 530B model on pp 35 that states no global batch.
   validation::Row r;
@@ -111,11 +117,6 @@ TEST(RowDefaults, TimeToTrainReadsTheTargetInTokensOrSamples) {
   ASSERT_EQ(samples.status, validation::Status::Ok) << samples.reason;
   ASSERT_EQ(tokens.status, validation::Status::Ok) << tokens.reason;
   EXPECT_DOUBLE_EQ(samples.predicted, tokens.predicted);
-  const auto said = [](const validation::Prediction& p, const std::string& part) {
-    for (const auto& a : p.assumptions)
-      if (a.find(part) != std::string::npos) return true;
-    return false;
-  };
   EXPECT_TRUE(said(samples, "tokens to target 2,048,000 (the notes' 1,000 samples of 2048 tokens)"));
   row.notes = "the run needed 2,048,000 to reach the target";
   const auto bare = validation::predict_train(row, context());
@@ -152,11 +153,6 @@ validation::Row lora_row(const std::string& notes) {
 // training. LoRA drops the base weight gradients, so the step is shorter than full training of
 // the same layout, and more adapters cost more.
 TEST(RowDefaults, LoraNamedInTheNotesRunsAdaptersOnFrozenWeights) {
-  const auto said = [](const validation::Prediction& p, const std::string& part) {
-    for (const auto& a : p.assumptions)
-      if (a.find(part) != std::string::npos) return true;
-    return false;
-  };
   const auto full = validation::predict_train(lora_row("full fine-tuning; compared without LoRA"), context());
   const auto mlperf = validation::predict_train(lora_row("MLPerf Training v5.1 Llama-2-70B LoRA, GovReport"), context());
   const auto stated = validation::predict_train(lora_row("LoRA fine-tuning (rank 16, attention projections)"), context());
