@@ -177,7 +177,9 @@ Seconds async_tp_exposed(Seconds one, Seconds gemm, int tp) {
 /// TP/SP: two collectives per block (attention, MLP) in each pass; a recomputed layer repeats the
 /// forward ones inside the backward. The framework's share of them is exposed, or with async TP
 /// what the GEMMs of the block do not cover (async_tp_exposed).
-void add_tp_comm(const Context& x, LayerCost& lc) {
+/// `blocks`: the layer's row-parallel outputs, each closing a TP region (attention and MLP: 2; a
+/// hybrid's Mamba, attention or MLP block: 1).
+void add_tp_comm(const Context& x, LayerCost& lc, double blocks) {
   const auto& plan = x.s.plan;
   if (plan.tp <= 1) return;
   cost::Activity tmp;
@@ -189,12 +191,12 @@ void add_tp_comm(const Context& x, LayerCost& lc) {
     one = x.coll(CollectiveKind::AllReduce, x.block_bytes, x.tp_group, tmp, 1.0);
   }
   const bool recomputes = mapping::recomputes_layer(plan);
-  const double fwd_n = 2.0, bwd_n = recomputes ? 4.0 : 2.0;
+  const double fwd_n = blocks, bwd_n = recomputes ? 2.0 * blocks : blocks;
   lc.tp_bwd_busy = one * bwd_n;
   if (plan.async_tp) {
-    const Seconds fwd = async_tp_exposed(one, lc.dense_gemm_fwd / 2.0, plan.tp);
-    lc.tp_fwd = fwd * 2.0;
-    lc.tp_bwd = async_tp_exposed(one, lc.dense_gemm_bwd / 2.0, plan.tp) * 2.0 + (recomputes ? fwd * 2.0 : Seconds{});
+    const Seconds fwd = async_tp_exposed(one, lc.dense_gemm_fwd / blocks, plan.tp);
+    lc.tp_fwd = fwd * blocks;
+    lc.tp_bwd = async_tp_exposed(one, lc.dense_gemm_bwd / blocks, plan.tp) * blocks + (recomputes ? fwd * blocks : Seconds{});
   } else {
     lc.tp_fwd = one * fwd_n * x.s.framework.tp_comm_exposed;
     lc.tp_bwd = one * bwd_n * x.s.framework.tp_comm_exposed;
@@ -219,6 +221,24 @@ void add_cp_comm(const Context& x, LayerCost& lc) {
   lc.cp_bwd = core::max(Seconds{}, ring * 2.0 - lc.attn_fwd * x.s.framework.cp_attention_backward_ratio);
   lc.act.scale_up_bytes += tmp.scale_up_bytes * (3.0 * (plan.cp - 1));
   lc.act.scale_out_bytes += tmp.scale_out_bytes * (3.0 * (plan.cp - 1));
+}
+
+/// CP on a Mamba-2 layer (Megatron's MambaContextParallel): the scan needs whole sequences, so an
+/// all-to-all over the cp ranks turns the sequence shards of x, B, C and dt into head shards
+/// before the conv and the scan, and another turns y back; the backward repeats both for the
+/// gradients. Not overlapped.
+void add_mamba_cp_comm(const Context& x, LayerCost& lc) {
+  const auto& plan = x.s.plan;
+  if (plan.cp <= 1) return;
+  const auto& ms = x.s.model.mamba;
+  const double per_token = static_cast<double>(ms.conv_channels() + ms.heads + ms.inner()) / plan.tp;
+  cost::Activity tmp;
+  const Seconds both = x.coll(CollectiveKind::AllToAll, static_cast<double>(x.tokens_chip) * per_token * kActBytes,
+                              net::Group{plan.cp, plan.tp}, tmp, 1.0);
+  lc.cp_fwd = both;
+  lc.cp_bwd = both;
+  lc.act.scale_up_bytes += tmp.scale_up_bytes * 2.0;
+  lc.act.scale_out_bytes += tmp.scale_out_bytes * 2.0;
 }
 
 /// MoE: token routing cost each pass (framework overhead), and the dispatch and combine
@@ -273,14 +293,17 @@ void add_fsdp_comm(const Context& x, LayerCost& lc) {
 LayerCost layer_cost(const Context& x, int layer) {
   LayerCost lc;
   add_layer_compute(x, workload::layer_ops(x.s.model, layer, x.shard), lc);
-  add_tp_comm(x, lc);
-  add_cp_comm(x, lc);
-  if (x.s.model.layer_is_moe(layer)) add_moe_comm(x, lc);
+  const auto& md = x.s.model;
+  add_tp_comm(x, lc, md.layer_block(layer) == workload::LayerBlock::AttentionMlp ? 2.0 : 1.0);
+  if (md.layer_has_attention(layer)) add_cp_comm(x, lc);
+  if (md.layer_is_mamba(layer)) add_mamba_cp_comm(x, lc);
+  if (md.layer_is_moe(layer)) add_moe_comm(x, lc);
   add_fsdp_comm(x, lc);
   return lc;
 }
 
-/// Layer costs memoised per layer class (MoE or dense, sliding or full attention).
+/// Layer costs memoised per layer class (MoE or dense, sliding or full attention, the block of a
+/// hybrid).
 class LayerCosts {
  public:
   explicit LayerCosts(const Context& x) : x_(x) {}
@@ -288,7 +311,7 @@ class LayerCosts {
     const auto& md = x_.s.model;
     const bool sliding = layer < static_cast<int>(md.layer_is_sliding.size()) &&
                          md.layer_is_sliding[static_cast<size_t>(layer)];
-    const auto key = std::make_tuple(md.layer_is_moe(layer), sliding);
+    const auto key = std::make_tuple(md.layer_is_moe(layer), sliding, static_cast<int>(md.layer_block(layer)));
     auto it = memo_.find(key);
     if (it == memo_.end()) it = memo_.emplace(key, layer_cost(x_, layer)).first;
     return it->second;
@@ -296,7 +319,7 @@ class LayerCosts {
 
  private:
   const Context& x_;
-  std::map<std::tuple<bool, bool>, LayerCost> memo_;
+  std::map<std::tuple<bool, bool, int>, LayerCost> memo_;
 };
 
 void add_layer(StageCost& sc, const LayerCost& lc) {
@@ -485,11 +508,23 @@ namespace xpusim::engine {
 std::vector<OpProfile> layer_op_profile(const TrainScenario& s) {
   const compute::ChipModel chip(s.system->chip, detail::calibration(s));
   const compute::Precision prec = detail::precision_of(s.plan);
-  std::vector<OpProfile> out;
-  for (const auto& op : workload::layer_ops(s.model, s.model.layers / 2, detail::shard_of(s.plan))) {
-    const compute::OpTime t = chip.time(op, prec, compute::Pass::Forward);
-    out.push_back({op.name, t.flops, t.hbm_bytes, t.time, t.compute_bound});
+  // The middle layer; a hybrid's first layer of each block kind (Mamba-2, attention, MLP).
+  std::vector<int> layers = {s.model.layers / 2};
+  if (s.model.has_mamba()) {
+    layers.clear();
+    std::vector<workload::LayerBlock> seen;
+    for (int i = 0; i < s.model.layers; ++i) {
+      if (std::find(seen.begin(), seen.end(), s.model.layer_block(i)) != seen.end()) continue;
+      seen.push_back(s.model.layer_block(i));
+      layers.push_back(i);
+    }
   }
+  std::vector<OpProfile> out;
+  for (int layer : layers)
+    for (const auto& op : workload::layer_ops(s.model, layer, detail::shard_of(s.plan))) {
+      const compute::OpTime t = chip.time(op, prec, compute::Pass::Forward);
+      out.push_back({op.name, t.flops, t.hbm_bytes, t.time, t.compute_bound});
+    }
   return out;
 }
 

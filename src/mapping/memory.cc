@@ -47,30 +47,40 @@ LayerUnits layer_units(const ModelSpec& m, int layer, bool fp8_inputs) {
   const double h = d(m.hidden);
   const double in = fp8_inputs ? 1.0 : 2.0;  // bytes per saved GEMM-input element
   LayerUnits u;
-  // Attention: QKV GEMM input 2 and output-dropout mask 1 (replicated); Q, K, V and the
-  // output-projection input, 2 bytes per element (sharded; 8 for MHA).
-  u.replicated += in + 1.0;
-  const double q = d(m.heads) * d(m.qk_head_dim());
-  const double heads_kv = m.attention == workload::AttnKind::Mla ? d(m.heads) : d(m.kv_heads);
-  const double k = heads_kv * d(m.qk_head_dim());
-  const double v = heads_kv * d(m.v_head_dim());
-  const double o_in = d(m.heads) * d(m.v_head_dim());
-  u.sharded += (2.0 * (q + k + v) + in * o_in) / h;
-  if (m.attention == workload::AttnKind::Mla) {
-    // The low-rank latents (q_a output, kv_a output) are inputs of the q_b / kv_b GEMMs.
-    u.replicated += 2.0 * d(m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) / h;
+  if (m.layer_is_mamba(layer)) {
+    // Mamba-2 mixer: the in_proj input (replicated); the in_proj output (z, x, B, C, dt), the conv
+    // output, the scan output and the out_proj input (sharded).
+    const workload::MambaSpec& s = m.mamba;
+    u.replicated += in;
+    u.sharded += (2.0 * d(s.in_proj_width()) + 2.0 * d(s.conv_channels()) + (2.0 + in) * d(s.inner())) / h;
+  } else if (m.layer_has_attention(layer)) {
+    // Attention: QKV GEMM input 2 and output-dropout mask 1 (replicated); Q, K, V and the
+    // output-projection input, 2 bytes per element (sharded; 8 for MHA).
+    u.replicated += in + 1.0;
+    const double q = d(m.heads) * d(m.qk_head_dim());
+    const double heads_kv = m.attention == workload::AttnKind::Mla ? d(m.heads) : d(m.kv_heads);
+    const double k = heads_kv * d(m.qk_head_dim());
+    const double v = heads_kv * d(m.v_head_dim());
+    const double o_in = d(m.heads) * d(m.v_head_dim());
+    u.sharded += (2.0 * (q + k + v) + in * o_in) / h;
+    if (m.attention == workload::AttnKind::Mla) {
+      // The low-rank latents (q_a output, kv_a output) are inputs of the q_b / kv_b GEMMs.
+      u.replicated += 2.0 * d(m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) / h;
+    }
   }
-  // MLP: its input 2 and dropout mask 1 (replicated) + the inner tensors (sharded).
-  u.replicated += in + 1.0;
-  if (m.layer_is_moe(layer)) {
-    // MoE: the router's fp32 logits, k permuted copies of the input, and the inner tensors of
-    // k experts of expert_ffn (+ shared experts): "scale by top-k × expert_ffn / ffn".
-    const double topk = m.moe.experts_per_token;
-    u.replicated += 4.0 * d(m.moe.num_experts) / h;
-    u.sharded += 2.0 * topk + topk * mlp_inner_units(m, m.moe.expert_ffn, fp8_inputs) +
-                 m.moe.shared_experts * mlp_inner_units(m, m.moe.shared_ffn, fp8_inputs);
-  } else {
-    u.sharded += mlp_inner_units(m, m.ffn, fp8_inputs);
+  if (m.layer_has_mlp(layer)) {
+    // MLP: its input 2 and dropout mask 1 (replicated) + the inner tensors (sharded).
+    u.replicated += in + 1.0;
+    if (m.layer_is_moe(layer)) {
+      // MoE: the router's fp32 logits, k permuted copies of the input, and the inner tensors of
+      // k experts of expert_ffn (+ shared experts): "scale by top-k × expert_ffn / ffn".
+      const double topk = m.moe.experts_per_token;
+      u.replicated += 4.0 * d(m.moe.num_experts) / h;
+      u.sharded += 2.0 * topk + topk * mlp_inner_units(m, m.moe.expert_ffn, fp8_inputs) +
+                   m.moe.shared_experts * mlp_inner_units(m, m.moe.shared_ffn, fp8_inputs);
+    } else {
+      u.sharded += mlp_inner_units(m, m.ffn, fp8_inputs);
+    }
   }
   // Norm inputs, 2 bytes each.
   u.replicated += 2.0 * m.norms_per_layer;
@@ -87,7 +97,11 @@ LayerUnits projection_units(const ModelSpec& m, int layer) {
   const double heads_kv = m.attention == workload::AttnKind::Mla ? d(m.heads) : d(m.kv_heads);
   LayerUnits u;
   u.replicated = 2.0;
-  u.sharded = 2.0 * (d(m.heads) * d(m.qk_head_dim()) + heads_kv * d(m.qk_head_dim() + m.v_head_dim())) / h;
+  if (m.layer_is_mamba(layer))
+    u.sharded = 2.0 * d(m.mamba.in_proj_width()) / h;  // the in_proj output
+  else if (m.layer_has_attention(layer))
+    u.sharded = 2.0 * (d(m.heads) * d(m.qk_head_dim()) + heads_kv * d(m.qk_head_dim() + m.v_head_dim())) / h;
+  if (!m.layer_has_mlp(layer)) return u;
   if (m.layer_is_moe(layer)) {
     const double topk = m.moe.experts_per_token;
     u.sharded += 2.0 * topk * (1.0 + mats_in * d(m.moe.expert_ffn) / h) +
@@ -109,7 +123,7 @@ double sp_div(const TrainPlan& p) { return p.sequence_parallel ? p.tp : 1.0; }
 double layer_no_recompute(const ModelSpec& m, const TrainPlan& p, int layer) {
   const LayerUnits u = layer_units(m, layer, core::bytes_per_element(p.precision) < 1.5);
   double bytes = sbh(m, p) * (u.replicated / sp_div(p) + u.sharded / p.tp);
-  if (!p.flash_attention) {
+  if (!p.flash_attention && m.layer_has_attention(layer)) {
     // Softmax output 2, dropout mask 1, dropout output 2 bytes per score: 5·a·s²·b/t.
     const double s = seq_per_rank(p);
     bytes += 5.0 * m.heads * s * s * d(p.micro_batch) / p.tp;
@@ -297,17 +311,24 @@ double kv_elems_layer_chip(const ModelSpec& m, const ServePlan& p) {
   return 2.0 * d(kv_per_chip) * d(m.head_dim);
 }
 
+/// Mamba-2 state of one layer for one sequence on one chip (bf16; heads split over tp).
+double mamba_state_layer_chip(const ModelSpec& m, const ServePlan& p) {
+  return workload::mamba_state_bytes_per_layer(m, core::Dtype::Bf16).base() / p.tp;
+}
+
 ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long sequences,
                         long long context, long long step_tokens, int r, const MemoryParams& params) {
   const std::vector<int> layers = stage_layers(model.layers, plan.pp, 1, r);
   const bool first = r == 0, last = r == plan.pp - 1;
   double dense = 0, routed = 0;
   double kv_tokens = 0;  // Σ over this stage's layers of the tokens each keeps per sequence
+  double mamba_layers = 0;
   for (int i : layers) {
     const LayerParams lp = workload::layer_params(model, i);
     dense += lp.non_routed();
     routed += lp.routed();
     kv_tokens += d(model.layer_context(i, context));
+    mamba_layers += model.layer_is_mamba(i) ? 1.0 : 0.0;
   }
   if (first) dense += workload::embedding_params(model);
   if (last) {
@@ -321,6 +342,8 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
   mem.weights = core::bytes(wb * (dense / plan.tp + routed / std::max(plan.tp, plan.ep)));
   mem.kv_cache = core::bytes(d(sequences) * kv_tokens * kv_elems_layer_chip(model, plan) *
                              core::bytes_per_element(plan.kv_dtype));
+  if (mamba_layers > 0)
+    mem.kv_cache += core::bytes(d(sequences) * mamba_layers * mamba_state_layer_chip(model, plan));
   // Transient activations of one step of `step_tokens` tokens: residual stream and norm output
   // (2h), the largest inner MLP tensor (sharded over tp), and, on the last stage, fp32 logits
   // of one position per sequence.
@@ -360,9 +383,16 @@ MemoryParams memory_params(const calib::Params& params) {
 }
 
 core::Bytes kv_bytes_per_token_per_chip(const ModelSpec& model, const ServePlan& plan) {
-  const int layers = static_cast<int>(stage_layers(model.layers, plan.pp, 1, 0).size());
+  int layers = 0;
+  for (int i : stage_layers(model.layers, plan.pp, 1, 0)) layers += model.layer_has_attention(i) ? 1 : 0;
   return core::bytes(d(layers) * kv_elems_layer_chip(model, plan) *
                      core::bytes_per_element(plan.kv_dtype));
+}
+
+core::Bytes mamba_state_bytes_per_sequence_per_chip(const ModelSpec& model, const ServePlan& plan) {
+  int layers = 0;
+  for (int i : stage_layers(model.layers, plan.pp, 1, 0)) layers += model.layer_is_mamba(i) ? 1 : 0;
+  return core::bytes(d(layers) * mamba_state_layer_chip(model, plan));
 }
 
 }  // namespace xpusim::mapping

@@ -58,6 +58,7 @@ const char* pos_name(workload::PosKind p) {
     case workload::PosKind::Rope: return "rope";
     case workload::PosKind::Learned: return "learned";
     case workload::PosKind::Alibi: return "alibi";
+    case workload::PosKind::None: return "none";
   }
   return "?";
 }
@@ -90,6 +91,39 @@ Json moe_json(const ModelSpec& m) {
           {"moe_layers", moe_layer_count(m)}};
 }
 
+/// Layers of each block kind of a hybrid model.
+struct BlockCounts {
+  int mamba = 0, attention = 0, mlp = 0, attention_mlp = 0;
+};
+BlockCounts block_counts(const ModelSpec& m) {
+  BlockCounts c;
+  for (int i = 0; i < m.layers; ++i) {
+    switch (m.layer_block(i)) {
+      case workload::LayerBlock::Mamba: ++c.mamba; break;
+      case workload::LayerBlock::Attention: ++c.attention; break;
+      case workload::LayerBlock::Mlp: ++c.mlp; break;
+      case workload::LayerBlock::AttentionMlp: ++c.attention_mlp; break;
+    }
+  }
+  return c;
+}
+
+/// The Mamba-2 mixer of a hybrid model (null for a transformer).
+Json mamba_json(const ModelSpec& m) {
+  if (!m.has_mamba()) return nullptr;
+  const BlockCounts c = block_counts(m);
+  return {{"mamba_layers", c.mamba},
+          {"attention_layers", c.attention + c.attention_mlp},
+          {"mlp_layers", c.mlp + c.attention_mlp},
+          {"heads", m.mamba.heads},
+          {"head_dim", m.mamba.head_dim},
+          {"state", m.mamba.state},
+          {"groups", m.mamba.groups},
+          {"conv_kernel", m.mamba.conv_kernel},
+          {"chunk", m.mamba.chunk},
+          {"state_bytes_per_sequence_bf16", core::to_bytes(workload::mamba_state_bytes_per_sequence(m, core::Dtype::Bf16))}};
+}
+
 Json mla_json(const ModelSpec& m) {
   return {{"q_lora_rank", m.mla.q_lora_rank},
           {"kv_lora_rank", m.mla.kv_lora_rank},
@@ -120,6 +154,13 @@ void shape_text(std::ostream& o, const ModelSpec& m) {
       << m.moe.expert_ffn << ")";
     if (m.moe.shared_experts) o << " + " << m.moe.shared_experts << " shared";
     o << " in " << moe_layer_count(m) << " of " << m.layers << " layers\n";
+  }
+  if (m.has_mamba()) {
+    const BlockCounts c = block_counts(m);
+    o << "  hybrid      " << c.mamba << " Mamba-2, " << c.attention << " attention, " << c.mlp << " MLP layers; Mamba "
+      << m.mamba.heads << " heads × " << m.mamba.head_dim << ", state " << m.mamba.state << ", " << m.mamba.groups
+      << " groups, conv " << m.mamba.conv_kernel << ", chunk " << m.mamba.chunk << "; state "
+      << bytes(workload::mamba_state_bytes_per_sequence(m, core::Dtype::Bf16)) << " per sequence (bf16)\n";
   }
   if (m.sliding_window > 0) {
     int n = 0;
@@ -165,6 +206,7 @@ Json model_show_document(const Provenance& provenance, const std::string& what, 
   const Json shape = shape_json(m);
   for (const auto& [k, v] : shape.items()) j[k] = v;
   j["moe"] = moe_json(m);
+  if (m.has_mamba()) j["mamba"] = mamba_json(m);
   if (!m.approximations.empty()) j["approximations"] = m.approximations;
   if (m.attention == workload::AttnKind::Mla) j["mla"] = mla_json(m);
   j["params_total"] = as_count(f.params.total);

@@ -63,6 +63,7 @@ struct Engine {
   int pool = 0;
   const StepCostModel* cost = nullptr;
   long long kv_cap = 0;
+  long long state_tokens = 0;  ///< KV tokens each sequence's Mamba-2 state takes (hybrids; else 0)
   std::deque<int> waiting;
   std::vector<PrefillJob> prefilling;
   long long n_dec = 0;
@@ -204,6 +205,8 @@ double Sim::kv_used(const Engine& en) const {
   if (s_.scheduler.kv_policy == KvPolicy::Reserve) return static_cast<double>(en.reserved);
   double u = en.ctx_sum;
   for (const auto& p : en.prefilling) u += static_cast<double>(p.done);
+  // A hybrid's running sequences each hold their Mamba-2 state, whatever their length.
+  if (en.state_tokens > 0) u += static_cast<double>(en.state_tokens) * running(en);
   return u;
 }
 
@@ -244,7 +247,7 @@ bool Sim::kv_admits(const Engine& en, const ReqState& r) const {
   const long long blk = std::max<long long>(1, s_.scheduler.block_size);
   const long long cap = en.kv_cap;
   if (s_.scheduler.kv_policy == KvPolicy::Reserve) {
-    const long long need = ((r.prompt + (r.max_out - r.generated) + blk - 1) / blk) * blk;
+    const long long need = ((r.prompt + (r.max_out - r.generated) + blk - 1) / blk) * blk + en.state_tokens;
     // A request larger than the whole cache is admitted alone (it would be rejected by a real
     // engine; running it keeps the simulation going and shows up as KV utilisation > 1).
     return en.reserved + need <= cap || (en.reserved == 0);
@@ -303,7 +306,7 @@ bool Sim::form_static(Engine& en) {
     long long need = 0;
     while (!en.waiting.empty() && static_cast<long long>(en.static_batch.size()) < b) {
       const auto& q = req(en.waiting.front());
-      const long long n = q.in_len + q.out_len;
+      const long long n = q.in_len + q.out_len + en.state_tokens;
       if (!en.static_batch.empty() && need + n > en.kv_cap) break;  // KV caps the batch
       need += n;
       en.static_batch.push_back(en.waiting.front());
@@ -361,7 +364,7 @@ bool Sim::form_continuous(Engine& en) {
     if (decode_pool || rq.prefilled) {
       en.waiting.pop_front();
       if (sc.kv_policy == KvPolicy::Reserve) {
-        rq.reserved = rq.prompt + rq.max_out - rq.generated;
+        rq.reserved = rq.prompt + rq.max_out - rq.generated + en.state_tokens;
         en.reserved += rq.reserved;
       }
       join_decode(en, r);
@@ -374,7 +377,7 @@ bool Sim::form_continuous(Engine& en) {
     en.waiting.pop_front();
     if (sc.kv_policy == KvPolicy::Reserve) {
       const long long blk = std::max<long long>(1, sc.block_size);
-      rq.reserved = ((rq.prompt + rq.max_out - rq.generated + blk - 1) / blk) * blk;
+      rq.reserved = ((rq.prompt + rq.max_out - rq.generated + blk - 1) / blk) * blk + en.state_tokens;
       en.reserved += rq.reserved;
     }
     en.prefilling.push_back(PrefillJob{r, 0});
@@ -690,6 +693,7 @@ void Sim::add_pool(const PoolSpec& p, int pool) {
     en.pool = pool;
     en.cost = p.cost;
     en.kv_cap = s_.scheduler.kv_tokens_override > 0 ? s_.scheduler.kv_tokens_override : p.cost->memory().kv_tokens;
+    en.state_tokens = p.cost->memory().state_tokens;
     eng_.push_back(std::move(en));
   }
 }

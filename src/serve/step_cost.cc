@@ -71,13 +71,20 @@ workload::LayerShard StepCostModel::shard(long long tokens, bool prompt) const {
 void StepCostModel::count_layer_kinds() {
   const int pp = std::max(1, plan_.plan.pp);
   layers_per_chip_ = (model_.layers + pp - 1) / pp;
-  // Layer kinds (routed-expert or dense MLP; sliding or full attention) on the first stage.
+  // Layer kinds (routed-expert or dense MLP; sliding or full attention; the block of a hybrid)
+  // on the first stage.
   for (int i = 0; i < layers_per_chip_ && i < model_.layers; ++i) {
     const bool moe = model_.layer_is_moe(i), sliding = model_.layer_sliding(i);
-    auto it = std::find_if(kinds_.begin(), kinds_.end(),
-                           [&](const Kind& k) { return k.moe == moe && k.sliding == sliding; });
-    if (it == kinds_.end()) kinds_.push_back({moe, sliding, 1, i});
+    const workload::LayerBlock block = model_.layer_block(i);
+    auto it = std::find_if(kinds_.begin(), kinds_.end(), [&](const Kind& k) {
+      return k.moe == moe && k.sliding == sliding && k.block == block;
+    });
+    if (it == kinds_.end()) kinds_.push_back({moe, sliding, 1, i, block});
     else ++it->count;
+    attention_layers_per_chip_ += model_.layer_has_attention(i) ? 1 : 0;
+    // Megatron TP: one all-reduce after each row-parallel output (one for a parallel block).
+    const bool both = block == workload::LayerBlock::AttentionMlp && !model_.parallel_attn;
+    tp_reductions_per_chip_ += both ? 2.0 : 1.0;
   }
 }
 
@@ -116,6 +123,9 @@ void StepCostModel::size_memory(const mapping::MemoryParams& memory) {
   mem_.kv_tokens = left.base() > 0
                        ? static_cast<long long>(mem_.kv_capacity.base() / mem_.kv_per_token.base())
                        : 0;
+  mem_.state_per_sequence = mapping::mamba_state_bytes_per_sequence_per_chip(model_, plan_.plan);
+  if (mem_.state_per_sequence.base() > 0)
+    mem_.state_tokens = static_cast<long long>(std::ceil(mem_.state_per_sequence.base() / mem_.kv_per_token.base()));
 }
 
 // LM head per sampled token (only the last stage; logits over vocab/tp).
@@ -143,7 +153,8 @@ StepCostModel::Linear StepCostModel::linear_uncached(long long tokens, bool prom
   out.known = true;
   for (const auto& k : kinds_) {
     for (const auto& op : workload::layer_ops(model_, k.layer, s)) {
-      if (op.kind == workload::OpKind::Attention) continue;  // timed from the step's contexts
+      // Attention and the Mamba scan are timed from the step's prompts and contexts.
+      if (op.kind == workload::OpKind::Attention || op.kind == workload::OpKind::Scan) continue;
       // Expert GEMMs of a prompt on the blockwise path run at their own (lower) rate.
       const bool experts = prompt_rate && s.expert_rows == workload::LayerShard::ExpertRows::Blockwise &&
                            op.kind == workload::OpKind::Gemm && op.is_expert();
@@ -200,10 +211,9 @@ StepCostModel::Comm StepCostModel::communication(long long tokens) const {
   const double act = static_cast<double>(tokens) * static_cast<double>(model_.hidden) * 2.0;  // bf16
   if (!plan_.attention_dp && p.tp > 1) {
     // Megatron TP: one all-reduce after attention and one after the MLP (one for parallel
-    // attention+MLP blocks), per layer on this chip.
-    const double per_layer = model_.parallel_attn ? 1.0 : 2.0;
+    // attention+MLP blocks, and for each block of a hybrid), per layer on this chip.
     out.add(net::collective_cost(*topo_, net::CollectiveKind::AllReduce, core::bytes(act), net::Group{p.tp, 1}),
-            per_layer * layers_per_chip_);
+            tp_reductions_per_chip_);
   }
   if (p.ep > 1 && model_.is_moe()) {
     // Expert parallel: dispatch and combine all-to-all of each token's top-k hidden vectors.
@@ -237,7 +247,7 @@ StepCostModel::Comm StepCostModel::communication(long long tokens) const {
 // Q/K/V/O bytes when those dominate, on every layer of the chip.
 void StepCostModel::add_prefill_attention(const StepWork& w, Attention& attn) const {
   if (w.prefill_tokens <= 0) return;
-  const double layers = static_cast<double>(layers_per_chip_);
+  const double layers = static_cast<double>(attention_layers_per_chip_);
   const double kov = profile_.calibration.kernel_overhead.base();
   const double f = 2.0 * w.prefill_pairs * (d_qk_ + d_v_) * heads_;
   const double rate = attn_rate_ * std::min(1.0, profile_.prefill_efficiency);
@@ -258,6 +268,7 @@ void StepCostModel::add_decode_attention(const StepWork& w, Attention& attn) con
     ctx_sl = std::min(ctx, static_cast<double>(model_.sliding_window) * w.decode_seqs);
   const double q = static_cast<double>(w.decode_q);
   for (const auto& k : kinds_) {
+    if (!k.attention()) continue;
     const double c = k.sliding ? ctx_sl : ctx;
     const double f = 2.0 * c * q * (d_qk_ + d_v_) * heads_;
     const double kvh = profile_.gqa_kv_sharing ? kv_heads_ : std::max(kv_heads_, heads_);
@@ -266,6 +277,40 @@ void StepCostModel::add_decode_attention(const StepWork& w, Attention& attn) con
     attn.seconds += k.count * (std::max(f / attn_rate_, b / hbm_rate_) + kov);
     attn.flops += k.count * f;
     attn.kv_bytes += k.count * b;
+  }
+}
+
+void StepCostModel::add_mamba_scan(const StepWork& w, Attention& attn) const {
+  if (!model_.has_mamba()) return;
+  int layers = 0;
+  for (const auto& k : kinds_) layers += k.block == workload::LayerBlock::Mamba ? k.count : 0;
+  if (layers == 0) return;
+  const double kov = profile_.calibration.kernel_overhead.base();
+  if (w.prefill_tokens > 0) {
+    workload::LayerShard s = shard(w.prefill_tokens, true);
+    for (const auto& k : kinds_) {
+      if (k.block != workload::LayerBlock::Mamba) continue;
+      for (const auto& op : workload::layer_ops(model_, k.layer, s)) {
+        if (op.kind != workload::OpKind::Scan) continue;
+        const auto t = chip_->time(op, prec_, compute::Pass::Forward);
+        attn.seconds += layers * t.time.base();
+        attn.flops += layers * t.flops.base();
+      }
+      break;
+    }
+  }
+  if (w.decode_seqs > 0) {
+    // The recurrent step reads and writes each sequence's state once; the update and read-out
+    // are 2 multiply-adds per state element per token.
+    const auto& ms = model_.mamba;
+    const double heads = static_cast<double>(std::max<long long>(1, ms.heads / attention_tp()));
+    const double elems = heads * static_cast<double>(ms.head_dim * ms.state);
+    const double f = 2.0 * 2.0 * elems * static_cast<double>(w.decode_seqs * w.decode_q);
+    const double b = 2.0 * static_cast<double>(w.decode_seqs) * mem_.state_per_sequence.base() /
+                     std::max(1, layers);
+    attn.seconds += layers * (std::max(f / attn_rate_, b / hbm_rate_) + kov);
+    attn.flops += layers * f;
+    attn.kv_bytes += layers * b;
   }
 }
 
@@ -295,6 +340,7 @@ StepCost StepCostModel::cost(const StepWork& w) const {
   Attention attn;
   add_prefill_attention(w, attn);
   add_decode_attention(w, attn);
+  add_mamba_scan(w, attn);
   const double ovh = profile_.step_overhead.base() +
                      profile_.layer_overhead.base() * static_cast<double>(model_.layers) +
                      (w.prefill_tokens > 0 ? profile_.prefill_step_overhead.base() : 0.0);

@@ -59,7 +59,10 @@ double rate_log_residual(const RowResult& r) {
   return is_time_metric(r.row.metric) ? -residual : residual;
 }
 
-std::string model_type_of(const workload::ModelSpec& model) { return model.moe.num_experts > 0 ? "moe" : "dense"; }
+std::string model_type_of(const workload::ModelSpec& model) {
+  if (model.has_mamba()) return "hybrid";
+  return model.moe.num_experts > 0 ? "moe" : "dense";
+}
 
 std::string family_of_row(const Row& row, const hw::Catalog& catalog) {
   return catalog.has_system(row.system) ? compute::family_of(catalog.system(row.system).chip) : "unknown";

@@ -33,8 +33,16 @@ double head_matmul(const ModelSpec& m) { return d(m.vocab) * d(m.hidden); }
 template <typename Keys>
 double attention_flops_all_layers(const ModelSpec& m, Keys keys) {
   double f = 0;
-  for (int i = 0; i < m.layers; ++i) f += attention_flops_per_token(m, i, keys(i));
+  for (int i = 0; i < m.layers; ++i)
+    if (m.layer_has_attention(i)) f += attention_flops_per_token(m, i, keys(i));
   return f;
+}
+
+/// Σ over the Mamba-2 layers of `per_layer`.
+double over_mamba_layers(const ModelSpec& m, double per_layer) {
+  int n = 0;
+  for (int i = 0; i < m.layers; ++i) n += m.layer_is_mamba(i) ? 1 : 0;
+  return n * per_layer;
 }
 
 double kv_elements_per_token_layer(const ModelSpec& m) {
@@ -55,11 +63,11 @@ double lm_head_params(const ModelSpec& m) {
   return d(m.vocab) * d(m.hidden) + (m.lm_head_bias ? d(m.vocab) : 0.0);
 }
 
-LayerParams layer_params(const ModelSpec& m, int layer) {
-  XS_CHECK(layer >= 0 && layer < m.layers, "layer index out of range");
-  LayerParams p;
+namespace {
+
+/// Attention weights of one layer (q/k/v/o, MLA's low-rank projections; biases, q/k norms, sinks).
+void attention_params(const ModelSpec& m, LayerParams& p) {
   const double h = d(m.hidden);
-  // Attention.
   if (m.attention == AttnKind::Mla) {
     const MlaSpec& a = m.mla;
     const double qk = d(a.qk_nope_head_dim + a.qk_rope_head_dim);
@@ -78,8 +86,34 @@ LayerParams layer_params(const ModelSpec& m, int layer) {
     if (m.qk_norm) p.attn_other += 2.0 * d(m.head_dim);
   }
   if (m.attn_sinks) p.attn_other += d(m.heads);
-  p.attn_other += norm_params(m, m.hidden);  // the attention (or shared) input norm
-  p.mlp_norm = m.norms_per_layer >= 2 ? norm_params(m, m.hidden) : 0.0;
+}
+
+/// Mamba-2 mixer weights (HF Mamba2Mixer / Megatron MambaMixer), counted as the layer's token
+/// mixer: in_proj and out_proj are its GEMMs; the depthwise conv (and its bias), dt_bias, A_log,
+/// D and the gated RMSNorm its other weights.
+void mamba_params(const ModelSpec& m, LayerParams& p) {
+  const MambaSpec& s = m.mamba;
+  const double h = d(m.hidden);
+  p.attn_matmul = h * d(s.in_proj_width()) + d(s.inner()) * h;
+  if (s.proj_bias) p.attn_other += d(s.in_proj_width()) + h;
+  p.attn_other += d(s.conv_channels()) * (d(s.conv_kernel) + (s.conv_bias ? 1.0 : 0.0));
+  p.attn_other += 3.0 * d(s.heads) + d(s.inner());
+}
+
+}  // namespace
+
+LayerParams layer_params(const ModelSpec& m, int layer) {
+  XS_CHECK(layer >= 0 && layer < m.layers, "layer index out of range");
+  LayerParams p;
+  const double h = d(m.hidden);
+  // The token mixer (attention or Mamba-2) and its input norm; a block with only an MLP has one
+  // norm, before the MLP.
+  const LayerBlock block = m.layer_block(layer);
+  if (block == LayerBlock::Mamba) mamba_params(m, p);
+  else if (m.layer_has_attention(layer)) attention_params(m, p);
+  p.attn_other += norm_params(m, m.hidden);  // the attention (or shared, or only) input norm
+  p.mlp_norm = m.norms_per_layer >= 2 && m.layer_has_mlp(layer) ? norm_params(m, m.hidden) : 0.0;
+  if (!m.layer_has_mlp(layer)) return p;
 
   // MLP.
   p.moe = m.layer_is_moe(layer);
@@ -123,7 +157,10 @@ ParamCounts count_params(const ModelSpec& m) {
 double output_side_matmul(const ModelSpec& m, int layer) {
   const LayerParams p = layer_params(m, layer);
   const double h = d(m.hidden);
-  const double o = d(m.heads) * d(m.v_head_dim()) * h;
+  double o = 0;  // the mixer's output projection
+  if (m.layer_is_mamba(layer)) o = d(m.mamba.inner()) * h;
+  else if (m.layer_has_attention(layer)) o = d(m.heads) * d(m.v_head_dim()) * h;
+  if (!m.layer_has_mlp(layer)) return o;
   if (!p.moe) return o + h * d(m.ffn);
   const double shared = d(m.moe.shared_experts) * h * d(m.moe.shared_ffn);
   return o + p.router_matmul + d(p.top_k) * h * d(m.moe.expert_ffn) + shared;
@@ -140,6 +177,29 @@ double causal_mean_keys(long long seq, long long window) {
 double attention_flops_per_token(const ModelSpec& m, int layer, double keys) {
   (void)layer;  // every layer has the same head shape; the window is applied by the caller
   return 2.0 * d(m.heads) * d(m.qk_head_dim() + m.v_head_dim()) * keys;
+}
+
+double mamba_scan_flops_per_token(const ModelSpec& m, long long seq) {
+  const MambaSpec& s = m.mamba;
+  const double q = d(std::max<long long>(1, std::min(s.chunk, seq)));
+  const double n = d(s.state), p = d(s.head_dim);
+  return 2.0 * (d(s.groups) * q * n + d(s.heads) * (q * p + 2.0 * n * p));
+}
+
+double mamba_step_flops_per_token(const ModelSpec& m) {
+  const MambaSpec& s = m.mamba;
+  return 2.0 * 2.0 * d(s.heads) * d(s.head_dim) * d(s.state);
+}
+
+core::Bytes mamba_state_bytes_per_layer(const ModelSpec& m, core::Dtype dtype) {
+  const MambaSpec& s = m.mamba;
+  const double ssm = d(s.heads) * d(s.head_dim) * d(s.state);
+  const double conv = d(s.conv_channels()) * d(std::max<long long>(0, s.conv_kernel - 1));
+  return core::bytes((ssm + conv) * core::bytes_per_element(dtype));
+}
+
+core::Bytes mamba_state_bytes_per_sequence(const ModelSpec& m, core::Dtype dtype) {
+  return core::bytes(over_mamba_layers(m, mamba_state_bytes_per_layer(m, dtype).base()));
 }
 
 double lora_layer_params(const ModelSpec& m, int layer, int rank, LoraTargets targets) {
@@ -165,11 +225,14 @@ TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKin
   const double attn = attention_flops_all_layers(m, [&](int i) {
     return causal_mean_keys(seq, m.layer_sliding(i) ? m.sliding_window : 0);
   });
+  // Mamba-2 layers' SSD scan counts like attention: forward, and twice it backward.
+  const double scan = over_mamba_layers(m, mamba_scan_flops_per_token(m, seq));
   const double adapters = lora_params(m, lora_rank, lora_targets);
   TrainFlops f;
   // Forward 2N + attn, backward twice the forward; frozen weights (LoRA) skip their weight
   // gradients, so their backward is 2N, and the adapters train in full.
   f.model = lora_rank > 0 ? 4.0 * dense + 3.0 * attn + 6.0 * adapters : 6.0 * dense + 3.0 * attn;
+  f.model += 3.0 * scan;
   switch (rc) {
     case RecomputeKind::None: f.hardware = f.model; break;
     case RecomputeKind::Selective: f.hardware = f.model + attn; break;  // QK^T, softmax, AV
@@ -180,7 +243,9 @@ TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKin
       break;
     }
     // The transformer layers' whole forward; the LM head sits outside the checkpointed layers.
-    case RecomputeKind::Full: f.hardware = f.model + 2.0 * (dense - head_matmul(m) + adapters) + attn; break;
+    case RecomputeKind::Full:
+      f.hardware = f.model + 2.0 * (dense - head_matmul(m) + adapters) + attn + scan;
+      break;
   }
   return f;
 }
@@ -192,14 +257,15 @@ double prefill_flops_per_token(const ModelSpec& m, long long prompt_len) {
     return causal_mean_keys(prompt_len, m.layer_sliding(i) ? m.sliding_window : 0);
   });
   const double p = prompt_len > 0 ? d(prompt_len) : 1.0;
-  return 2.0 * (mm - head) + 2.0 * head / p + attn;
+  const double scan = over_mamba_layers(m, mamba_scan_flops_per_token(m, prompt_len));
+  return 2.0 * (mm - head) + 2.0 * head / p + attn + scan;
 }
 
 double decode_flops_per_token(const ModelSpec& m, long long context) {
   const double mm = count_params(m).matmul_active;
   const double attn = attention_flops_all_layers(
       m, [&](int i) { return d(m.layer_context(i, context)); });
-  return 2.0 * mm + attn;
+  return 2.0 * mm + attn + over_mamba_layers(m, mamba_step_flops_per_token(m));
 }
 
 core::Bytes weight_bytes(const ModelSpec& m, core::Dtype dtype) {
@@ -211,7 +277,7 @@ core::Bytes active_weight_bytes(const ModelSpec& m, core::Dtype dtype) {
 }
 
 core::Bytes kv_bytes_per_token(const ModelSpec& m, core::Dtype dtype) {
-  return core::bytes(kv_elements_per_token_layer(m) * m.layers * core::bytes_per_element(dtype));
+  return core::bytes(kv_elements_per_token_layer(m) * m.attention_layers() * core::bytes_per_element(dtype));
 }
 
 core::Bytes kv_bytes_for_context(const ModelSpec& m, core::Dtype dtype, long long context) {

@@ -31,7 +31,7 @@ const std::vector<std::string>& supported_types() {
       "cohere",      "cohere2",     "dbrx",
       "deepseek_v2", "deepseek_v3", "falcon", "gemma",   "gemma2",  "gemma3",   "gemma3_text", "gpt2",
       "gpt_oss",     "gptj",        "llama",  "llama4",  "llama4_text", "mistral", "mistral3", "mixtral",
-      "mpt",         "nemotron",    "phi3",   "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe"};
+      "mpt",         "nemotron",    "nemotron_h", "phi3", "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe"};
   return v;
 }
 
@@ -469,6 +469,69 @@ void read_dbrx(FieldReader& r, ModelSpec& m) {
   m.position = PosKind::Rope;
 }
 
+/// NVIDIA Nemotron-H (and Nemotron Nano 2): a hybrid of Mamba-2 mixers, attention and
+/// squared-ReLU MLP blocks, one kind per layer as hybrid_override_pattern spells it ('M' Mamba-2,
+/// '*' attention, '-' MLP); RMSNorm before every block; no positional encoding (the attention
+/// layers are NoPE); untied embeddings by default.
+void read_nemotron_h(FieldReader& r, ModelSpec& m) {
+  m.hidden = int_alias(r, {"hidden_size"}, 0, true);
+  m.layers = static_cast<int>(int_alias(r, {"num_hidden_layers"}, 0, true));
+  m.heads = static_cast<int>(int_alias(r, {"num_attention_heads"}, 0, true));
+  m.kv_heads = static_cast<int>(int_alias(r, {"num_key_value_heads"}, m.heads, false));
+  m.head_dim = int_alias(r, {"head_dim", "attention_head_dim"}, 0, false);
+  m.vocab = int_alias(r, {"vocab_size"}, 0, true);
+  m.max_position = int_alias(r, {"max_position_embeddings"}, 4096, false);
+  m.ffn = int_alias(r, {"intermediate_size"}, 0, true);
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+  m.attn_bias = r.boolean_or("attention_bias", false);
+  m.mlp_bias = r.boolean_or("mlp_bias", false);
+  m.norm = NormKind::RmsNorm;
+  m.norms_per_layer = 1;
+  m.position = PosKind::None;
+  m.mlp = mlp_from_act(r.str_or("mlp_hidden_act", "relu2"), MlpKind::SquaredRelu);
+  MambaSpec& s = m.mamba;
+  s.head_dim = int_alias(r, {"mamba_head_dim"}, 64, false);
+  const long long expand = int_alias(r, {"expand", "mamba_expand"}, 2, false);
+  s.heads = int_alias(r, {"mamba_num_heads"}, s.head_dim > 0 ? expand * m.hidden / s.head_dim : 0, false);
+  s.state = int_alias(r, {"ssm_state_size", "mamba_d_state"}, 128, false);
+  s.groups = int_alias(r, {"n_groups", "mamba_n_groups"}, 8, false);
+  s.conv_kernel = int_alias(r, {"conv_kernel", "mamba_d_conv"}, 4, false);
+  s.chunk = int_alias(r, {"chunk_size", "mamba_chunk_size"}, 128, false);
+  s.conv_bias = r.boolean_or("use_conv_bias", true);
+  s.proj_bias = r.boolean_or("mamba_proj_bias", false);
+  const std::pair<const char*, long long> sizes[] = {{"mamba_head_dim", s.head_dim}, {"mamba_num_heads", s.heads},
+                                                     {"ssm_state_size", s.state},      {"n_groups", s.groups},
+                                                     {"conv_kernel", s.conv_kernel},   {"chunk_size", s.chunk}};
+  for (const auto& [key, v] : sizes) require_positive(r.diagnostics(), r.path_of(key), v);
+  if (s.groups > 0 && s.heads % s.groups != 0)
+    r.diagnostics().error(r.path_of("n_groups"), "does not divide mamba_num_heads", std::to_string(s.groups),
+                          "a divisor of " + std::to_string(s.heads));
+  const std::string pattern = r.str("hybrid_override_pattern");
+  if (pattern.empty()) return;  // missing or not a string: diagnosed by the reader
+  if (static_cast<long long>(pattern.size()) != m.layers) {
+    r.diagnostics().error(r.path_of("hybrid_override_pattern"), "length differs from num_hidden_layers",
+                          std::to_string(pattern.size()), std::to_string(m.layers));
+    return;
+  }
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == 'M') m.layer_blocks.push_back(LayerBlock::Mamba);
+    else if (c == '*') m.layer_blocks.push_back(LayerBlock::Attention);
+    else if (c == '-') m.layer_blocks.push_back(LayerBlock::Mlp);
+    else {
+      r.diagnostics().error(r.path_of("hybrid_override_pattern"),
+                            c == 'E' ? "a mixture-of-experts layer ('E') is not supported in hybrid models"
+                                     : "unknown layer kind at position " + std::to_string(i),
+                            std::string(1, c), "'M' (Mamba-2), '*' (attention) or '-' (MLP)");
+      m.layer_blocks.clear();
+      return;
+    }
+  }
+  if (m.attention_layers() == 0)
+    r.diagnostics().error(r.path_of("hybrid_override_pattern"), "has no attention layer ('*')", pattern,
+                          "a pattern with at least one attention layer");
+}
+
 void read_falcon(FieldReader& r, ModelSpec& m) {
   m.hidden = int_alias(r, {"hidden_size"}, 0, true);
   m.layers = static_cast<int>(int_alias(r, {"num_hidden_layers", "n_layer"}, 0, true));
@@ -521,6 +584,8 @@ void read_family(FieldReader& r, ModelSpec& m) {
     read_falcon(r, m);
   } else if (m.family == "dbrx") {
     read_dbrx(r, m);
+  } else if (m.family == "nemotron_h") {
+    read_nemotron_h(r, m);
   } else {
     read_llama_style(r, m);
   }

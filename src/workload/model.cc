@@ -4,8 +4,34 @@
 
 namespace xpusim::workload {
 
+LayerBlock ModelSpec::layer_block(int i) const {
+  if (i < 0 || i >= static_cast<int>(layer_blocks.size())) return LayerBlock::AttentionMlp;
+  return layer_blocks[static_cast<size_t>(i)];
+}
+
+bool ModelSpec::layer_has_attention(int i) const {
+  const LayerBlock b = layer_block(i);
+  return b == LayerBlock::AttentionMlp || b == LayerBlock::Attention;
+}
+
+bool ModelSpec::layer_has_mlp(int i) const {
+  const LayerBlock b = layer_block(i);
+  return b == LayerBlock::AttentionMlp || b == LayerBlock::Mlp;
+}
+
+bool ModelSpec::has_mamba() const {
+  return std::find(layer_blocks.begin(), layer_blocks.end(), LayerBlock::Mamba) != layer_blocks.end();
+}
+
+int ModelSpec::attention_layers() const {
+  if (layer_blocks.empty()) return layers;
+  int n = 0;
+  for (int i = 0; i < layers; ++i) n += layer_has_attention(i) ? 1 : 0;
+  return n;
+}
+
 bool ModelSpec::layer_is_moe(int i) const {
-  if (moe.num_experts == 0) return false;
+  if (moe.num_experts == 0 || !layer_has_mlp(i)) return false;
   if (!moe.layer_moe.empty()) {
     return i >= 0 && i < static_cast<int>(moe.layer_moe.size()) && moe.layer_moe[i];
   }
@@ -20,6 +46,7 @@ bool ModelSpec::layer_sliding(int i) const {
 }
 
 long long ModelSpec::layer_context(int i, long long context) const {
+  if (!layer_has_attention(i)) return 0;
   return layer_sliding(i) ? std::min(context, sliding_window) : context;
 }
 

@@ -27,6 +27,13 @@ double Op::flops() const {
     case OpKind::Elementwise:
     case OpKind::MoeDispatch:
       return elements;  // ~1 FLOP per element; negligible next to GEMMs
+    case OpKind::Scan: {
+      // Per token: C·Bᵀ per group (Q·N), per head (L∘CBᵀ)·X (Q·P), Bᵀ·X and C·h (N·P each).
+      const double chunk = static_cast<double>(q_len), state = static_cast<double>(d_qk);
+      const double width = static_cast<double>(d_v);
+      return 2.0 * static_cast<double>(m) *
+             (static_cast<double>(kv_heads) * chunk * state + static_cast<double>(heads) * (chunk * width + 2.0 * state * width));
+    }
   }
   return 0.0;
 }
@@ -179,6 +186,32 @@ void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, i
     }
 }
 
+/// A Mamba-2 mixer (Megatron MambaMixer, tensor-parallel over heads and B/C groups): in_proj
+/// (column-parallel) to z, x, B, C, dt; the causal depthwise conv over x, B, C; the SSD scan;
+/// y·silu(z) and the grouped RMSNorm; out_proj (row-parallel).
+void add_mamba_mixer(const ModelSpec& md, const LayerDims& d, std::vector<Op>& ops) {
+  const MambaSpec& ms = md.mamba;
+  const long long tokens = d.tokens;
+  const long long heads = std::max<long long>(1, ms.heads / d.tp);
+  const long long groups = std::max<long long>(1, ms.groups / d.tp);
+  const long long inner = heads * ms.head_dim;
+  const long long conv = inner + 2 * groups * ms.state;
+  ops.push_back(gemm("in_proj", GemmRole::QkvProjection, tokens, 2 * inner + 2 * groups * ms.state + heads, d.hidden));
+  ops.push_back(elementwise("mamba_conv", 2.0 * static_cast<double>(tokens) * static_cast<double>(conv)));
+  Op scan;
+  scan.kind = OpKind::Scan;
+  scan.name = "ssd_scan";
+  scan.m = tokens;
+  scan.q_len = std::max<long long>(1, std::min(ms.chunk, d.q_len));
+  scan.heads = heads;
+  scan.kv_heads = groups;
+  scan.d_v = ms.head_dim;
+  scan.d_qk = ms.state;
+  ops.push_back(scan);
+  ops.push_back(elementwise("mamba_gate_norm", 3.0 * static_cast<double>(tokens) * static_cast<double>(inner)));
+  ops.push_back(gemm("out_proj", GemmRole::Other, tokens, d.hidden, inner));
+}
+
 }  // namespace
 
 std::string lora_targets_name(LoraTargets t) { return t == LoraTargets::Attention ? "attention" : "all-linear"; }
@@ -223,32 +256,39 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
   const double act = static_cast<double>(tokens) * static_cast<double>(h) /
                      static_cast<double>(s.sequence_parallel ? tp : 1);
   // Norm (read x, write y) and residual add (read two, write one) per block; RoPE rewrites q, k.
-  ops.push_back(elementwise("attn_norm", 2.0 * act));
-  long long d_qk = 0, d_v = 0;
-  add_qkv_projections(md, d, ops, d_qk, d_v);
-  const Op at = attention_op(md, layer, s, d, d_qk, d_v);
-  if (md.position == PosKind::Rope) {
-    const double qk = static_cast<double>(tokens) *
-                      static_cast<double>(heads + (md.attention == AttnKind::Mla ? 0 : kvh)) *
-                      static_cast<double>(md.attention == AttnKind::Mla ? md.mla.qk_rope_head_dim : md.head_dim);
-    ops.push_back(elementwise("rope", 2.0 * qk));
+  if (md.layer_is_mamba(layer)) {
+    ops.push_back(elementwise("mamba_norm", 2.0 * act));
+    add_mamba_mixer(md, d, ops);
+    ops.push_back(elementwise("mamba_residual", 3.0 * act));
+  } else if (md.layer_has_attention(layer)) {
+    ops.push_back(elementwise("attn_norm", 2.0 * act));
+    long long d_qk = 0, d_v = 0;
+    add_qkv_projections(md, d, ops, d_qk, d_v);
+    const Op at = attention_op(md, layer, s, d, d_qk, d_v);
+    if (md.position == PosKind::Rope) {
+      const double qk = static_cast<double>(tokens) *
+                        static_cast<double>(heads + (md.attention == AttnKind::Mla ? 0 : kvh)) *
+                        static_cast<double>(md.attention == AttnKind::Mla ? md.mla.qk_rope_head_dim : md.head_dim);
+      ops.push_back(elementwise("rope", 2.0 * qk));
+    }
+    ops.push_back(at);
+    ops.push_back(gemm("o_proj", GemmRole::Other, tokens, h, heads * d_v));
+    ops.push_back(elementwise("attn_residual", 3.0 * act));
   }
-  ops.push_back(at);
-  ops.push_back(gemm("o_proj", GemmRole::Other, tokens, h, heads * d_v));
-  ops.push_back(elementwise("attn_residual", 3.0 * act));
-  ops.push_back(elementwise("mlp_norm", 2.0 * act));
-
-  const int mats_in = md.mlp == MlpKind::Gated ? 2 : 1;
-  if (md.layer_is_moe(layer)) {
-    add_moe_mlp(md, s, d, mats_in, ops);
-  } else {
-    const long long f = md.ffn / tp;
-    ops.push_back(gemm("mlp_up", GemmRole::UpProjection, tokens, mats_in * f, h));
-    // Activation: reads the up-projection (gate and up for gated MLPs), writes one output.
-    ops.push_back(elementwise("mlp_act", static_cast<double>(tokens) * static_cast<double>(f) * (mats_in + 1)));
-    ops.push_back(gemm("mlp_down", GemmRole::Other, tokens, h, f));
+  if (md.layer_has_mlp(layer)) {
+    ops.push_back(elementwise("mlp_norm", 2.0 * act));
+    const int mats_in = md.mlp == MlpKind::Gated ? 2 : 1;
+    if (md.layer_is_moe(layer)) {
+      add_moe_mlp(md, s, d, mats_in, ops);
+    } else {
+      const long long f = md.ffn / tp;
+      ops.push_back(gemm("mlp_up", GemmRole::UpProjection, tokens, mats_in * f, h));
+      // Activation: reads the up-projection (gate and up for gated MLPs), writes one output.
+      ops.push_back(elementwise("mlp_act", static_cast<double>(tokens) * static_cast<double>(f) * (mats_in + 1)));
+      ops.push_back(gemm("mlp_down", GemmRole::Other, tokens, h, f));
+    }
+    ops.push_back(elementwise("mlp_residual", 3.0 * act));
   }
-  ops.push_back(elementwise("mlp_residual", 3.0 * act));
   apply_lora(ops, s.lora_rank, s.lora_targets);
   return ops;
 }

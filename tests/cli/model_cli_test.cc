@@ -54,7 +54,7 @@ TEST(ModelCli, ListShowsEveryModel) {
   const auto r = run_cli("model list --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["models"].size(), 36u);
+  EXPECT_EQ(j["models"].size(), 38u);
   const auto t = run_cli("model list");
   EXPECT_EQ(t.exit_code, 0);
   EXPECT_NE(t.out.find("mixtral-8x7b"), std::string::npos);
@@ -73,4 +73,22 @@ TEST(ModelCli, MissingFileAndUsageErrorsExit2) {
   EXPECT_EQ(run_cli("model").exit_code, 2);
   EXPECT_EQ(run_cli("model show llama3.1-8b --seq 0").exit_code, 2);
   EXPECT_EQ(run_cli("model show --help").exit_code, 0);
+}
+
+// A hybrid model runs through every command: `model show` states its blocks and its Mamba state,
+// `serve` and `train` run it and flag the answer extrapolating (no validation row is a hybrid).
+TEST(ModelCli, HybridShowsItsBlocksAndServesAndTrainsExtrapolating) {
+  const auto show = run_cli("model show nemotron-h-8b --json");
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const auto j = nlohmann::json::parse(show.out);
+  EXPECT_EQ(j["mamba"]["mamba_layers"], 24);
+  EXPECT_EQ(j["mamba"]["attention_layers"], 4);
+  EXPECT_EQ(j["mamba"]["state_bytes_per_sequence_bf16"], 24 * 1079296 * 2);
+  const auto serve = run_cli("serve --system h100-sxm-dgx --model nemotron-h-8b --chips 1 --concurrency 16 --requests 64 "
+                             "--in-len 512 --out-len 128");
+  ASSERT_EQ(serve.exit_code, 0) << serve.err;
+  EXPECT_NE(serve.out.find("model type hybrid not validated"), std::string::npos) << serve.out;
+  const auto train = run_cli("train --system h100-sxm-dgx --chips 8 --model nemotron-h-8b --tp 2 --seq-len 4096");
+  ASSERT_EQ(train.exit_code, 0) << train.err;
+  EXPECT_NE(train.out.find("model type hybrid not validated"), std::string::npos) << train.out;
 }

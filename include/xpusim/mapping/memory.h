@@ -64,7 +64,7 @@ std::vector<int> stage_layers(int layers, int pp, int vpp, int stage);
 
 struct ServeMemory {
   core::Bytes weights;
-  core::Bytes kv_cache;
+  core::Bytes kv_cache;     ///< KV cache, and the Mamba-2 state of hybrid models (per sequence)
   core::Bytes activations;  ///< transient activations of the largest step
   core::Bytes workspace;
   core::Bytes total() const { return weights + kv_cache + activations + workspace; }
@@ -83,5 +83,9 @@ ServeMemory serve_memory_per_chip(const workload::ModelSpec& model, const ServeP
 /// KV-cache bytes per token per chip for a serving plan (kv heads sharded over tp; MLA caches
 /// the compressed latent, replicated over tp).
 core::Bytes kv_bytes_per_token_per_chip(const workload::ModelSpec& model, const ServePlan& plan);
+/// Mamba-2 state bytes per sequence per chip of the first pipeline stage (hybrid models; 0
+/// without Mamba layers): the recurrent state, split over tp by heads, held in bf16 (the engines'
+/// default state dtype) whatever the context length.
+core::Bytes mamba_state_bytes_per_sequence_per_chip(const workload::ModelSpec& model, const ServePlan& plan);
 
 }  // namespace xpusim::mapping

@@ -74,6 +74,11 @@ struct ReplicaMemory {
   core::Bytes kv_capacity;      ///< KV cache per chip (fraction of what is left)
   core::Bytes kv_per_token;     ///< KV bytes per token per chip (all layers on the chip)
   long long kv_tokens = 0;      ///< tokens the KV cache holds per engine
+  /// Hybrid models: the Mamba-2 state one sequence holds per chip whatever its length, and that
+  /// state in KV-token equivalents (rounded up), which every running sequence reserves; 0 without
+  /// Mamba layers.
+  core::Bytes state_per_sequence;
+  long long state_tokens = 0;
 };
 
 class StepCostModel {
@@ -117,6 +122,9 @@ class StepCostModel {
   };
   void add_prefill_attention(const StepWork& w, Attention& attn) const;
   void add_decode_attention(const StepWork& w, Attention& attn) const;
+  /// Mamba-2 layers: the chunked SSD scan of the prompt tokens and the recurrent step of the
+  /// decoding sequences (state read and written), counted with attention.
+  void add_mamba_scan(const StepWork& w, Attention& attn) const;
   void build_chip_models();
   void count_layer_kinds();
   void set_attention_shape();
@@ -143,9 +151,21 @@ class StepCostModel {
   ReplicaMemory mem_;
   compute::Precision prec_;
   int layers_per_chip_ = 1;
-  // Layer kinds on the busiest pipeline stage: (is_moe, sliding) → count.
-  struct Kind { bool moe; bool sliding; int count; int layer; };
+  // Layer kinds on the busiest pipeline stage: (is_moe, sliding, block) → count.
+  struct Kind {
+    bool moe;
+    bool sliding;
+    int count;
+    int layer;
+    workload::LayerBlock block = workload::LayerBlock::AttentionMlp;
+    bool attention() const {
+      return block == workload::LayerBlock::AttentionMlp || block == workload::LayerBlock::Attention;
+    }
+  };
   std::vector<Kind> kinds_;
+  int attention_layers_per_chip_ = 0;
+  /// Row-parallel outputs (attention, MLP or Mamba out_proj) each followed by a TP all-reduce.
+  double tp_reductions_per_chip_ = 0;
   // Attention shape per chip.
   double heads_ = 1, kv_heads_ = 1, d_qk_ = 128, d_v_ = 128, kv_elem_bytes_ = 2;
   double attn_rate_ = 1, hbm_rate_ = 1, head_rate_ = 1;  // FLOP/s and B/s, fixed per model

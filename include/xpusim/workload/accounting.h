@@ -96,6 +96,20 @@ struct TrainFlops {
 TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKind rc, int lora_rank = 0,
                                  LoraTargets lora_targets = LoraTargets::AllLinear);
 
+/// Forward FLOPs per token of one Mamba-2 layer's chunked SSD scan (the matmul form of Dao & Gu
+/// 2024 with chunks of min(chunk, seq) tokens): per group C·Bᵀ (Q·N multiply-adds per token),
+/// per head the intra-chunk (L∘CBᵀ)·X (Q·P), the chunk state Bᵀ·X (N·P) and its read-out C·h
+/// (N·P). The in_proj and out_proj GEMMs are parameters (count_params), not counted here.
+double mamba_scan_flops_per_token(const ModelSpec& m, long long seq);
+/// Forward FLOPs of one Mamba-2 layer's recurrent step (decode): state update and read-out,
+/// 2 multiply-adds per state element.
+double mamba_step_flops_per_token(const ModelSpec& m);
+/// Recurrent state of one Mamba-2 layer for one sequence: the SSM state (heads·P·N) and the last
+/// conv_kernel − 1 inputs of the causal conv, in `dtype`. Constant in the context length.
+core::Bytes mamba_state_bytes_per_layer(const ModelSpec& m, core::Dtype dtype);
+/// The whole model's Mamba-2 state of one sequence (0 without Mamba layers).
+core::Bytes mamba_state_bytes_per_sequence(const ModelSpec& m, core::Dtype dtype);
+
 /// Trainable LoRA adapter weights of layer `layer` at rank `rank`: rank·(in + out) for each
 /// adapted weight (workload::lora_adapter_ops; a fused QKV projection has one adapter, as
 /// NeMo's linear_qkv); 0 for rank 0.
@@ -114,7 +128,7 @@ double decode_flops_per_token(const ModelSpec& m, long long context);
 core::Bytes weight_bytes(const ModelSpec& m, core::Dtype dtype);
 /// Bytes of the weights one decode step must read (active experts only when the batch is 1).
 core::Bytes active_weight_bytes(const ModelSpec& m, core::Dtype dtype);
-/// KV-cache bytes per token across all layers (MLA: compressed latent + rope key; sliding
+/// KV-cache bytes per token across all attention layers (MLA: compressed latent + rope key; sliding
 /// layers are counted in full here; see kv_bytes_per_token_at for the window cap).
 core::Bytes kv_bytes_per_token(const ModelSpec& m, core::Dtype dtype);
 /// KV-cache bytes of one sequence at context L, with sliding-window layers capped at the window.

@@ -1,7 +1,7 @@
 #pragma once
 // Transformer model description, normalised from a Hugging Face config.json of any supported
 // family (llama, llama4, mistral/mixtral, qwen2/qwen3 and their MoE, deepseek_v2/v3, gemma 1-3,
-// phi3, gpt_oss, gpt2/gptj/mpt/falcon/nemotron). Plain data; see workload/hf_config.h for the loader and workload/accounting.h for
+// phi3, gpt_oss, gpt2/gptj/mpt/falcon/nemotron, cohere, dbrx, and the nemotron_h hybrids). Plain data; see workload/hf_config.h for the loader and workload/accounting.h for
 // parameter, FLOP and byte counts.
 
 #include <string>
@@ -11,8 +11,30 @@ namespace xpusim::workload {
 
 enum class MlpKind { Gelu, Gated, SquaredRelu };   ///< 2 matrices, 3 matrices (SwiGLU), 2
 enum class NormKind { LayerNorm, RmsNorm };        ///< LayerNorm has a bias
-enum class PosKind { Rope, Learned, Alibi };       ///< Learned adds max_pos × hidden params
+enum class PosKind { Rope, Learned, Alibi, None };  ///< Learned adds max_pos × hidden params; None: NoPE
 enum class AttnKind { Mha, Gqa, Mla };
+
+/// What one layer (block) holds. A transformer layer is attention then an MLP; hybrid models
+/// (Nemotron-H) interleave blocks that hold one of a Mamba-2 mixer, attention or an MLP.
+enum class LayerBlock { AttentionMlp, Attention, Mlp, Mamba };
+
+/// Mamba-2 mixer (Dao & Gu 2024, "state space duality"): in_proj to [z, x, B, C, dt], a causal
+/// depthwise conv over [x, B, C], the chunked SSD scan, a gated RMSNorm and out_proj.
+struct MambaSpec {
+  long long heads = 0;        ///< SSM heads (mamba_num_heads)
+  long long head_dim = 0;     ///< channels per head (mamba_head_dim); inner width = heads × head_dim
+  long long state = 0;        ///< state size N per head (ssm_state_size)
+  long long groups = 1;       ///< B/C groups shared by heads (n_groups)
+  long long conv_kernel = 4;  ///< causal conv width (conv_kernel)
+  long long chunk = 128;      ///< SSD chunk length (chunk_size)
+  bool conv_bias = true;
+  bool proj_bias = false;
+  long long inner() const { return heads * head_dim; }
+  /// Channels of the causal conv: x, B and C.
+  long long conv_channels() const { return inner() + 2 * groups * state; }
+  /// Output width of in_proj: z, x, B, C and one dt per head.
+  long long in_proj_width() const { return 2 * inner() + 2 * groups * state + heads; }
+};
 
 struct MoeSpec {
   int num_experts = 0;            ///< routed experts per MoE layer (0 = dense model)
@@ -68,6 +90,9 @@ struct ModelSpec {
   MlaSpec mla;
   long long sliding_window = 0;        ///< 0 = none
   std::vector<bool> layer_is_sliding;  ///< per layer (gpt-oss layer_types); empty = all full
+  /// Per layer block kind (Nemotron-H hybrid_override_pattern); empty = every layer AttentionMlp.
+  std::vector<LayerBlock> layer_blocks;
+  MambaSpec mamba;                     ///< the Mamba-2 mixer of LayerBlock::Mamba layers
   // Added by the accounting work (additive; defaults keep the old meaning):
   bool norm_bias = true;       ///< LayerNorm carries a bias (MPT no_bias: false); RMSNorm never
   int norms_per_layer = 2;     ///< 1 for parallel blocks sharing one input norm (gptj, falcon-7b)
@@ -77,11 +102,21 @@ struct ModelSpec {
   std::vector<std::string> approximations;
 
   bool is_moe() const { return moe.num_experts > 0; }
+  /// What layer `i` (0-based) holds.
+  LayerBlock layer_block(int i) const;
+  bool layer_has_attention(int i) const;
+  bool layer_has_mlp(int i) const;
+  bool layer_is_mamba(int i) const { return layer_block(i) == LayerBlock::Mamba; }
+  /// Whether any layer is a Mamba-2 mixer (a hybrid model).
+  bool has_mamba() const;
+  /// Layers with attention (that keep a KV cache).
+  int attention_layers() const;
   /// Whether layer `i` (0-based) has a routed-expert MLP.
   bool layer_is_moe(int i) const;
   /// Whether layer `i` uses sliding-window attention (window = sliding_window).
   bool layer_sliding(int i) const;
-  /// Keys one query of layer `i` sees when the context holds `context` tokens (window cap).
+  /// Keys one query of layer `i` sees when the context holds `context` tokens (window cap); 0 for
+  /// a layer without attention.
   long long layer_context(int i, long long context) const;
   /// Query/key head dimension (MLA: qk_nope + qk_rope) and value head dimension.
   long long qk_head_dim() const;

@@ -13,7 +13,7 @@
 
 namespace xpusim::workload {
 
-enum class OpKind { Gemm, Attention, Elementwise, MoeDispatch };
+enum class OpKind { Gemm, Attention, Elementwise, MoeDispatch, Scan };
 
 /// What a layer GEMM does with the layer's activations. Remat policies name GEMMs by role
 /// (AXLearn's Fuji saves the QKV and the MLP up-projection outputs): a role, not an op name, is
@@ -46,6 +46,8 @@ struct Op {
   /// Kernel calls the keys are split into: context-parallel ring attention runs one
   /// flash-attention call per ring step (cp), each over its chunk of the keys.
   long long kv_chunks = 1;
+  // Scan (a Mamba-2 layer's chunked SSD, one fused kernel chain): m tokens in chunks of q_len,
+  // heads × d_v channels, state size d_qk, kv_heads B/C groups (all on this chip).
   // Elementwise: elements read+written (memory-bound).
   double elements = 0;
   bool weights = false;  ///< the GEMM's k × n operand is a weight (read from HBM once)
@@ -64,10 +66,10 @@ struct Op {
   bool is_weight_gemm() const { return kind == OpKind::Gemm && weights; }
   /// A weight GEMM whose weight trains (not frozen).
   bool is_trained_weight_gemm() const { return is_weight_gemm() && !frozen; }
-  /// An attention projection (query/key/value, MLA's low-rank ones, the output projection): the
-  /// weights LoRA fine-tuning adapts (lora_adapter_ops).
+  /// An attention projection (query/key/value, MLA's low-rank ones, the output projection; a
+  /// Mamba-2 mixer's in_proj and out_proj): the weights LoRA fine-tuning adapts (lora_adapter_ops).
   bool is_attention_projection() const {
-    return is_weight_gemm() && (role == GemmRole::QkvProjection || name == "o_proj");
+    return is_weight_gemm() && (role == GemmRole::QkvProjection || name == "o_proj" || name == "out_proj");
   }
   /// Whether LoRA with these targets adapts this op's weight.
   bool lora_adapted(LoraTargets targets) const {

@@ -33,6 +33,7 @@ const std::vector<Allowed> kAllowlist = {
     {"compute/chip_model.cc", {"16.0"}, "GPU MMA tile granularity: 16 rows (Hopper/Blackwell wgmma m16)"},
     {"compute/chip_model.cc", {"512.0"}, "Trainium moving-tensor chunk of at most 512 columns (NKI guide); GPU split-K granularity"},
     {"compute/chip_model.cc", {"4.0"}, "fp32 accumulator bytes per element of dW"},
+    {"compute/chip_model.cc", {"5.0"}, "the five kernels of Mamba-2's chunked SSD scan (mamba_chunk_scan_combined: dt cumsum, chunk states, state passing, C·Bᵀ, chunk scan)"},
     {"compute/chip_model.cc", {"3.0"}, "a cast kernel reads bf16 (2 bytes) and writes 1 byte per element"},
     {"compute/chip_model.cc", {"2.5"}, "attention backward runs 5 GEMMs to the forward's 2 (FLOP count)"},
     {"net/topology.cc", {"4.0"}, "all-to-all bisection: a cut between halves carries m·S/4 (docs/network.md)"},

@@ -42,6 +42,8 @@ const CountCase kCounts[] = {
     {"gpt-j-6b", 6.05, 0},
     {"falcon-180b", 178.56, 0},
     {"nemotron4-340b", 341.03, 0},
+    {"nemotron-h-8b", 8.10, 0},
+    {"nemotron-h-56b", 56.32, 0},
     {"gpt3-175b", 174.60, 0},
     {"gpt3-5b", 5.05, 0},
     {"gpt3-20b", 20.26, 0},

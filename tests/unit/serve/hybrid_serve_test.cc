@@ -1,0 +1,73 @@
+// Serving a hybrid (Nemotron-H): the KV cache on the attention layers only, a constant Mamba-2
+// state per running sequence that the cache must hold, and the recurrent step's state traffic.
+
+#include <gtest/gtest.h>
+
+#include "serve_env.h"
+
+#include <cmath>
+
+#include "xpusim/mapping/memory.h"
+#include "xpusim/serve/scenario.h"
+#include "xpusim/workload/accounting.h"
+
+namespace xs = xpusim::serve;
+namespace core = xpusim::core;
+
+namespace {
+
+xs::StepCostModel hybrid_cost(int tp) {
+  const auto& sys = xpusim::test::catalog().system("h100-sxm-dgx");
+  xs::ReplicaPlan plan;
+  plan.plan.tp = tp;
+  return xs::StepCostModel(sys, xpusim::test::model("nemotron-h-8b"), plan,
+                           xs::framework_profile(xs::Framework::Vllm, sys.chip, xpusim::test::shipped()),
+                           xpusim::mapping::memory_params(xpusim::test::shipped()), nullptr);
+}
+
+}  // namespace
+
+// At tp 2: 4 attention layers of 8/2 KV heads × 128 × 2 (K and V) bf16 elements per token, and
+// the 24 Mamba layers' state (workload::mamba_state_bytes_per_sequence) split over the 2 chips,
+// which a sequence holds as ⌈state / KV bytes per token⌉ tokens' worth of the cache.
+TEST(HybridServe, KvOnAttentionLayersAndTheStateInTokens) {
+  const auto cost = hybrid_cost(2);
+  const auto& mem = cost.memory();
+  EXPECT_DOUBLE_EQ(mem.kv_per_token.base(), 4 * 2 * 4 * 128 * 2.0);
+  const double state = xpusim::workload::mamba_state_bytes_per_sequence(cost.model(), core::Dtype::Bf16).base() / 2;
+  EXPECT_DOUBLE_EQ(mem.state_per_sequence.base(), state);
+  EXPECT_EQ(mem.state_tokens, static_cast<long long>(std::ceil(state / mem.kv_per_token.base())));
+}
+
+// A decode step reads and writes every running sequence's state once per Mamba layer: at short
+// contexts that stream, not the KV cache, is the step's "attention" time.
+TEST(HybridServe, DecodeStreamsEachSequencesState) {
+  const auto cost = hybrid_cost(1);
+  xs::StepWork w;
+  w.decode_seqs = 64;
+  w.decode_context = 64.0 * 16;
+  const double stream = 2.0 * 64 * cost.memory().state_per_sequence.base() / cost.hbm_rate().base();
+  const double attention = core::to_seconds(cost.cost(w).attention);
+  EXPECT_GE(attention, stream);
+  EXPECT_LT(attention, 1.1 * stream);
+}
+
+// Every admitted sequence reserves its state: a cache of exactly ten requests' worth (prompt,
+// output and state) runs at most ten at once.
+TEST(HybridServe, TheStateCapsTheAdmittedBatch) {
+  const auto cost = hybrid_cost(1);
+  xs::SimSpec spec;
+  spec.pool = {&cost, 1};
+  spec.scheduler.kv_policy = xs::KvPolicy::Reserve;
+  spec.scheduler.max_num_seqs = 1000;
+  spec.scheduler.block_size = 16;
+  spec.load.arrival = xs::ArrivalKind::Offline;
+  spec.load.requests = 40;
+  spec.load.in_len = 256;
+  spec.load.out_len = 64;
+  spec.scheduler.kv_tokens_override = 10 * (256 + 64 + cost.memory().state_tokens);
+  const auto r = xs::simulate(spec);
+  EXPECT_EQ(r.requests, 40);
+  for (const auto& p : r.timeline) EXPECT_LE(p.batch, 10.0);
+  EXPECT_GT(r.mean_batch, 8.0);
+}

@@ -1,0 +1,154 @@
+// Hybrid models (Nemotron-H): Mamba-2, attention and MLP blocks, one kind per layer. Each expected
+// value is derived here from the published shapes (data/models/README.md), not read back.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/workload/accounting.h"
+#include "xpusim/workload/hf_config.h"
+#include "xpusim/workload/ops.h"
+
+using namespace xpusim;
+using workload::LayerBlock;
+using workload::ModelSpec;
+
+namespace {
+
+const std::string kHybridModels = std::string(XS_TESTDATA_DIR) + "/models";
+
+ModelSpec hybrid(const std::string& id) { return workload::load_model(id, kHybridModels); }
+
+/// A Nemotron-H-shaped config of 4 layers ("M-*-" unless replaced) with `extra` keys merged in.
+std::string hybrid_error(const std::string& pattern, const std::string& extra = "") {
+  const std::string path = ::testing::TempDir() + "hybrid_bad.json";
+  std::ofstream(path) << R"({"model_type": "nemotron_h", "hidden_size": 256, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512, "vocab_size": 1000,
+    "mamba_num_heads": 8, "mamba_head_dim": 64, "ssm_state_size": 16, "n_groups": 2)" + extra +
+                             R"(, "hybrid_override_pattern": ")" + pattern + R"("})";
+  try {
+    workload::load_model(path, kHybridModels);
+  } catch (const core::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool mentions(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+}  // namespace
+
+// Nemotron-H-8B: 24 Mamba-2, 4 attention and 24 MLP layers. Per Mamba layer: in_proj 4096 ×
+// (2·8192 + 2·8·128 + 128 = 18,560), out_proj 8192 × 4096, conv (8192 + 2048)·(4 + 1), dt_bias,
+// A_log and D (3·128), the gated norm 8192 and the block's norm 4096: 109,640,064. Attention:
+// 2·4096² + 2·4096·1024 + 4096 = 41,947,136. MLP (squared ReLU, two matrices): 2·4096·21,504 +
+// 4096 = 176,164,864. Embedding and untied LM head 2·131,072·4096, final norm 4096. Total
+// 8,100,852,736: the "8B" of the name.
+TEST(Hybrid, NemotronH8bCountsEachBlockOnce) {
+  const ModelSpec m = hybrid("nemotron-h-8b");
+  ASSERT_EQ(m.layers, 52);
+  int mamba = 0, attention = 0, mlp = 0;
+  for (int i = 0; i < m.layers; ++i) {
+    mamba += m.layer_block(i) == LayerBlock::Mamba;
+    attention += m.layer_block(i) == LayerBlock::Attention;
+    mlp += m.layer_block(i) == LayerBlock::Mlp;
+  }
+  EXPECT_EQ(mamba, 24);
+  EXPECT_EQ(attention, 4);
+  EXPECT_EQ(mlp, 24);
+  EXPECT_EQ(m.attention_layers(), 4);
+  EXPECT_EQ(m.mamba.in_proj_width(), 18560);
+  EXPECT_DOUBLE_EQ(workload::layer_params(m, 0).total(), 109640064.0);
+  const auto p = workload::count_params(m);
+  EXPECT_DOUBLE_EQ(p.total, 24 * 109640064.0 + 4 * 41947136.0 + 24 * 176164864.0 + 2 * 131072.0 * 4096 + 4096);
+  EXPECT_DOUBLE_EQ(p.total, 8100852736.0);
+  EXPECT_EQ(m.position, workload::PosKind::None);
+}
+
+// Nemotron-H-56B (118 layers: 54 Mamba-2 of 256 heads × 64 with state 256, 10 attention, 54 MLP
+// of 32,768, hidden 8192): 56.3 B, the paper's 56B.
+TEST(Hybrid, NemotronH56bIsFiftySixBillion) {
+  const ModelSpec m = hybrid("nemotron-h-56b");
+  EXPECT_EQ(m.attention_layers(), 10);
+  EXPECT_NEAR(workload::count_params(m).total / 56.3e9, 1.0, 0.002);
+}
+
+// Only the 4 attention layers keep a KV cache: 4·2·8·128 elements per token. Every Mamba layer
+// keeps 128·64·128 SSM state elements and (4 − 1)·10,240 conv inputs per sequence, whatever
+// its length: 24 · 1,079,296 elements · 2 bytes in bf16.
+TEST(Hybrid, KvCacheOnAttentionLayersAndAConstantMambaState) {
+  const ModelSpec m = hybrid("nemotron-h-8b");
+  EXPECT_DOUBLE_EQ(workload::kv_bytes_per_token(m, core::Dtype::Bf16).base(), 4 * 2 * 8 * 128 * 2.0);
+  EXPECT_DOUBLE_EQ(workload::kv_bytes_for_context(m, core::Dtype::Bf16, 1000).base(), 1000 * 4 * 2 * 8 * 128 * 2.0);
+  EXPECT_DOUBLE_EQ(workload::mamba_state_bytes_per_layer(m, core::Dtype::Bf16).base(), (128.0 * 64 * 128 + 3 * 10240) * 2);
+  EXPECT_DOUBLE_EQ(workload::mamba_state_bytes_per_sequence(m, core::Dtype::Bf16).base(), 24 * 1079296.0 * 2);
+  for (int i = 0; i < m.layers; ++i)
+    EXPECT_EQ(m.layer_context(i, 5000), m.layer_block(i) == LayerBlock::Attention ? 5000 : 0) << i;
+}
+
+// Each block's operators: a Mamba layer's in_proj (tensor-parallel over its heads and groups: at
+// tp 2, 2·4096 + 2·4·128 + 64 = 9280 outputs), the SSD scan and out_proj, no attention; an
+// attention layer has no RoPE (NoPE) and no MLP; an MLP layer has no attention.
+TEST(Hybrid, LayerOpsFollowTheBlockKind) {
+  const ModelSpec m = hybrid("nemotron-h-8b");
+  workload::LayerShard s;
+  s.seq = 4096;
+  s.tp = 2;
+  auto names = [&](int layer) {
+    std::string all;
+    for (const auto& op : workload::layer_ops(m, layer, s)) all += op.name + " ";
+    return all;
+  };
+  ASSERT_EQ(m.layer_block(0), LayerBlock::Mamba);
+  ASSERT_EQ(m.layer_block(1), LayerBlock::Mlp);
+  ASSERT_EQ(m.layer_block(7), LayerBlock::Attention);
+  EXPECT_EQ(names(0), "mamba_norm in_proj mamba_conv ssd_scan mamba_gate_norm out_proj mamba_residual ");
+  EXPECT_EQ(names(1), "mlp_norm mlp_up mlp_act mlp_down mlp_residual ");
+  EXPECT_EQ(names(7), "attn_norm qkv_proj attention o_proj attn_residual ");
+  const auto ops = workload::layer_ops(m, 0, s);
+  EXPECT_EQ(ops[1].n, 9280);
+  EXPECT_EQ(ops[1].k, 4096);
+  EXPECT_EQ(ops[5].k, 4096);  // out_proj reads this chip's 64 heads × 64
+  const auto& scan = ops[3];
+  ASSERT_EQ(scan.kind, workload::OpKind::Scan);
+  EXPECT_EQ(scan.heads, 64);
+  EXPECT_EQ(scan.kv_heads, 4);
+  // 4096 tokens · 2 · (4 groups · 128 · 128 + 64 heads · (128·64 + 2·128·64)).
+  EXPECT_DOUBLE_EQ(scan.flops(), 4096.0 * 2 * (4 * 128 * 128 + 64 * (128 * 64 + 2 * 128 * 64)));
+}
+
+// Model FLOPs per training token: 6 × the matmul weights + 3 × attention + 3 × the SSD scan (its
+// backward twice its forward, as attention's). At seq 4096 the scan is 2·(8·128·128 + 128·
+// (128·64 + 2·128·64)) per token per Mamba layer.
+TEST(Hybrid, TrainFlopsCountTheScanLikeAttention) {
+  const ModelSpec m = hybrid("nemotron-h-8b");
+  const double scan = 2.0 * (8 * 128 * 128 + 128 * (128 * 64 + 2 * 128 * 64));
+  EXPECT_DOUBLE_EQ(workload::mamba_scan_flops_per_token(m, 4096), scan);
+  const double attn = 4 * workload::attention_flops_per_token(m, 7, workload::causal_mean_keys(4096, 0));
+  const auto f = workload::train_flops_per_token(m, 4096, workload::RecomputeKind::None);
+  EXPECT_NEAR(f.model, 6.0 * workload::count_params(m).matmul_active + 3.0 * attn + 3.0 * 24 * scan, 1.0);
+  // Decode: the recurrent step, 2 multiply-adds per state element, instead of the scan.
+  const double step = 4.0 * 128 * 64 * 128;
+  EXPECT_NEAR(workload::decode_flops_per_token(m, 1000),
+              2.0 * workload::count_params(m).matmul_active +
+                  4 * workload::attention_flops_per_token(m, 7, 1000) + 24 * step, 1.0);
+}
+
+// Bad patterns name the field, the value and what was expected.
+TEST(Hybrid, PatternErrorsNameTheFieldAndTheExpectedKinds) {
+  EXPECT_EQ(hybrid_error("M-*-"), "");
+  const std::string length = hybrid_error("M-*");
+  EXPECT_TRUE(mentions(length, "hybrid_override_pattern") && mentions(length, "num_hidden_layers")) << length;
+  const std::string moe = hybrid_error("M-E-");
+  EXPECT_TRUE(mentions(moe, "mixture-of-experts") && mentions(moe, "'M' (Mamba-2)")) << moe;
+  const std::string unknown = hybrid_error("M-?-");
+  EXPECT_TRUE(mentions(unknown, "position 2")) << unknown;
+  const std::string none = hybrid_error("M-M-");
+  EXPECT_TRUE(mentions(none, "no attention layer")) << none;
+  const std::string groups = hybrid_error("M-*-", R"(, "n_groups": 3)");
+  EXPECT_TRUE(mentions(groups, "n_groups") && mentions(groups, "mamba_num_heads")) << groups;
+  const std::string state = hybrid_error("M-*-", R"(, "ssm_state_size": 0)");
+  EXPECT_TRUE(mentions(state, "ssm_state_size") && mentions(state, "positive")) << state;
+}
