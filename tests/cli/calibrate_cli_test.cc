@@ -8,6 +8,7 @@
 
 #include "cli_runner.h"
 #include "hopper_rows.h"
+#include "../scratch_path.h"
 
 using xpusim::test::run_cli;
 
@@ -118,7 +119,7 @@ std::string two_source_fixture() {
   while (std::getline(in, line))
     if (line.find("github.com/NVIDIA/NeMo/") != std::string::npos || line.find("mosaicml/llm-foundry") != std::string::npos)
       text += line + "\n";
-  const std::string path = ::testing::TempDir() + "two_sources_" + std::to_string(::getpid()) + ".csv";
+  const std::string path = xpusim::test::scratch_path("two_sources", ".csv");
   std::ofstream(path) << text;
   return path;
 }
@@ -162,7 +163,7 @@ TEST(ValidateCvCli, ReportsEveryHeldOutSource) {
 // held-out source, each row's out-of-fold prediction; a page without --cv has none of them.
 TEST(ValidateCvCli, HtmlPageShowsTheFolds) {
   const std::string csv = two_source_fixture();
-  const std::string page = ::testing::TempDir() + "validate_cv_" + std::to_string(::getpid()) + ".html";
+  const std::string page = xpusim::test::scratch_path("validate_cv", ".html");
   auto r = run_cli("validate " + csv + " --cv --html " + page);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string cv_page = slurp(page);

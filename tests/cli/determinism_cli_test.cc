@@ -16,6 +16,7 @@
 #include "npy_fixture.h"
 
 #include <unistd.h>
+#include "../scratch_path.h"
 
 namespace {
 
@@ -24,7 +25,7 @@ using xpusim::test::run_cli;
 /// A Chakra training trace of 4 ranks (tests/unit/chakra_fixture.h); returns its prefix. The
 /// fixtures are per process: ctest runs the commands' cases in parallel.
 std::string chakra_trace() {
-  const std::string dir = testing::TempDir() + "xs_det_chakra_" + std::to_string(::getpid()) + "/";
+  const std::string dir = xpusim::test::scratch_path("xs_det_chakra", "") + "/";
   std::filesystem::create_directories(dir);
   return xpusim::test::chakra::write_training(dir, "train", xpusim::test::chakra::TrainingShape{});
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli_runner.h"
+#include "../scratch_path.h"
 
 namespace xpusim::test {
 
@@ -20,7 +21,7 @@ inline std::string write_hopper_rows(const std::string& name) {
   text = line + "\n";
   while (std::getline(in, line))
     if (line.find(",train,h100-sxm-dgx,") != std::string::npos) text += line + "\n";
-  const std::string path = testing::TempDir() + name + "_" + std::to_string(::getpid()) + ".csv";
+  const std::string path = scratch_path(name, ".csv");
   std::ofstream(path) << text;
   return path;
 }

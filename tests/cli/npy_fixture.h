@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../npy_bytes.h"
+#include "../scratch_path.h"
 
 namespace xpusim::test {
 
@@ -24,8 +25,7 @@ inline std::string write_npy_matrix(const std::string& name, int rows, int cols)
       npy_file(npy_dict("<f4", "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")"),
                std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)));
   // Per process: ctest runs the tests that write these files in parallel.
-  const std::string path =
-      testing::TempDir() + "xs_fixture_" + std::to_string(::getpid()) + "_" + name + ".npy";
+  const std::string path = scratch_path("xs_fixture_" + name, ".npy");
   std::ofstream(path, std::ios::binary).write(out.data(), static_cast<std::streamsize>(out.size()));
   return path;
 }

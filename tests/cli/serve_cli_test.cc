@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli_runner.h"
+#include "../scratch_path.h"
 
 using xpusim::test::run_cli;
 
@@ -157,7 +158,7 @@ TEST(ServeCli, ArrivalSpanBeyondThirtyDaysIsBadInput) {
   auto poisson = run_cli(base + "--rate 0.0001 --requests 1000");
   EXPECT_EQ(poisson.exit_code, 2);
   EXPECT_NE(poisson.err.find("rate: requests / rate"), std::string::npos) << poisson.err;
-  const std::string file = ::testing::TempDir() + "xs_late_arrivals_" + std::to_string(::getpid()) + ".csv";
+  const std::string file = xpusim::test::scratch_path("xs_late_arrivals", ".csv");
   std::ofstream(file) << "arrival_s,in_len,out_len\n0,128,16\n1e7,128,16\n";
   auto trace = run_cli(base + "--arrivals " + file);
   EXPECT_EQ(trace.exit_code, 2);

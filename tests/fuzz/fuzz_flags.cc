@@ -8,6 +8,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "commands.h"
@@ -47,9 +49,22 @@ std::vector<std::string> lines_of(std::string_view text) {
 
 }  // namespace
 
+/// The fuzzer's working directory (the commands write their reports there), removed at exit.
+static std::string& work_dir() {
+  static std::string dir;
+  return dir;
+}
+
+static void remove_work_dir() {
+  std::error_code ec;
+  if (!work_dir().empty()) std::filesystem::remove_all(work_dir(), ec);
+}
+
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   char dir[] = "/tmp/xpusim_fuzz_flags_XXXXXX";
   if (::mkdtemp(dir) == nullptr || ::chdir(dir) != 0) std::abort();
+  work_dir() = dir;
+  std::atexit(remove_work_dir);
   if (std::freopen("/dev/null", "w", stdout) == nullptr) std::abort();  // reports: not checked here
   ::setenv("XPUSIM_DATA_DIR", XS_DATA_DIR, 1);
   return 0;
