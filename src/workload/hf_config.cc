@@ -469,9 +469,24 @@ void read_dbrx(FieldReader& r, ModelSpec& m) {
   m.position = PosKind::Rope;
 }
 
+/// The routed experts of a hybrid's 'E' blocks (Nemotron 3): DeepSeek-style names, squared-ReLU
+/// experts (two matrices, like the dense MLP), one shared expert when its size is given, and the
+/// router's score-correction bias.
+void read_hybrid_moe(FieldReader& r, ModelSpec& m, const std::string& pattern) {
+  MoeSpec& e = m.moe;
+  e.num_experts = static_cast<int>(int_alias(r, {"n_routed_experts", "num_experts"}, 0, true));
+  e.experts_per_token = static_cast<int>(int_alias(r, {"num_experts_per_tok"}, 0, true));
+  e.expert_ffn = int_alias(r, {"moe_intermediate_size"}, 0, true);
+  e.shared_ffn = int_alias(r, {"moe_shared_expert_intermediate_size", "shared_expert_intermediate_size"}, 0, false);
+  e.shared_experts = static_cast<int>(int_alias(r, {"n_shared_experts"}, e.shared_ffn > 0 ? 1 : 0, false));
+  e.router_bias = true;
+  e.layer_moe.assign(pattern.size(), false);
+  for (size_t i = 0; i < pattern.size(); ++i) e.layer_moe[i] = pattern[i] == 'E';
+}
+
 /// NVIDIA Nemotron-H (and Nemotron Nano 2): a hybrid of Mamba-2 mixers, attention and
 /// squared-ReLU MLP blocks, one kind per layer as hybrid_override_pattern spells it ('M' Mamba-2,
-/// '*' attention, '-' MLP); RMSNorm before every block; no positional encoding (the attention
+/// '*' attention, '-' MLP, 'E' a mixture of experts in Nemotron 3); RMSNorm before every block; no positional encoding (the attention
 /// layers are NoPE); untied embeddings by default.
 void read_nemotron_h(FieldReader& r, ModelSpec& m) {
   m.hidden = int_alias(r, {"hidden_size"}, 0, true);
@@ -481,7 +496,7 @@ void read_nemotron_h(FieldReader& r, ModelSpec& m) {
   m.head_dim = int_alias(r, {"head_dim", "attention_head_dim"}, 0, false);
   m.vocab = int_alias(r, {"vocab_size"}, 0, true);
   m.max_position = int_alias(r, {"max_position_embeddings"}, 4096, false);
-  m.ffn = int_alias(r, {"intermediate_size"}, 0, true);
+  m.ffn = int_alias(r, {"intermediate_size"}, 0, false);
   m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
   m.attn_bias = r.boolean_or("attention_bias", false);
   m.mlp_bias = r.boolean_or("mlp_bias", false);
@@ -517,16 +532,18 @@ void read_nemotron_h(FieldReader& r, ModelSpec& m) {
     const char c = pattern[i];
     if (c == 'M') m.layer_blocks.push_back(LayerBlock::Mamba);
     else if (c == '*') m.layer_blocks.push_back(LayerBlock::Attention);
-    else if (c == '-') m.layer_blocks.push_back(LayerBlock::Mlp);
+    else if (c == '-' || c == 'E') m.layer_blocks.push_back(LayerBlock::Mlp);
     else {
-      r.diagnostics().error(r.path_of("hybrid_override_pattern"),
-                            c == 'E' ? "a mixture-of-experts layer ('E') is not supported in hybrid models"
-                                     : "unknown layer kind at position " + std::to_string(i),
-                            std::string(1, c), "'M' (Mamba-2), '*' (attention) or '-' (MLP)");
+      r.diagnostics().error(r.path_of("hybrid_override_pattern"), "unknown layer kind at position " + std::to_string(i),
+                            std::string(1, c), "'M' (Mamba-2), '*' (attention), '-' (MLP) or 'E' (mixture of experts)");
       m.layer_blocks.clear();
       return;
     }
   }
+  if (pattern.find('E') != std::string::npos) read_hybrid_moe(r, m, pattern);
+  if (pattern.find('-') != std::string::npos && m.ffn <= 0)
+    r.diagnostics().error(r.path_of("intermediate_size"), "missing or not positive", std::to_string(m.ffn),
+                          "the dense MLP's size: hybrid_override_pattern has MLP layers ('-')");
   if (m.attention_layers() == 0)
     r.diagnostics().error(r.path_of("hybrid_override_pattern"), "has no attention layer ('*')", pattern,
                           "a pattern with at least one attention layer");

@@ -142,13 +142,40 @@ TEST(Hybrid, PatternErrorsNameTheFieldAndTheExpectedKinds) {
   const std::string length = hybrid_error("M-*");
   EXPECT_TRUE(mentions(length, "hybrid_override_pattern") && mentions(length, "num_hidden_layers")) << length;
   const std::string moe = hybrid_error("M-E-");
-  EXPECT_TRUE(mentions(moe, "mixture-of-experts") && mentions(moe, "'M' (Mamba-2)")) << moe;
+  EXPECT_TRUE(mentions(moe, "n_routed_experts") && mentions(moe, "missing")) << moe;
   const std::string unknown = hybrid_error("M-?-");
-  EXPECT_TRUE(mentions(unknown, "position 2")) << unknown;
+  EXPECT_TRUE(mentions(unknown, "position 2") && mentions(unknown, "'E' (mixture of experts)")) << unknown;
   const std::string none = hybrid_error("M-M-");
   EXPECT_TRUE(mentions(none, "no attention layer")) << none;
   const std::string groups = hybrid_error("M-*-", R"(, "n_groups": 3)");
   EXPECT_TRUE(mentions(groups, "n_groups") && mentions(groups, "mamba_num_heads")) << groups;
   const std::string state = hybrid_error("M-*-", R"(, "ssm_state_size": 0)");
   EXPECT_TRUE(mentions(state, "ssm_state_size") && mentions(state, "positive")) << state;
+}
+
+// Nemotron 3's 'E' blocks: routed squared-ReLU experts (two matrices each) with one shared expert
+// and the router's score-correction bias. A 4-layer model "M*E-" of hidden 256: the E layer holds
+// its norm 256, the router 256·16 + 16, 16 experts of 2·256·64 and a shared one of 2·256·128;
+// one token uses 2 of the experts: active = total − 14·2·256·64.
+TEST(Hybrid, MixtureOfExpertsBlocksRouteToSquaredReluExperts) {
+  const std::string path = ::testing::TempDir() + "hybrid_moe.json";
+  std::ofstream(path) << R"({"model_type": "nemotron_h", "hidden_size": 256, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512, "vocab_size": 1000,
+    "mamba_num_heads": 8, "mamba_head_dim": 64, "ssm_state_size": 16, "n_groups": 2,
+    "n_routed_experts": 16, "num_experts_per_tok": 2, "moe_intermediate_size": 64,
+    "moe_shared_expert_intermediate_size": 128, "hybrid_override_pattern": "M*E-"})";
+  const ModelSpec m = workload::load_model(path, kHybridModels);
+  EXPECT_TRUE(m.layer_is_moe(2));
+  for (int i : {0, 1, 3}) EXPECT_FALSE(m.layer_is_moe(i)) << i;
+  EXPECT_EQ(m.layer_block(2), LayerBlock::Mlp);
+  const auto e = workload::layer_params(m, 2);
+  EXPECT_DOUBLE_EQ(e.total(), 256 + 256.0 * 16 + 16 + 16 * 2.0 * 256 * 64 + 2.0 * 256 * 128);
+  EXPECT_DOUBLE_EQ(e.total() - e.active(), 14 * 2.0 * 256 * 64);
+  const auto p = workload::count_params(m);
+  EXPECT_DOUBLE_EQ(p.total - p.active, 14 * 2.0 * 256 * 64);
+  workload::LayerShard s;
+  s.seq = 128;
+  bool experts = false;
+  for (const auto& op : workload::layer_ops(m, 2, s)) experts = experts || op.is_expert();
+  EXPECT_TRUE(experts);
 }
