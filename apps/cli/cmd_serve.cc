@@ -41,6 +41,8 @@ void add_plan_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f) {
                     "a precision the chip lacks: store the weights in it, run the matmuls in the nearest the chip has (stated)");
   add_optional(app, "--weight-precision", in.weight_precision, "weight storage when it differs (weight-only)");
   add_optional(app, "--kv-precision", in.kv_precision, "KV cache dtype (default fp8 with fp8/fp4 math)");
+  add_optional(app, "--state-precision", in.state_precision,
+               "hybrid models: the Mamba-2 state dtype, bf16 (default) or fp32 (vLLM --mamba-ssm-cache-dtype)");
   add_optional(app, "--framework", in.framework, "trtllm, vllm, nim, sglang, neuron-tnx, neuron-nxdi");
   add_optional(app, "--scheduler", in.scheduler, "static, decode-priority, prefill-priority");
   add_optional(app, "--max-num-seqs", in.max_num_seqs, "running sequences per engine");

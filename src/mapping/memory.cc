@@ -311,9 +311,10 @@ double kv_elems_layer_chip(const ModelSpec& m, const ServePlan& p) {
   return 2.0 * d(kv_per_chip) * d(m.head_dim);
 }
 
-/// Mamba-2 state of one layer for one sequence on one chip (bf16; heads split over tp).
+/// Mamba-2 state of one layer for one sequence on one chip (in the plan's state dtype; heads
+/// split over tp).
 double mamba_state_layer_chip(const ModelSpec& m, const ServePlan& p) {
-  return workload::mamba_state_bytes_per_layer(m, core::Dtype::Bf16).base() / p.tp;
+  return workload::mamba_state_bytes_per_layer(m, p.state_dtype).base() / p.tp;
 }
 
 ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long sequences,

@@ -120,6 +120,7 @@ Json inputs_json(const scenario::ServeInputs& in) {
   put(plan, "precision", in.precision);
   put(plan, "weight_precision", in.weight_precision);
   put(plan, "kv_precision", in.kv_precision);
+  put(plan, "state_precision", in.state_precision);
   put(plan, "scheduler", in.scheduler);
   put(plan, "max_num_seqs", in.max_num_seqs);
   put(plan, "max_batched_tokens", in.max_batched_tokens);

@@ -26,6 +26,7 @@ void read_plan_keys(config::FieldReader& r, ServeInputs& in) {
   read_flag(r, "allow_fallback", in.allow_fallback);
   read_text(r, "weight_precision", in.weight_precision);
   read_text(r, "kv_precision", in.kv_precision);
+  read_text(r, "state_precision", in.state_precision);
   read_text(r, "scheduler", in.scheduler);
   read_count(r, "max_num_seqs", in.max_num_seqs);
   read_count(r, "max_batched_tokens", in.max_batched_tokens);
@@ -107,6 +108,7 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   sc.allow_fallback = in.allow_fallback.value_or(sc.allow_fallback);
   sc.weight_precision = in.weight_precision.value_or(sc.weight_precision);
   sc.kv_precision = in.kv_precision.value_or(sc.kv_precision);
+  sc.state_precision = in.state_precision.value_or(sc.state_precision);
   if (in.chunked_prefill) sc.chunked_prefill = *in.chunked_prefill;
   sc.max_num_seqs = in.max_num_seqs.value_or(sc.max_num_seqs);
   sc.max_batched_tokens = in.max_batched_tokens.value_or(sc.max_batched_tokens);
@@ -191,7 +193,8 @@ void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
                           {&given.decode_system, &fallback.decode_system},
                           {&given.framework, &fallback.framework}, {&given.precision, &fallback.precision},
                           {&given.weight_precision, &fallback.weight_precision},
-                          {&given.kv_precision, &fallback.kv_precision}, {&given.scheduler, &fallback.scheduler},
+                          {&given.kv_precision, &fallback.kv_precision},
+                          {&given.state_precision, &fallback.state_precision}, {&given.scheduler, &fallback.scheduler},
                           {&given.draft_model, &fallback.draft_model}, {&given.arrivals, &fallback.arrivals}})
     fill(*dst, *src);
   for (auto [dst, src] : {std::pair{&given.chips, &fallback.chips}, {&given.tp, &fallback.tp}, {&given.pp, &fallback.pp},

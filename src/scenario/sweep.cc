@@ -150,7 +150,7 @@ const ScenarioKeys& scenario_keys(const std::string& command) {
       {"global_batch", "max_global_batch_tokens", "seq_len", "train_tokens", "deadline", "budget_usd"}};
   static const ScenarioKeys serve{
       {"system", "model", "chips", "framework", "description"},
-      {"tp", "pp", "ep", "attention_dp", "precision", "allow_fallback", "weight_precision", "kv_precision", "scheduler", "max_num_seqs",
+      {"tp", "pp", "ep", "attention_dp", "precision", "allow_fallback", "weight_precision", "kv_precision", "state_precision", "scheduler", "max_num_seqs",
        "max_batched_tokens", "static_batch", "block_size", "chunked_prefill", "compiled_seq_len", "prefill_chips", "draft_len",
        "acceptance", "draft_model"},
       {"in_len", "out_len", "requests", "seed", "rate", "concurrency", "offline", "arrivals", "timeout", "ttft_slo",

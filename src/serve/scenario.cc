@@ -72,7 +72,7 @@ int default_tp(const hw::SystemSpec& sys, const workload::ModelSpec& m, Dtype we
 namespace {
 
 struct Precisions {
-  Dtype math = Dtype::Bf16, weights = Dtype::Bf16, kv = Dtype::Bf16;
+  Dtype math = Dtype::Bf16, weights = Dtype::Bf16, kv = Dtype::Bf16, state = Dtype::Bf16;
 };
 
 // Math, weight and KV dtypes; an unset KV precision is fp8 for low-precision math, else bf16.
@@ -83,6 +83,11 @@ Precisions resolve_precisions(ServeScenario& sc) {
   if (!sc.kv_precision.empty()) p.kv = precision_dtype(sc.kv_precision, "kv_precision");
   else if (is_low(p.math)) p.kv = Dtype::Fp8;
   if (sc.kv_precision.empty()) sc.kv_precision = core::dtype_name(p.kv);
+  const std::vector<std::string> states = {"bf16", "fp16", "fp32"};
+  if (std::find(states.begin(), states.end(), sc.state_precision) == states.end())
+    core::fail("state_precision", "not a Mamba state dtype the engines offer", sc.state_precision,
+               core::join(states), core::did_you_mean(sc.state_precision, states));
+  p.state = precision_dtype(sc.state_precision, "state_precision");
   return p;
 }
 
@@ -245,6 +250,7 @@ ReplicaPlan replica_plan(const ServeScenario& sc, const Precisions& p) {
   plan.plan.weight_dtype = p.weights;
   plan.plan.math_dtype = p.math;
   plan.plan.kv_dtype = p.kv;
+  plan.plan.state_dtype = p.state;
   plan.attention_dp = sc.attention_dp;
   return plan;
 }
@@ -580,6 +586,11 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   b.cost = std::make_unique<StepCostModel>(sys, model, plan, prof, mapping::memory_params(params), b.topo.get());
   rep.memory = b.cost->memory();
   if (auto refusal = memory_refusal(sc, rep.memory, precisions.weights)) return core::make_error(*refusal);
+  if (model.has_mamba())
+    rep.assumptions.push_back("Mamba-2 state in " + sc.state_precision + ": " +
+                              fmt(rep.memory.state_per_sequence.base() / core::mib(1).base()) +
+                              " MiB per sequence per chip, held in the KV cache as " +
+                              std::to_string(rep.memory.state_tokens) + " tokens' worth");
   add_draft(sc, env, sys, plan, prof, b);
 
   const long long engine_chips = plan.engine_chips();

@@ -84,8 +84,8 @@ ServeMemory serve_memory_per_chip(const workload::ModelSpec& model, const ServeP
 /// the compressed latent, replicated over tp).
 core::Bytes kv_bytes_per_token_per_chip(const workload::ModelSpec& model, const ServePlan& plan);
 /// Mamba-2 state bytes per sequence per chip of the first pipeline stage (hybrid models; 0
-/// without Mamba layers): the recurrent state, split over tp by heads, held in bf16 (the engines'
-/// default state dtype) whatever the context length.
+/// without Mamba layers): the recurrent state, split over tp by heads, held in the plan's
+/// state_dtype (bf16 by default, as the engines) whatever the context length.
 core::Bytes mamba_state_bytes_per_sequence_per_chip(const workload::ModelSpec& model, const ServePlan& plan);
 
 }  // namespace xpusim::mapping

@@ -90,6 +90,7 @@ struct ServePlan {
   core::Dtype weight_dtype = core::Dtype::Bf16;
   core::Dtype kv_dtype = core::Dtype::Bf16;
   core::Dtype math_dtype = core::Dtype::Bf16;
+  core::Dtype state_dtype = core::Dtype::Bf16;  ///< a hybrid's Mamba-2 state (engines' default: bf16)
   int chips_per_replica() const { return tp * pp; }
 };
 

@@ -4,7 +4,7 @@
 //
 // Scenario file shape (docs/scenarios.md), shared with training:
 //   system, model, chips, framework, description, prefill_system, decode_system
-//   plan:     tp, pp, ep, attention_dp, precision, allow_fallback, weight_precision, kv_precision, scheduler,
+//   plan:     tp, pp, ep, attention_dp, precision, allow_fallback, weight_precision, kv_precision, state_precision, scheduler,
 //             max_num_seqs, max_batched_tokens, static_batch, block_size, chunked_prefill,
 //             compiled_seq_len,
 //             prefill_chips, decode_chips, draft_len, acceptance, draft_model
@@ -32,7 +32,7 @@ struct ServeInputs {
   std::optional<long long> prefill_chips, decode_chips, draft_len;
   std::optional<long long> compiled_seq_len;  ///< Neuron static shapes: the compiled sequence length
   std::optional<bool> attention_dp, chunked_prefill, allow_fallback;
-  std::optional<std::string> precision, weight_precision, kv_precision, scheduler, draft_model;
+  std::optional<std::string> precision, weight_precision, kv_precision, state_precision, scheduler, draft_model;
   std::optional<double> acceptance;
   // workload:
   std::optional<long long> in_len, out_len, requests, concurrency, seed;

@@ -29,6 +29,7 @@ struct ServeScenario {
   std::string precision = "bf16";       ///< matmul precision
   std::string weight_precision;         ///< empty = precision (int8/fp8 weight-only: set this)
   std::string kv_precision;             ///< empty = fp8 for fp8/fp4 math, else bf16
+  std::string state_precision = "bf16";  ///< a hybrid's Mamba-2 state: bf16 or fp32 (vLLM --mamba-ssm-cache-dtype)
   /// A matmul precision the chip has no peak for: false, an error listing the chip's precisions;
   /// true, the weights are stored in it and the matmuls run in the nearest precision the chip
   /// has (compute::executed_dtype), stated in the report's assumptions.

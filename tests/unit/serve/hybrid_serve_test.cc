@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "xpusim/core/diagnostics.h"
 #include "xpusim/mapping/memory.h"
 #include "xpusim/serve/scenario.h"
 #include "xpusim/workload/accounting.h"
@@ -70,4 +71,33 @@ TEST(HybridServe, TheStateCapsTheAdmittedBatch) {
   EXPECT_EQ(r.requests, 40);
   for (const auto& p : r.timeline) EXPECT_LE(p.batch, 10.0);
   EXPECT_GT(r.mean_batch, 8.0);
+}
+
+// --state-precision fp32 (vLLM's --mamba-ssm-cache-dtype float32, which Nemotron Nano 2's card
+// recommends) doubles the state a sequence holds and says so; a dtype no engine offers for the
+// state is bad input naming the key.
+TEST(HybridServe, StatePrecisionSizesTheStateAndIsChecked) {
+  xs::ServeScenario sc;
+  sc.system = "h100-sxm-dgx";
+  sc.model = "nemotron-h-8b";
+  sc.chips = 1;
+  sc.load.arrival = xs::ArrivalKind::Offline;
+  sc.load.requests = 32;
+  sc.load.in_len = 256;
+  sc.load.out_len = 32;
+  const auto bf16 = xs::run_scenario(sc, xpusim::test::env());
+  sc.state_precision = "fp32";
+  const auto fp32 = xs::run_scenario(sc, xpusim::test::env());
+  ASSERT_TRUE(bf16.has_value() && fp32.has_value());
+  EXPECT_DOUBLE_EQ(fp32->memory.state_per_sequence.base(), 2.0 * bf16->memory.state_per_sequence.base());
+  bool stated = false;
+  for (const auto& a : fp32->assumptions) stated = stated || a.find("Mamba-2 state in fp32") != std::string::npos;
+  EXPECT_TRUE(stated);
+  sc.state_precision = "fp8";
+  try {
+    (void)xs::run_scenario(sc, xpusim::test::env());
+    ADD_FAILURE() << "fp8 state accepted";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("state_precision"), std::string::npos) << e.what();
+  }
 }
