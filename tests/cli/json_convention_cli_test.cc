@@ -46,6 +46,8 @@ const std::set<std::string> kUnitless = {
     "experts_per_token", "expert_ffn", "shared_experts", "moe_layers", "q_lora_rank", "kv_lora_rank",
     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "params_total", "params_active", "params_embedding",
     "params_lm_head", "params_matmul_active", "context",
+    // model: a hybrid's Mamba-2 mixer (docs/models.md, Hybrid models)
+    "mamba_layers", "attention_layers", "mlp_layers", "state", "groups", "conv_kernel", "chunk",
     // collective and demo
     "bus_factor", "replicas", "train_chips", "serve_chips", "serve_tp", "serve_pp",
     // mx: tensor shapes and errors in the tensor's own unit, fractions, bits per element
@@ -144,6 +146,7 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"catalog_show_chip", "catalog show trainium2 --json"},
         Command{"model_list", "model list --json"},
         Command{"model_show", "model show deepseek-v3 --json"},
+        Command{"model_show_hybrid", "model show nemotron-h-8b --json"},
         Command{"demo", "demo --json"},
         Command{"mx_quantize", "mx quantize --format mxfp8_e4m3 {A} " + testing::TempDir() + "xs_conv_q.npy --json"},
         Command{"mx_stats", "mx stats {A} --json"},
