@@ -223,15 +223,19 @@ void add_cp_comm(const Context& x, LayerCost& lc) {
   lc.act.scale_out_bytes += tmp.scale_out_bytes * (3.0 * (plan.cp - 1));
 }
 
-/// CP on a Mamba-2 layer (Megatron's MambaContextParallel): the scan needs whole sequences, so an
-/// all-to-all over the cp ranks turns the sequence shards of x, B, C and dt into head shards
-/// before the conv and the scan, and another turns y back; the backward repeats both for the
-/// gradients. Not overlapped.
-void add_mamba_cp_comm(const Context& x, LayerCost& lc) {
+/// CP on a recurrent layer (Megatron's MambaContextParallel; the same exchange for DeltaNet): the
+/// scan needs whole sequences, so an all-to-all over the cp ranks turns the sequence shards of the
+/// conv inputs (Mamba: x, B, C; DeltaNet: q, k, v) and the per-head gates (dt; beta, alpha) into
+/// head shards, and another turns the output back; the backward repeats both. Not overlapped.
+void add_recurrent_cp_comm(const Context& x, LayerCost& lc, int layer) {
   const auto& plan = x.s.plan;
   if (plan.cp <= 1) return;
-  const auto& ms = x.s.model.mamba;
-  const double per_token = static_cast<double>(ms.conv_channels() + ms.heads + ms.inner()) / plan.tp;
+  const auto& md = x.s.model;
+  const double width = md.layer_is_mamba(layer)
+                           ? static_cast<double>(md.mamba.conv_channels() + md.mamba.heads + md.mamba.inner())
+                           : static_cast<double>(md.linear.conv_channels() + 2 * md.linear.value_heads +
+                                                 md.linear.value_width());
+  const double per_token = width / plan.tp;
   cost::Activity tmp;
   const Seconds both = x.coll(CollectiveKind::AllToAll, static_cast<double>(x.tokens_chip) * per_token * kActBytes,
                               net::Group{plan.cp, plan.tp}, tmp, 1.0);
@@ -294,9 +298,13 @@ LayerCost layer_cost(const Context& x, int layer) {
   LayerCost lc;
   add_layer_compute(x, workload::layer_ops(x.s.model, layer, x.shard), lc);
   const auto& md = x.s.model;
-  add_tp_comm(x, lc, md.layer_block(layer) == workload::LayerBlock::AttentionMlp ? 2.0 : 1.0);
+  // A mixer then an MLP closes two TP regions (Megatron's training layers: attention and MLP are
+  // sequential even where inference runs them in parallel); a hybrid's single-part block one.
+  const bool two_parts = md.layer_block(layer) == workload::LayerBlock::AttentionMlp ||
+                         md.layer_block(layer) == workload::LayerBlock::LinearAttentionMlp;
+  add_tp_comm(x, lc, two_parts ? 2.0 : 1.0);
   if (md.layer_has_attention(layer)) add_cp_comm(x, lc);
-  if (md.layer_is_mamba(layer)) add_mamba_cp_comm(x, lc);
+  if (md.layer_is_recurrent(layer)) add_recurrent_cp_comm(x, lc, layer);
   if (md.layer_is_moe(layer)) add_moe_comm(x, lc);
   add_fsdp_comm(x, lc);
   return lc;
@@ -508,9 +516,9 @@ namespace xpusim::engine {
 std::vector<OpProfile> layer_op_profile(const TrainScenario& s) {
   const compute::ChipModel chip(s.system->chip, detail::calibration(s));
   const compute::Precision prec = detail::precision_of(s.plan);
-  // The middle layer; a hybrid's first layer of each block kind (Mamba-2, attention, MLP).
+  // The middle layer; a hybrid's first layer of each block kind (Mamba-2, DeltaNet, attention, MLP).
   std::vector<int> layers = {s.model.layers / 2};
-  if (s.model.has_mamba()) {
+  if (s.model.has_recurrent()) {
     layers.clear();
     std::vector<workload::LayerBlock> seen;
     for (int i = 0; i < s.model.layers; ++i) {

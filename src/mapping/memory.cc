@@ -34,6 +34,16 @@ double mlp_inner_units(const ModelSpec& m, long long f, bool fp8_inputs = false)
   return k * d(f) / d(m.hidden);
 }
 
+/// Per-token widths of a recurrent mixer's tensors: in_proj output, conv channels, scan output.
+struct RecurrentWidths {
+  double in_proj = 0, conv = 0, out = 0;
+};
+RecurrentWidths recurrent_widths(const ModelSpec& m, int layer) {
+  if (m.layer_is_mamba(layer))
+    return {d(m.mamba.in_proj_width()), d(m.mamba.conv_channels()), d(m.mamba.inner())};
+  return {d(m.linear.in_proj_width()), d(m.linear.conv_channels()), d(m.linear.value_width())};
+}
+
 struct LayerUnits {
   double replicated = 0;  ///< stored once per TP rank without SP, split by t with SP
   double sharded = 0;     ///< split by t
@@ -47,12 +57,12 @@ LayerUnits layer_units(const ModelSpec& m, int layer, bool fp8_inputs) {
   const double h = d(m.hidden);
   const double in = fp8_inputs ? 1.0 : 2.0;  // bytes per saved GEMM-input element
   LayerUnits u;
-  if (m.layer_is_mamba(layer)) {
-    // Mamba-2 mixer: the in_proj input (replicated); the in_proj output (z, x, B, C, dt), the conv
+  if (m.layer_is_recurrent(layer)) {
+    // Mamba-2 or DeltaNet mixer: the in_proj input (replicated); the in_proj output, the conv
     // output, the scan output and the out_proj input (sharded).
-    const workload::MambaSpec& s = m.mamba;
+    const RecurrentWidths w = recurrent_widths(m, layer);
     u.replicated += in;
-    u.sharded += (2.0 * d(s.in_proj_width()) + 2.0 * d(s.conv_channels()) + (2.0 + in) * d(s.inner())) / h;
+    u.sharded += (2.0 * w.in_proj + 2.0 * w.conv + (2.0 + in) * w.out) / h;
   } else if (m.layer_has_attention(layer)) {
     // Attention: QKV GEMM input 2 and output-dropout mask 1 (replicated); Q, K, V and the
     // output-projection input, 2 bytes per element (sharded; 8 for MHA).
@@ -97,8 +107,8 @@ LayerUnits projection_units(const ModelSpec& m, int layer) {
   const double heads_kv = m.attention == workload::AttnKind::Mla ? d(m.heads) : d(m.kv_heads);
   LayerUnits u;
   u.replicated = 2.0;
-  if (m.layer_is_mamba(layer))
-    u.sharded = 2.0 * d(m.mamba.in_proj_width()) / h;  // the in_proj output
+  if (m.layer_is_recurrent(layer))
+    u.sharded = 2.0 * recurrent_widths(m, layer).in_proj / h;  // the in_proj output
   else if (m.layer_has_attention(layer))
     u.sharded = 2.0 * (d(m.heads) * d(m.qk_head_dim()) + heads_kv * d(m.qk_head_dim() + m.v_head_dim())) / h;
   if (!m.layer_has_mlp(layer)) return u;
@@ -311,10 +321,10 @@ double kv_elems_layer_chip(const ModelSpec& m, const ServePlan& p) {
   return 2.0 * d(kv_per_chip) * d(m.head_dim);
 }
 
-/// Mamba-2 state of one layer for one sequence on one chip (in the plan's state dtype; heads
-/// split over tp).
-double mamba_state_layer_chip(const ModelSpec& m, const ServePlan& p) {
-  return workload::mamba_state_bytes_per_layer(m, p.state_dtype).base() / p.tp;
+/// Recurrent state of layer `layer` for one sequence on one chip (in the plan's state dtype;
+/// heads split over tp); 0 for a layer that is not recurrent.
+double state_layer_chip(const ModelSpec& m, int layer, const ServePlan& p) {
+  return workload::recurrent_state_bytes_per_layer(m, layer, p.state_dtype).base() / p.tp;
 }
 
 ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long sequences,
@@ -323,13 +333,13 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
   const bool first = r == 0, last = r == plan.pp - 1;
   double dense = 0, routed = 0;
   double kv_tokens = 0;  // Σ over this stage's layers of the tokens each keeps per sequence
-  double mamba_layers = 0;
+  double state = 0;  // Σ over this stage's recurrent layers of one sequence's state per chip
   for (int i : layers) {
     const LayerParams lp = workload::layer_params(model, i);
     dense += lp.non_routed();
     routed += lp.routed();
     kv_tokens += d(model.layer_context(i, context));
-    mamba_layers += model.layer_is_mamba(i) ? 1.0 : 0.0;
+    state += state_layer_chip(model, i, plan);
   }
   if (first) dense += workload::embedding_params(model);
   if (last) {
@@ -343,8 +353,7 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
   mem.weights = core::bytes(wb * (dense / plan.tp + routed / std::max(plan.tp, plan.ep)));
   mem.kv_cache = core::bytes(d(sequences) * kv_tokens * kv_elems_layer_chip(model, plan) *
                              core::bytes_per_element(plan.kv_dtype));
-  if (mamba_layers > 0)
-    mem.kv_cache += core::bytes(d(sequences) * mamba_layers * mamba_state_layer_chip(model, plan));
+  if (state > 0) mem.kv_cache += core::bytes(d(sequences) * state);
   // Transient activations of one step of `step_tokens` tokens: residual stream and norm output
   // (2h), the largest inner MLP tensor (sharded over tp), and, on the last stage, fp32 logits
   // of one position per sequence.
@@ -390,10 +399,10 @@ core::Bytes kv_bytes_per_token_per_chip(const ModelSpec& model, const ServePlan&
                      core::bytes_per_element(plan.kv_dtype));
 }
 
-core::Bytes mamba_state_bytes_per_sequence_per_chip(const ModelSpec& model, const ServePlan& plan) {
-  int layers = 0;
-  for (int i : stage_layers(model.layers, plan.pp, 1, 0)) layers += model.layer_is_mamba(i) ? 1 : 0;
-  return core::bytes(d(layers) * mamba_state_layer_chip(model, plan));
+core::Bytes state_bytes_per_sequence_per_chip(const ModelSpec& model, const ServePlan& plan) {
+  double state = 0;
+  for (int i : stage_layers(model.layers, plan.pp, 1, 0)) state += state_layer_chip(model, i, plan);
+  return core::bytes(state);
 }
 
 }  // namespace xpusim::mapping

@@ -129,9 +129,15 @@ core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::Model
     why.push_back("tp = " + s(plan.tp) + " and the " + s(model.kv_heads) +
                   " key/value heads: neither divides the other");
   }
-  if (model.has_mamba() && (model.mamba.heads % plan.tp != 0 || model.mamba.groups % plan.tp != 0)) {
+  if (model.has_block(workload::LayerBlock::Mamba) &&
+      (model.mamba.heads % plan.tp != 0 || model.mamba.groups % plan.tp != 0)) {
     why.push_back("tp = " + s(plan.tp) + " does not divide the " + s(model.mamba.heads) + " Mamba heads and " +
                   s(model.mamba.groups) + " groups");
+  }
+  if (model.has_block(workload::LayerBlock::LinearAttentionMlp) &&
+      (model.linear.key_heads % plan.tp != 0 || model.linear.value_heads % plan.tp != 0)) {
+    why.push_back("tp = " + s(plan.tp) + " does not divide the " + s(model.linear.key_heads) +
+                  " linear-attention key heads and " + s(model.linear.value_heads) + " value heads");
   }
   if (plan.pp > model.layers) {
     why.push_back("pp = " + s(plan.pp) + " exceeds the " + s(model.layers) + " layers");

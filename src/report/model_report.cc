@@ -93,7 +93,7 @@ Json moe_json(const ModelSpec& m) {
 
 /// Layers of each block kind of a hybrid model.
 struct BlockCounts {
-  int mamba = 0, attention = 0, mlp = 0, attention_mlp = 0;
+  int mamba = 0, attention = 0, mlp = 0, attention_mlp = 0, linear_mlp = 0;
 };
 BlockCounts block_counts(const ModelSpec& m) {
   BlockCounts c;
@@ -103,14 +103,15 @@ BlockCounts block_counts(const ModelSpec& m) {
       case workload::LayerBlock::Attention: ++c.attention; break;
       case workload::LayerBlock::Mlp: ++c.mlp; break;
       case workload::LayerBlock::AttentionMlp: ++c.attention_mlp; break;
+      case workload::LayerBlock::LinearAttentionMlp: ++c.linear_mlp; break;
     }
   }
   return c;
 }
 
-/// The Mamba-2 mixer of a hybrid model (null for a transformer).
+/// The Mamba-2 mixer of a hybrid model (null without Mamba layers).
 Json mamba_json(const ModelSpec& m) {
-  if (!m.has_mamba()) return nullptr;
+  if (!m.has_block(workload::LayerBlock::Mamba)) return nullptr;
   const BlockCounts c = block_counts(m);
   return {{"mamba_layers", c.mamba},
           {"attention_layers", c.attention + c.attention_mlp},
@@ -121,7 +122,22 @@ Json mamba_json(const ModelSpec& m) {
           {"groups", m.mamba.groups},
           {"conv_kernel", m.mamba.conv_kernel},
           {"chunk", m.mamba.chunk},
-          {"state_bytes_per_sequence_bf16", core::to_bytes(workload::mamba_state_bytes_per_sequence(m, core::Dtype::Bf16))}};
+          {"state_bytes_per_sequence_bf16", core::to_bytes(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16))}};
+}
+
+/// The gated DeltaNet of a hybrid model (null without linear-attention layers).
+Json linear_attention_json(const ModelSpec& m) {
+  const BlockCounts c = block_counts(m);
+  const auto& la = m.linear;
+  return {{"linear_attention_layers", c.linear_mlp},
+          {"attention_layers", c.attention + c.attention_mlp},
+          {"key_heads", la.key_heads},
+          {"value_heads", la.value_heads},
+          {"key_dim", la.key_dim},
+          {"value_dim", la.value_dim},
+          {"conv_kernel", la.conv_kernel},
+          {"chunk", la.chunk},
+          {"state_bytes_per_sequence_bf16", core::to_bytes(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16))}};
 }
 
 Json mla_json(const ModelSpec& m) {
@@ -155,12 +171,20 @@ void shape_text(std::ostream& o, const ModelSpec& m) {
     if (m.moe.shared_experts) o << " + " << m.moe.shared_experts << " shared";
     o << " in " << moe_layer_count(m) << " of " << m.layers << " layers\n";
   }
-  if (m.has_mamba()) {
+  if (m.has_block(workload::LayerBlock::LinearAttentionMlp)) {
+    const BlockCounts c = block_counts(m);
+    const auto& la = m.linear;
+    o << "  hybrid      " << c.linear_mlp << " gated DeltaNet and " << c.attention_mlp << " attention layers"
+      << (m.gated_attention ? " (gated)" : "") << "; DeltaNet " << la.key_heads << " key heads × " << la.key_dim
+      << ", " << la.value_heads << " value heads × " << la.value_dim << ", conv " << la.conv_kernel << "; state "
+      << bytes(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16)) << " per sequence (bf16)\n";
+  }
+  if (m.has_block(workload::LayerBlock::Mamba)) {
     const BlockCounts c = block_counts(m);
     o << "  hybrid      " << c.mamba << " Mamba-2, " << c.attention << " attention, " << c.mlp << " MLP layers; Mamba "
       << m.mamba.heads << " heads × " << m.mamba.head_dim << ", state " << m.mamba.state << ", " << m.mamba.groups
       << " groups, conv " << m.mamba.conv_kernel << ", chunk " << m.mamba.chunk << "; state "
-      << bytes(workload::mamba_state_bytes_per_sequence(m, core::Dtype::Bf16)) << " per sequence (bf16)\n";
+      << bytes(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16)) << " per sequence (bf16)\n";
   }
   if (m.sliding_window > 0) {
     int n = 0;
@@ -206,7 +230,8 @@ Json model_show_document(const Provenance& provenance, const std::string& what, 
   const Json shape = shape_json(m);
   for (const auto& [k, v] : shape.items()) j[k] = v;
   j["moe"] = moe_json(m);
-  if (m.has_mamba()) j["mamba"] = mamba_json(m);
+  if (m.has_block(workload::LayerBlock::Mamba)) j["mamba"] = mamba_json(m);
+  if (m.has_block(workload::LayerBlock::LinearAttentionMlp)) j["linear_attention"] = linear_attention_json(m);
   if (!m.approximations.empty()) j["approximations"] = m.approximations;
   if (m.attention == workload::AttnKind::Mla) j["mla"] = mla_json(m);
   j["params_total"] = as_count(f.params.total);

@@ -586,8 +586,8 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   b.cost = std::make_unique<StepCostModel>(sys, model, plan, prof, mapping::memory_params(params), b.topo.get());
   rep.memory = b.cost->memory();
   if (auto refusal = memory_refusal(sc, rep.memory, precisions.weights)) return core::make_error(*refusal);
-  if (model.has_mamba())
-    rep.assumptions.push_back("Mamba-2 state in " + sc.state_precision + ": " +
+  if (model.has_recurrent())
+    rep.assumptions.push_back("recurrent (Mamba-2 / DeltaNet) state in " + sc.state_precision + ": " +
                               fmt(rep.memory.state_per_sequence.base() / core::mib(1).base()) +
                               " MiB per sequence per chip, held in the KV cache as " +
                               std::to_string(rep.memory.state_tokens) + " tokens' worth");

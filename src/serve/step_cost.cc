@@ -83,8 +83,7 @@ void StepCostModel::count_layer_kinds() {
     else ++it->count;
     attention_layers_per_chip_ += model_.layer_has_attention(i) ? 1 : 0;
     // Megatron TP: one all-reduce after each row-parallel output (one for a parallel block).
-    const bool both = block == workload::LayerBlock::AttentionMlp && !model_.parallel_attn;
-    tp_reductions_per_chip_ += both ? 2.0 : 1.0;
+    tp_reductions_per_chip_ += model_.layer_tp_regions(i);
   }
 }
 
@@ -123,7 +122,7 @@ void StepCostModel::size_memory(const mapping::MemoryParams& memory) {
   mem_.kv_tokens = left.base() > 0
                        ? static_cast<long long>(mem_.kv_capacity.base() / mem_.kv_per_token.base())
                        : 0;
-  mem_.state_per_sequence = mapping::mamba_state_bytes_per_sequence_per_chip(model_, plan_.plan);
+  mem_.state_per_sequence = mapping::state_bytes_per_sequence_per_chip(model_, plan_.plan);
   if (mem_.state_per_sequence.base() > 0)
     mem_.state_tokens = static_cast<long long>(std::ceil(mem_.state_per_sequence.base() / mem_.kv_per_token.base()));
 }
@@ -280,37 +279,32 @@ void StepCostModel::add_decode_attention(const StepWork& w, Attention& attn) con
   }
 }
 
-void StepCostModel::add_mamba_scan(const StepWork& w, Attention& attn) const {
-  if (!model_.has_mamba()) return;
-  int layers = 0;
-  for (const auto& k : kinds_) layers += k.block == workload::LayerBlock::Mamba ? k.count : 0;
-  if (layers == 0) return;
+void StepCostModel::add_recurrent_scan(const StepWork& w, Attention& attn) const {
+  if (!model_.has_recurrent()) return;
   const double kov = profile_.calibration.kernel_overhead.base();
-  if (w.prefill_tokens > 0) {
-    workload::LayerShard s = shard(w.prefill_tokens, true);
-    for (const auto& k : kinds_) {
-      if (k.block != workload::LayerBlock::Mamba) continue;
-      for (const auto& op : workload::layer_ops(model_, k.layer, s)) {
+  const double tp = static_cast<double>(std::max(1, plan_.plan.tp));
+  for (const auto& k : kinds_) {
+    if (!model_.layer_is_recurrent(k.layer)) continue;
+    const double layers = static_cast<double>(k.count);
+    if (w.prefill_tokens > 0) {
+      // The prompt tokens' chunked scan.
+      for (const auto& op : workload::layer_ops(model_, k.layer, shard(w.prefill_tokens, true))) {
         if (op.kind != workload::OpKind::Scan) continue;
         const auto t = chip_->time(op, prec_, compute::Pass::Forward);
         attn.seconds += layers * t.time.base();
         attn.flops += layers * t.flops.base();
       }
-      break;
     }
-  }
-  if (w.decode_seqs > 0) {
-    // The recurrent step reads and writes each sequence's state once; the update and read-out
-    // are 2 multiply-adds per state element per token.
-    const auto& ms = model_.mamba;
-    const double heads = static_cast<double>(std::max<long long>(1, ms.heads / attention_tp()));
-    const double elems = heads * static_cast<double>(ms.head_dim * ms.state);
-    const double f = 2.0 * 2.0 * elems * static_cast<double>(w.decode_seqs * w.decode_q);
-    const double b = 2.0 * static_cast<double>(w.decode_seqs) * mem_.state_per_sequence.base() /
-                     std::max(1, layers);
-    attn.seconds += layers * (std::max(f / attn_rate_, b / hbm_rate_) + kov);
-    attn.flops += layers * f;
-    attn.kv_bytes += layers * b;
+    if (w.decode_seqs > 0) {
+      // The recurrent step reads and writes each decoding sequence's state once.
+      const double f = workload::recurrent_step_flops_per_token(model_, k.layer) / tp *
+                       static_cast<double>(w.decode_seqs * w.decode_q);
+      const double b = 2.0 * static_cast<double>(w.decode_seqs) *
+                       workload::recurrent_state_bytes_per_layer(model_, k.layer, plan_.plan.state_dtype).base() / tp;
+      attn.seconds += layers * (std::max(f / attn_rate_, b / hbm_rate_) + kov);
+      attn.flops += layers * f;
+      attn.kv_bytes += layers * b;
+    }
   }
 }
 
@@ -340,7 +334,7 @@ StepCost StepCostModel::cost(const StepWork& w) const {
   Attention attn;
   add_prefill_attention(w, attn);
   add_decode_attention(w, attn);
-  add_mamba_scan(w, attn);
+  add_recurrent_scan(w, attn);
   const double ovh = profile_.step_overhead.base() +
                      profile_.layer_overhead.base() * static_cast<double>(model_.layers) +
                      (w.prefill_tokens > 0 ? profile_.prefill_step_overhead.base() : 0.0);

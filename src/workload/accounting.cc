@@ -38,11 +38,12 @@ double attention_flops_all_layers(const ModelSpec& m, Keys keys) {
   return f;
 }
 
-/// Σ over the Mamba-2 layers of `per_layer`.
-double over_mamba_layers(const ModelSpec& m, double per_layer) {
-  int n = 0;
-  for (int i = 0; i < m.layers; ++i) n += m.layer_is_mamba(i) ? 1 : 0;
-  return n * per_layer;
+/// Σ over the layers of `per_layer(i)`.
+template <typename PerLayer>
+double over_layers(const ModelSpec& m, PerLayer per_layer) {
+  double total = 0;
+  for (int i = 0; i < m.layers; ++i) total += per_layer(i);
+  return total;
 }
 
 double kv_elements_per_token_layer(const ModelSpec& m) {
@@ -81,7 +82,8 @@ void attention_params(const ModelSpec& m, LayerParams& p) {
   } else {
     const double qd = d(m.heads) * d(m.head_dim);
     const double kvd = d(m.kv_heads) * d(m.head_dim);
-    p.attn_matmul = h * qd + 2.0 * h * kvd + qd * h;
+    // Gated attention: q_proj also yields the output gate, another heads × head_dim.
+    p.attn_matmul = h * qd * (m.gated_attention ? 2.0 : 1.0) + 2.0 * h * kvd + qd * h;
     if (m.attn_bias) p.attn_other += qd + 2.0 * kvd + h;
     if (m.qk_norm) p.attn_other += 2.0 * d(m.head_dim);
   }
@@ -100,6 +102,16 @@ void mamba_params(const ModelSpec& m, LayerParams& p) {
   p.attn_other += 3.0 * d(s.heads) + d(s.inner());
 }
 
+/// Gated DeltaNet weights (Qwen3-Next): in_proj_qkvz and in_proj_ba, out_proj (its GEMMs); the
+/// depthwise conv over q, k, v (no bias), dt_bias and A_log per value head and the gated norm over
+/// one value head.
+void linear_attention_params(const ModelSpec& m, LayerParams& p) {
+  const LinearAttentionSpec& s = m.linear;
+  const double h = d(m.hidden);
+  p.attn_matmul = h * d(s.in_proj_width()) + d(s.value_width()) * h;
+  p.attn_other += d(s.conv_channels()) * d(s.conv_kernel) + 2.0 * d(s.value_heads) + d(s.value_dim);
+}
+
 }  // namespace
 
 LayerParams layer_params(const ModelSpec& m, int layer) {
@@ -110,6 +122,7 @@ LayerParams layer_params(const ModelSpec& m, int layer) {
   // norm, before the MLP.
   const LayerBlock block = m.layer_block(layer);
   if (block == LayerBlock::Mamba) mamba_params(m, p);
+  else if (block == LayerBlock::LinearAttentionMlp) linear_attention_params(m, p);
   else if (m.layer_has_attention(layer)) attention_params(m, p);
   p.attn_other += norm_params(m, m.hidden);  // the attention (or shared, or only) input norm
   p.mlp_norm = m.norms_per_layer >= 2 && m.layer_has_mlp(layer) ? norm_params(m, m.hidden) : 0.0;
@@ -159,6 +172,7 @@ double output_side_matmul(const ModelSpec& m, int layer) {
   const double h = d(m.hidden);
   double o = 0;  // the mixer's output projection
   if (m.layer_is_mamba(layer)) o = d(m.mamba.inner()) * h;
+  else if (m.layer_is_linear_attention(layer)) o = d(m.linear.value_width()) * h;
   else if (m.layer_has_attention(layer)) o = d(m.heads) * d(m.v_head_dim()) * h;
   if (!m.layer_has_mlp(layer)) return o;
   if (!p.moe) return o + h * d(m.ffn);
@@ -186,20 +200,42 @@ double mamba_scan_flops_per_token(const ModelSpec& m, long long seq) {
   return 2.0 * (d(s.groups) * q * n + d(s.heads) * (q * p + 2.0 * n * p));
 }
 
-double mamba_step_flops_per_token(const ModelSpec& m) {
-  const MambaSpec& s = m.mamba;
-  return 2.0 * 2.0 * d(s.heads) * d(s.head_dim) * d(s.state);
+double linear_attention_scan_flops_per_token(const ModelSpec& m, long long seq) {
+  const LinearAttentionSpec& s = m.linear;
+  const double c = d(std::max<long long>(1, std::min(s.chunk, seq)));
+  const double dk = d(s.key_dim), dv = d(s.value_dim);
+  return 2.0 * (d(s.key_heads) * 2.0 * c * dk + d(s.value_heads) * (c * (2.0 * dv + dk) + 3.0 * dk * dv));
 }
 
-core::Bytes mamba_state_bytes_per_layer(const ModelSpec& m, core::Dtype dtype) {
-  const MambaSpec& s = m.mamba;
-  const double ssm = d(s.heads) * d(s.head_dim) * d(s.state);
-  const double conv = d(s.conv_channels()) * d(std::max<long long>(0, s.conv_kernel - 1));
-  return core::bytes((ssm + conv) * core::bytes_per_element(dtype));
+double recurrent_scan_flops_per_token(const ModelSpec& m, int layer, long long seq) {
+  if (m.layer_is_mamba(layer)) return mamba_scan_flops_per_token(m, seq);
+  if (m.layer_is_linear_attention(layer)) return linear_attention_scan_flops_per_token(m, seq);
+  return 0.0;
 }
 
-core::Bytes mamba_state_bytes_per_sequence(const ModelSpec& m, core::Dtype dtype) {
-  return core::bytes(over_mamba_layers(m, mamba_state_bytes_per_layer(m, dtype).base()));
+double recurrent_step_flops_per_token(const ModelSpec& m, int layer) {
+  if (m.layer_is_mamba(layer)) return 2.0 * 2.0 * d(m.mamba.heads) * d(m.mamba.head_dim) * d(m.mamba.state);
+  if (m.layer_is_linear_attention(layer))
+    return 2.0 * 3.0 * d(m.linear.value_heads) * d(m.linear.key_dim) * d(m.linear.value_dim);
+  return 0.0;
+}
+
+core::Bytes recurrent_state_bytes_per_layer(const ModelSpec& m, int layer, core::Dtype dtype) {
+  double state = 0, conv = 0;
+  if (m.layer_is_mamba(layer)) {
+    const MambaSpec& s = m.mamba;
+    state = d(s.heads) * d(s.head_dim) * d(s.state);
+    conv = d(s.conv_channels()) * d(std::max<long long>(0, s.conv_kernel - 1));
+  } else if (m.layer_is_linear_attention(layer)) {
+    const LinearAttentionSpec& s = m.linear;
+    state = d(s.value_heads) * d(s.key_dim) * d(s.value_dim);
+    conv = d(s.conv_channels()) * d(std::max<long long>(0, s.conv_kernel - 1));
+  }
+  return core::bytes((state + conv) * core::bytes_per_element(dtype));
+}
+
+core::Bytes recurrent_state_bytes_per_sequence(const ModelSpec& m, core::Dtype dtype) {
+  return core::bytes(over_layers(m, [&](int i) { return recurrent_state_bytes_per_layer(m, i, dtype).base(); }));
 }
 
 double lora_layer_params(const ModelSpec& m, int layer, int rank, LoraTargets targets) {
@@ -225,8 +261,8 @@ TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKin
   const double attn = attention_flops_all_layers(m, [&](int i) {
     return causal_mean_keys(seq, m.layer_sliding(i) ? m.sliding_window : 0);
   });
-  // Mamba-2 layers' SSD scan counts like attention: forward, and twice it backward.
-  const double scan = over_mamba_layers(m, mamba_scan_flops_per_token(m, seq));
+  // The recurrent layers' chunked scans count like attention: forward, and twice it backward.
+  const double scan = over_layers(m, [&](int i) { return recurrent_scan_flops_per_token(m, i, seq); });
   const double adapters = lora_params(m, lora_rank, lora_targets);
   TrainFlops f;
   // Forward 2N + attn, backward twice the forward; frozen weights (LoRA) skip their weight
@@ -257,7 +293,7 @@ double prefill_flops_per_token(const ModelSpec& m, long long prompt_len) {
     return causal_mean_keys(prompt_len, m.layer_sliding(i) ? m.sliding_window : 0);
   });
   const double p = prompt_len > 0 ? d(prompt_len) : 1.0;
-  const double scan = over_mamba_layers(m, mamba_scan_flops_per_token(m, prompt_len));
+  const double scan = over_layers(m, [&](int i) { return recurrent_scan_flops_per_token(m, i, prompt_len); });
   return 2.0 * (mm - head) + 2.0 * head / p + attn + scan;
 }
 
@@ -265,7 +301,7 @@ double decode_flops_per_token(const ModelSpec& m, long long context) {
   const double mm = count_params(m).matmul_active;
   const double attn = attention_flops_all_layers(
       m, [&](int i) { return d(m.layer_context(i, context)); });
-  return 2.0 * mm + attn + over_mamba_layers(m, mamba_step_flops_per_token(m));
+  return 2.0 * mm + attn + over_layers(m, [&](int i) { return recurrent_step_flops_per_token(m, i); });
 }
 
 core::Bytes weight_bytes(const ModelSpec& m, core::Dtype dtype) {

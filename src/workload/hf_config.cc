@@ -31,7 +31,8 @@ const std::vector<std::string>& supported_types() {
       "cohere",      "cohere2",     "dbrx",
       "deepseek_v2", "deepseek_v3", "falcon", "gemma",   "gemma2",  "gemma3",   "gemma3_text", "gpt2",
       "gpt_oss",     "gptj",        "llama",  "llama4",  "llama4_text", "mistral", "mistral3", "mixtral",
-      "mpt",         "nemotron",    "nemotron_h", "phi3", "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe"};
+      "mpt",         "nemotron",    "nemotron_h", "phi3", "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe",
+      "qwen3_next"};
   return v;
 }
 
@@ -161,7 +162,7 @@ void read_llama_shape(FieldReader& r, ModelSpec& m) {
   r.ignore("hidden_activation");  // gemma: a gated GeLU, 3 matrices like SwiGLU
   const std::string act = r.str_or("hidden_act", t == "nemotron" ? "relu2" : "silu");
   m.mlp = t == "nemotron" ? mlp_from_act(act, MlpKind::SquaredRelu) : MlpKind::Gated;
-  m.qk_norm = t == "qwen3" || t == "qwen3_moe" || t == "gemma3_text" || (is_cohere(t) && r.boolean_or("use_qk_norm", false));
+  m.qk_norm = t == "qwen3" || t == "qwen3_moe" || t == "qwen3_next" || t == "gemma3_text" || (is_cohere(t) && r.boolean_or("use_qk_norm", false));
 }
 
 /// layer_types: one "sliding_attention" or "full_attention" per layer.
@@ -274,7 +275,7 @@ void read_qwen_moe(FieldReader& r, ModelSpec& m) {
   m.moe.num_experts = static_cast<int>(int_alias(r, {"num_experts"}, 0, true));
   m.moe.experts_per_token = static_cast<int>(int_alias(r, {"num_experts_per_tok"}, 0, true));
   m.moe.expert_ffn = int_alias(r, {"moe_intermediate_size"}, 0, true);
-  if (m.family == "qwen2_moe") {
+  if (m.family == "qwen2_moe" || m.family == "qwen3_next") {
     m.moe.shared_ffn = int_alias(r, {"shared_expert_intermediate_size"}, 0, false);
     m.moe.shared_experts = m.moe.shared_ffn > 0 ? 1 : 0;
   }
@@ -355,15 +356,61 @@ void read_llama4_moe(FieldReader& r, ModelSpec& m) {
   for (int i = 0; i < m.layers; ++i) m.moe.layer_moe[static_cast<size_t>(i)] = step > 0 && (i + 1) % step == 0;
 }
 
+/// Qwen3-Next: gated DeltaNet layers with every full_attention_interval-th layer (default 4) a
+/// gated attention layer (or as layer_types lists them: "linear_attention", "full_attention"),
+/// each followed by the MoE; partial RoPE on the attention layers.
+void read_qwen3_next_layers(FieldReader& r, ModelSpec& m) {
+  LinearAttentionSpec& la = m.linear;
+  la.key_heads = int_alias(r, {"linear_num_key_heads"}, 0, true);
+  la.value_heads = int_alias(r, {"linear_num_value_heads"}, 0, true);
+  la.key_dim = int_alias(r, {"linear_key_head_dim"}, 0, true);
+  la.value_dim = int_alias(r, {"linear_value_head_dim"}, 0, true);
+  la.conv_kernel = int_alias(r, {"linear_conv_kernel_dim"}, 4, false);
+  for (const auto& [key, v] : {std::pair<const char*, long long>{"linear_num_key_heads", la.key_heads},
+                               {"linear_num_value_heads", la.value_heads}, {"linear_key_head_dim", la.key_dim},
+                               {"linear_value_head_dim", la.value_dim}, {"linear_conv_kernel_dim", la.conv_kernel}})
+    if (r.has(key)) require_positive(r.diagnostics(), r.path_of(key), v);
+  if (la.key_heads > 0 && la.value_heads % la.key_heads != 0)
+    r.diagnostics().error(r.path_of("linear_num_key_heads"), "does not divide linear_num_value_heads",
+                          std::to_string(la.key_heads), "a divisor of " + std::to_string(la.value_heads));
+  m.gated_attention = true;
+  r.ignore("partial_rotary_factor");  // RoPE on a quarter of the head: elementwise, not counted apart
+  std::vector<bool> full;
+  if (const Json* lt = r.array("layer_types", false)) {
+    for (size_t i = 0; i < lt->size(); ++i) {
+      const Json& e = (*lt)[i];
+      const std::string s = e.is_string() ? e.get<std::string>() : "";
+      if (s != "linear_attention" && s != "full_attention")
+        r.diagnostics().error(r.path_of("layer_types") + "[" + std::to_string(i) + "]", "unknown layer type",
+                              config::brief(e), "\"linear_attention\" or \"full_attention\"");
+      full.push_back(s == "full_attention");
+    }
+  } else {
+    const long long interval = int_alias(r, {"full_attention_interval"}, 4, false);
+    if (interval <= 0) require_positive(r.diagnostics(), r.path_of("full_attention_interval"), interval);
+    for (int i = 0; i < m.layers; ++i) full.push_back(interval > 0 && (i + 1) % interval == 0);
+  }
+  if (static_cast<int>(full.size()) != m.layers) {
+    r.diagnostics().error(r.path_of("layer_types"), "length differs from num_hidden_layers", std::to_string(full.size()),
+                          std::to_string(m.layers));
+    return;
+  }
+  for (bool f : full) m.layer_blocks.push_back(f ? LayerBlock::AttentionMlp : LayerBlock::LinearAttentionMlp);
+  if (m.attention_layers() == 0)
+    r.diagnostics().error(r.path_of("layer_types"), "has no full_attention layer", std::to_string(m.layers) + " layers",
+                          "at least one attention layer");
+}
+
 void read_llama_style(FieldReader& r, ModelSpec& m) {
   const std::string& t = m.family;
   read_llama_shape(r, m);
   if (t == "llama4_text") read_chunked_attention(r, m);
+  else if (t == "qwen3_next") read_qwen3_next_layers(r, m);
   else read_sliding_windows(r, m);
   if (t == "gpt_oss") m.attn_sinks = true;
   // Mixture of experts (and, for deepseek_v2/v3, multi-head latent attention).
   if (t == "mixtral" || t == "gpt_oss") read_mixtral_style_moe(r, m);
-  else if (t == "qwen3_moe" || t == "qwen2_moe") read_qwen_moe(r, m);
+  else if (t == "qwen3_moe" || t == "qwen2_moe" || t == "qwen3_next") read_qwen_moe(r, m);
   else if (t == "deepseek_v3" || t == "deepseek_v2") read_deepseek_v3(r, m);
   else if (t == "llama4_text") read_llama4_moe(r, m);
 }

@@ -16,11 +16,24 @@ bool ModelSpec::layer_has_attention(int i) const {
 
 bool ModelSpec::layer_has_mlp(int i) const {
   const LayerBlock b = layer_block(i);
-  return b == LayerBlock::AttentionMlp || b == LayerBlock::Mlp;
+  return b == LayerBlock::AttentionMlp || b == LayerBlock::Mlp || b == LayerBlock::LinearAttentionMlp;
 }
 
-bool ModelSpec::has_mamba() const {
-  return std::find(layer_blocks.begin(), layer_blocks.end(), LayerBlock::Mamba) != layer_blocks.end();
+int ModelSpec::layer_tp_regions(int i) const {
+  const LayerBlock b = layer_block(i);
+  if (b == LayerBlock::LinearAttentionMlp) return 2;
+  if (b == LayerBlock::AttentionMlp) return parallel_attn ? 1 : 2;
+  return 1;
+}
+
+bool ModelSpec::has_block(LayerBlock b) const {
+  return std::find(layer_blocks.begin(), layer_blocks.end(), b) != layer_blocks.end();
+}
+
+bool ModelSpec::has_recurrent() const {
+  for (LayerBlock b : layer_blocks)
+    if (b == LayerBlock::Mamba || b == LayerBlock::LinearAttentionMlp) return true;
+  return false;
 }
 
 int ModelSpec::attention_layers() const {

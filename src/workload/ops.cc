@@ -28,9 +28,15 @@ double Op::flops() const {
     case OpKind::MoeDispatch:
       return elements;  // ~1 FLOP per element; negligible next to GEMMs
     case OpKind::Scan: {
-      // Per token: C·Bᵀ per group (Q·N), per head (L∘CBᵀ)·X (Q·P), Bᵀ·X and C·h (N·P each).
       const double chunk = static_cast<double>(q_len), state = static_cast<double>(d_qk);
       const double width = static_cast<double>(d_v);
+      // Delta rule per token: Q·Kᵀ and K·Kᵀ per key head (2·C·dk), per value head the WY factors
+      // and intra-chunk output (C·(2·dv + dk)) and the state read-out, correction, update (3·dk·dv).
+      if (delta_rule)
+        return 2.0 * static_cast<double>(m) *
+               (static_cast<double>(kv_heads) * 2.0 * chunk * state +
+                static_cast<double>(heads) * (chunk * (2.0 * width + state) + 3.0 * state * width));
+      // SSD per token: C·Bᵀ per group (Q·N), per head (L∘CBᵀ)·X (Q·P), Bᵀ·X and C·h (N·P each).
       return 2.0 * static_cast<double>(m) *
              (static_cast<double>(kv_heads) * chunk * state + static_cast<double>(heads) * (chunk * width + 2.0 * state * width));
     }
@@ -105,7 +111,9 @@ void add_qkv_projections(const ModelSpec& md, const LayerDims& d, std::vector<Op
     ops.push_back(gemm("kv_a_proj", GemmRole::QkvProjection, tokens, a.kv_lora_rank + a.qk_rope_head_dim, h));
     ops.push_back(gemm("kv_b_proj", GemmRole::QkvProjection, tokens, heads * (a.qk_nope_head_dim + d_v), a.kv_lora_rank));
   } else {
-    ops.push_back(gemm("qkv_proj", GemmRole::QkvProjection, tokens, (heads + 2 * kvh) * md.head_dim, h));
+    // Gated attention: the query projection also yields the output gate.
+    const long long q_heads = md.gated_attention ? 2 * heads : heads;
+    ops.push_back(gemm("qkv_proj", GemmRole::QkvProjection, tokens, (q_heads + 2 * kvh) * md.head_dim, h));
   }
 }
 
@@ -186,6 +194,23 @@ void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, i
     }
 }
 
+/// A recurrent layer's chunked scan over this chip's tokens (OpKind::Scan): `heads` × `width`
+/// channels with a state of `state` per channel, `groups` shared B/C groups (DeltaNet: key heads).
+Op scan_op(std::string name, bool delta_rule, const LayerDims& d, long long chunk, long long heads, long long groups,
+           long long width, long long state) {
+  Op o;
+  o.kind = OpKind::Scan;
+  o.name = std::move(name);
+  o.delta_rule = delta_rule;
+  o.m = d.tokens;
+  o.q_len = std::max<long long>(1, std::min(chunk, d.q_len));
+  o.heads = heads;
+  o.kv_heads = groups;
+  o.d_v = width;
+  o.d_qk = state;
+  return o;
+}
+
 /// A Mamba-2 mixer (Megatron MambaMixer, tensor-parallel over heads and B/C groups): in_proj
 /// (column-parallel) to z, x, B, C, dt; the causal depthwise conv over x, B, C; the SSD scan;
 /// y·silu(z) and the grouped RMSNorm; out_proj (row-parallel).
@@ -198,18 +223,25 @@ void add_mamba_mixer(const ModelSpec& md, const LayerDims& d, std::vector<Op>& o
   const long long conv = inner + 2 * groups * ms.state;
   ops.push_back(gemm("in_proj", GemmRole::QkvProjection, tokens, 2 * inner + 2 * groups * ms.state + heads, d.hidden));
   ops.push_back(elementwise("mamba_conv", 2.0 * static_cast<double>(tokens) * static_cast<double>(conv)));
-  Op scan;
-  scan.kind = OpKind::Scan;
-  scan.name = "ssd_scan";
-  scan.m = tokens;
-  scan.q_len = std::max<long long>(1, std::min(ms.chunk, d.q_len));
-  scan.heads = heads;
-  scan.kv_heads = groups;
-  scan.d_v = ms.head_dim;
-  scan.d_qk = ms.state;
-  ops.push_back(scan);
+  ops.push_back(scan_op("ssd_scan", false, d, ms.chunk, heads, groups, ms.head_dim, ms.state));
   ops.push_back(elementwise("mamba_gate_norm", 3.0 * static_cast<double>(tokens) * static_cast<double>(inner)));
   ops.push_back(gemm("out_proj", GemmRole::Other, tokens, d.hidden, inner));
+}
+
+/// A gated DeltaNet (Qwen3-Next's linear attention, tensor-parallel over key and value heads):
+/// in_proj (q, k, v, z, beta, alpha; column-parallel), the causal depthwise conv over q, k, v, the
+/// chunked gated delta rule, the gated RMSNorm and out_proj (row-parallel).
+void add_linear_attention_mixer(const ModelSpec& md, const LayerDims& d, std::vector<Op>& ops) {
+  const LinearAttentionSpec& la = md.linear;
+  const long long tokens = d.tokens;
+  const long long key_heads = std::max<long long>(1, la.key_heads / d.tp);
+  const long long value_heads = std::max<long long>(1, la.value_heads / d.tp);
+  const long long keys = key_heads * la.key_dim, values = value_heads * la.value_dim;
+  ops.push_back(gemm("in_proj", GemmRole::QkvProjection, tokens, 2 * keys + 2 * values + 2 * value_heads, d.hidden));
+  ops.push_back(elementwise("linear_conv", 2.0 * static_cast<double>(tokens) * static_cast<double>(2 * keys + values)));
+  ops.push_back(scan_op("delta_rule_scan", true, d, la.chunk, value_heads, key_heads, la.value_dim, la.key_dim));
+  ops.push_back(elementwise("linear_gate_norm", 3.0 * static_cast<double>(tokens) * static_cast<double>(values)));
+  ops.push_back(gemm("out_proj", GemmRole::Other, tokens, d.hidden, values));
 }
 
 }  // namespace
@@ -260,6 +292,10 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
     ops.push_back(elementwise("mamba_norm", 2.0 * act));
     add_mamba_mixer(md, d, ops);
     ops.push_back(elementwise("mamba_residual", 3.0 * act));
+  } else if (md.layer_is_linear_attention(layer)) {
+    ops.push_back(elementwise("linear_norm", 2.0 * act));
+    add_linear_attention_mixer(md, d, ops);
+    ops.push_back(elementwise("linear_residual", 3.0 * act));
   } else if (md.layer_has_attention(layer)) {
     ops.push_back(elementwise("attn_norm", 2.0 * act));
     long long d_qk = 0, d_v = 0;
@@ -272,6 +308,8 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
       ops.push_back(elementwise("rope", 2.0 * qk));
     }
     ops.push_back(at);
+    if (md.gated_attention)  // sigmoid(gate) × the attention output: read both, write one
+      ops.push_back(elementwise("attn_gate", 3.0 * static_cast<double>(tokens) * static_cast<double>(heads * d_v)));
     ops.push_back(gemm("o_proj", GemmRole::Other, tokens, h, heads * d_v));
     ops.push_back(elementwise("attn_residual", 3.0 * act));
   }

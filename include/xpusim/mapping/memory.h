@@ -83,9 +83,9 @@ ServeMemory serve_memory_per_chip(const workload::ModelSpec& model, const ServeP
 /// KV-cache bytes per token per chip for a serving plan (kv heads sharded over tp; MLA caches
 /// the compressed latent, replicated over tp).
 core::Bytes kv_bytes_per_token_per_chip(const workload::ModelSpec& model, const ServePlan& plan);
-/// Mamba-2 state bytes per sequence per chip of the first pipeline stage (hybrid models; 0
-/// without Mamba layers): the recurrent state, split over tp by heads, held in the plan's
+/// Recurrent state bytes per sequence per chip of the first pipeline stage (hybrid models'
+/// Mamba-2 and DeltaNet layers; 0 without them), split over tp by heads, held in the plan's
 /// state_dtype (bf16 by default, as the engines) whatever the context length.
-core::Bytes mamba_state_bytes_per_sequence_per_chip(const workload::ModelSpec& model, const ServePlan& plan);
+core::Bytes state_bytes_per_sequence_per_chip(const workload::ModelSpec& model, const ServePlan& plan);
 
 }  // namespace xpusim::mapping

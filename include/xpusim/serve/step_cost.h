@@ -122,9 +122,9 @@ class StepCostModel {
   };
   void add_prefill_attention(const StepWork& w, Attention& attn) const;
   void add_decode_attention(const StepWork& w, Attention& attn) const;
-  /// Mamba-2 layers: the chunked SSD scan of the prompt tokens and the recurrent step of the
-  /// decoding sequences (state read and written), counted with attention.
-  void add_mamba_scan(const StepWork& w, Attention& attn) const;
+  /// Recurrent layers (Mamba-2, DeltaNet): the chunked scan of the prompt tokens and the recurrent
+  /// step of the decoding sequences (state read and written), counted with attention.
+  void add_recurrent_scan(const StepWork& w, Attention& attn) const;
   void build_chip_models();
   void count_layer_kinds();
   void set_attention_shape();

@@ -101,14 +101,23 @@ TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKin
 /// per head the intra-chunk (L∘CBᵀ)·X (Q·P), the chunk state Bᵀ·X (N·P) and its read-out C·h
 /// (N·P). The in_proj and out_proj GEMMs are parameters (count_params), not counted here.
 double mamba_scan_flops_per_token(const ModelSpec& m, long long seq);
-/// Forward FLOPs of one Mamba-2 layer's recurrent step (decode): state update and read-out,
-/// 2 multiply-adds per state element.
-double mamba_step_flops_per_token(const ModelSpec& m);
-/// Recurrent state of one Mamba-2 layer for one sequence: the SSM state (heads·P·N) and the last
-/// conv_kernel − 1 inputs of the causal conv, in `dtype`. Constant in the context length.
-core::Bytes mamba_state_bytes_per_layer(const ModelSpec& m, core::Dtype dtype);
-/// The whole model's Mamba-2 state of one sequence (0 without Mamba layers).
-core::Bytes mamba_state_bytes_per_sequence(const ModelSpec& m, core::Dtype dtype);
+/// Forward FLOPs per token of one gated DeltaNet layer's chunked delta rule (chunks of
+/// C = min(chunk, seq)): per key head Q·Kᵀ and K·Kᵀ within the chunk (2·C·dk multiply-adds per
+/// token), per value head the WY factors and the intra-chunk output (C·(2·dv + dk)) and the state
+/// read-out, correction and update (3·dk·dv).
+double linear_attention_scan_flops_per_token(const ModelSpec& m, long long seq);
+/// The chunked scan of layer `layer` if it is recurrent (Mamba-2 or DeltaNet), else 0.
+double recurrent_scan_flops_per_token(const ModelSpec& m, int layer, long long seq);
+/// Forward FLOPs of layer `layer`'s recurrent step (decode), 0 for other layers: Mamba-2 updates
+/// and reads its state with 2 multiply-adds per element, the delta rule with 3 (read-out,
+/// correction, update).
+double recurrent_step_flops_per_token(const ModelSpec& m, int layer);
+/// Recurrent state of layer `layer` for one sequence, 0 for other layers: Mamba-2's SSM state
+/// (heads·P·N) or DeltaNet's (value heads·dk·dv), and the last conv_kernel − 1 inputs of the
+/// causal conv, in `dtype`. Constant in the context length.
+core::Bytes recurrent_state_bytes_per_layer(const ModelSpec& m, int layer, core::Dtype dtype);
+/// The whole model's recurrent state of one sequence (0 without recurrent layers).
+core::Bytes recurrent_state_bytes_per_sequence(const ModelSpec& m, core::Dtype dtype);
 
 /// Trainable LoRA adapter weights of layer `layer` at rank `rank`: rank·(in + out) for each
 /// adapted weight (workload::lora_adapter_ops; a fused QKV projection has one adapter, as

@@ -15,8 +15,9 @@ enum class PosKind { Rope, Learned, Alibi, None };  ///< Learned adds max_pos ×
 enum class AttnKind { Mha, Gqa, Mla };
 
 /// What one layer (block) holds. A transformer layer is attention then an MLP; hybrid models
-/// (Nemotron-H) interleave blocks that hold one of a Mamba-2 mixer, attention or an MLP.
-enum class LayerBlock { AttentionMlp, Attention, Mlp, Mamba };
+/// (Nemotron-H) interleave blocks that hold one of a Mamba-2 mixer, attention or an MLP; Qwen3-Next
+/// layers are a gated DeltaNet (linear attention) or attention, each then an MLP.
+enum class LayerBlock { AttentionMlp, Attention, Mlp, Mamba, LinearAttentionMlp };
 
 /// Mamba-2 mixer (Dao & Gu 2024, "state space duality"): in_proj to [z, x, B, C, dt], a causal
 /// depthwise conv over [x, B, C], the chunked SSD scan, a gated RMSNorm and out_proj.
@@ -64,6 +65,25 @@ struct MlaSpec {
   long long v_head_dim = 0;
 };
 
+/// Gated DeltaNet linear attention (Yang et al. 2024; Qwen3-Next): in_proj to q, k (key heads),
+/// v, z (value heads) and one beta and alpha per value head, a causal depthwise conv over q, k, v,
+/// the chunked gated delta rule, a gated RMSNorm and out_proj. Its recurrent state is a
+/// key_dim × value_dim matrix per value head.
+struct LinearAttentionSpec {
+  long long key_heads = 0;     ///< linear_num_key_heads
+  long long value_heads = 0;   ///< linear_num_value_heads
+  long long key_dim = 0;       ///< linear_key_head_dim
+  long long value_dim = 0;     ///< linear_value_head_dim
+  long long conv_kernel = 4;   ///< linear_conv_kernel_dim
+  long long chunk = 64;        ///< the chunked delta rule's chunk length (fla's chunk_gated_delta_rule)
+  long long key_width() const { return key_heads * key_dim; }
+  long long value_width() const { return value_heads * value_dim; }
+  /// Channels of the causal conv: q, k and v.
+  long long conv_channels() const { return 2 * key_width() + value_width(); }
+  /// Output width of in_proj_qkvz and in_proj_ba: q, k, v, z and a beta and an alpha per value head.
+  long long in_proj_width() const { return 2 * key_width() + 2 * value_width() + 2 * value_heads; }
+};
+
 struct ModelSpec {
   std::string id;              ///< file stem, e.g. "llama3.1-405b"
   std::string family;          ///< HF model_type, e.g. "llama"
@@ -93,6 +113,10 @@ struct ModelSpec {
   /// Per layer block kind (Nemotron-H hybrid_override_pattern); empty = every layer AttentionMlp.
   std::vector<LayerBlock> layer_blocks;
   MambaSpec mamba;                     ///< the Mamba-2 mixer of LayerBlock::Mamba layers
+  LinearAttentionSpec linear;          ///< the gated DeltaNet of LayerBlock::LinearAttentionMlp layers
+  /// The query projection also yields a per-element sigmoid gate on the attention output
+  /// (Qwen3-Next's gated attention): q_proj is twice as wide.
+  bool gated_attention = false;
   // Added by the accounting work (additive; defaults keep the old meaning):
   bool norm_bias = true;       ///< LayerNorm carries a bias (MPT no_bias: false); RMSNorm never
   int norms_per_layer = 2;     ///< 1 for parallel blocks sharing one input norm (gptj, falcon-7b)
@@ -107,8 +131,16 @@ struct ModelSpec {
   bool layer_has_attention(int i) const;
   bool layer_has_mlp(int i) const;
   bool layer_is_mamba(int i) const { return layer_block(i) == LayerBlock::Mamba; }
-  /// Whether any layer is a Mamba-2 mixer (a hybrid model).
-  bool has_mamba() const;
+  bool layer_is_linear_attention(int i) const { return layer_block(i) == LayerBlock::LinearAttentionMlp; }
+  /// A layer whose mixer keeps a constant recurrent state instead of a KV cache (Mamba-2, DeltaNet).
+  bool layer_is_recurrent(int i) const { return layer_is_mamba(i) || layer_is_linear_attention(i); }
+  /// Whether any layer is recurrent (a hybrid model).
+  bool has_recurrent() const;
+  /// Row-parallel outputs of layer `i`, each closing a tensor-parallel region: 2 for a mixer then
+  /// an MLP (1 when they run in parallel on one input), 1 for a hybrid's single-part block.
+  int layer_tp_regions(int i) const;
+  /// Whether any layer is a block of kind `b`.
+  bool has_block(LayerBlock b) const;
   /// Layers with attention (that keep a KV cache).
   int attention_layers() const;
   /// Whether layer `i` (0-based) has a routed-expert MLP.

@@ -46,8 +46,11 @@ struct Op {
   /// Kernel calls the keys are split into: context-parallel ring attention runs one
   /// flash-attention call per ring step (cp), each over its chunk of the keys.
   long long kv_chunks = 1;
-  // Scan (a Mamba-2 layer's chunked SSD, one fused kernel chain): m tokens in chunks of q_len,
-  // heads × d_v channels, state size d_qk, kv_heads B/C groups (all on this chip).
+  // Scan (a recurrent layer's chunked scan, one fused kernel chain): m tokens in chunks of q_len,
+  // heads × d_v channels, state size d_qk, kv_heads B/C groups (all on this chip). Mamba-2's SSD;
+  // with delta_rule, gated DeltaNet's chunked delta rule (heads: value heads, kv_heads: key heads,
+  // d_qk: key dim).
+  bool delta_rule = false;
   // Elementwise: elements read+written (memory-bound).
   double elements = 0;
   bool weights = false;  ///< the GEMM's k × n operand is a weight (read from HBM once)

@@ -75,3 +75,20 @@ TEST(HybridTrain, TensorParallelMustDivideTheMambaGroups) {
   ASSERT_FALSE(r.has_value());
   EXPECT_NE(r.error().find("128 Mamba heads and 8 groups"), std::string::npos) << r.error();
 }
+
+// A gated DeltaNet layer (Qwen3-Next) is a mixer then an MLP, two TP regions like a transformer
+// layer: the same model with every layer attention moves the same TP bytes.
+TEST(HybridTrain, DeltaNetLayersCloseTwoTensorParallelRegions) {
+  const auto m = test::model("qwen3-next-80b-a3b");
+  auto transformer = m;
+  transformer.layer_blocks.clear();
+  auto s = hybrid_scenario(m, 2);
+  auto t = hybrid_scenario(transformer, 2);
+  s.plan.ep = t.plan.ep = 4;
+  const auto h = engine::simulate_analytical(s);
+  const auto a = engine::simulate_analytical(t);
+  ASSERT_TRUE(h.feasible) << h.reason;
+  ASSERT_TRUE(a.feasible) << a.reason;
+  EXPECT_GT(core::to_seconds(h.breakdown.tp_comm), 0.0);
+  EXPECT_NEAR(core::to_seconds(h.breakdown.tp_comm) / core::to_seconds(a.breakdown.tp_comm), 1.0, 1e-9);
+}

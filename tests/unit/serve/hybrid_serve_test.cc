@@ -29,13 +29,13 @@ xs::StepCostModel hybrid_cost(int tp) {
 }  // namespace
 
 // At tp 2: 4 attention layers of 8/2 KV heads × 128 × 2 (K and V) bf16 elements per token, and
-// the 24 Mamba layers' state (workload::mamba_state_bytes_per_sequence) split over the 2 chips,
+// the 24 Mamba layers' state (workload::recurrent_state_bytes_per_sequence) split over the 2 chips,
 // which a sequence holds as ⌈state / KV bytes per token⌉ tokens' worth of the cache.
 TEST(HybridServe, KvOnAttentionLayersAndTheStateInTokens) {
   const auto cost = hybrid_cost(2);
   const auto& mem = cost.memory();
   EXPECT_DOUBLE_EQ(mem.kv_per_token.base(), 4 * 2 * 4 * 128 * 2.0);
-  const double state = xpusim::workload::mamba_state_bytes_per_sequence(cost.model(), core::Dtype::Bf16).base() / 2;
+  const double state = xpusim::workload::recurrent_state_bytes_per_sequence(cost.model(), core::Dtype::Bf16).base() / 2;
   EXPECT_DOUBLE_EQ(mem.state_per_sequence.base(), state);
   EXPECT_EQ(mem.state_tokens, static_cast<long long>(std::ceil(state / mem.kv_per_token.base())));
 }
@@ -91,7 +91,7 @@ TEST(HybridServe, StatePrecisionSizesTheStateAndIsChecked) {
   ASSERT_TRUE(bf16.has_value() && fp32.has_value());
   EXPECT_DOUBLE_EQ(fp32->memory.state_per_sequence.base(), 2.0 * bf16->memory.state_per_sequence.base());
   bool stated = false;
-  for (const auto& a : fp32->assumptions) stated = stated || a.find("Mamba-2 state in fp32") != std::string::npos;
+  for (const auto& a : fp32->assumptions) stated = stated || a.find("state in fp32") != std::string::npos;
   EXPECT_TRUE(stated);
   sc.state_precision = "fp8";
   try {

@@ -82,8 +82,8 @@ TEST(Hybrid, KvCacheOnAttentionLayersAndAConstantMambaState) {
   const ModelSpec m = hybrid("nemotron-h-8b");
   EXPECT_DOUBLE_EQ(workload::kv_bytes_per_token(m, core::Dtype::Bf16).base(), 4 * 2 * 8 * 128 * 2.0);
   EXPECT_DOUBLE_EQ(workload::kv_bytes_for_context(m, core::Dtype::Bf16, 1000).base(), 1000 * 4 * 2 * 8 * 128 * 2.0);
-  EXPECT_DOUBLE_EQ(workload::mamba_state_bytes_per_layer(m, core::Dtype::Bf16).base(), (128.0 * 64 * 128 + 3 * 10240) * 2);
-  EXPECT_DOUBLE_EQ(workload::mamba_state_bytes_per_sequence(m, core::Dtype::Bf16).base(), 24 * 1079296.0 * 2);
+  EXPECT_DOUBLE_EQ(workload::recurrent_state_bytes_per_layer(m, 0, core::Dtype::Bf16).base(), (128.0 * 64 * 128 + 3 * 10240) * 2);
+  EXPECT_DOUBLE_EQ(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16).base(), 24 * 1079296.0 * 2);
   for (int i = 0; i < m.layers; ++i)
     EXPECT_EQ(m.layer_context(i, 5000), m.layer_block(i) == LayerBlock::Attention ? 5000 : 0) << i;
 }
@@ -178,4 +178,51 @@ TEST(Hybrid, MixtureOfExpertsBlocksRouteToSquaredReluExperts) {
   bool experts = false;
   for (const auto& op : workload::layer_ops(m, 2, s)) experts = experts || op.is_expert();
   EXPECT_TRUE(experts);
+}
+
+// Qwen3-Next-80B-A3B: 36 gated DeltaNet and 12 gated-attention layers (every fourth), each then
+// a MoE of 512 SwiGLU experts of 512 (top 10) and a shared expert of 512. Per layer: the MoE's
+// router 2048·512, experts 512·3·2048·512, shared 3·2048·512 and norm 2048 (1,614,809,088); a
+// DeltaNet's in_proj 2048·(2·2048 + 2·4096 + 2·32), out_proj 4096·2048, conv 8192·4, dt_bias and
+// A_log 2·32, gated norm 128, input norm 2048 (33,720,512); gated attention's q_proj with its gate
+// 2048·2·16·256, k and v 2·2048·2·256, o_proj 4096·2048, q/k norms 2·256, input norm 2048
+// (27,265,536). With the untied embeddings 2·151,936·2048 and the final norm: 79.67 B, of which
+// 79.05 B without embeddings: the card's 80 B and "79 B non-embedding".
+TEST(Hybrid, Qwen3NextCountsItsDeltaNetAndGatedAttentionLayers) {
+  const ModelSpec m = hybrid("qwen3-next-80b-a3b");
+  EXPECT_EQ(m.attention_layers(), 12);
+  for (int i : {0, 1, 2, 4}) EXPECT_TRUE(m.layer_is_linear_attention(i)) << i;
+  for (int i : {3, 47}) EXPECT_EQ(m.layer_block(i), LayerBlock::AttentionMlp) << i;
+  EXPECT_DOUBLE_EQ(workload::layer_params(m, 0).total(), 1614809088.0 + 33720512.0);
+  EXPECT_DOUBLE_EQ(workload::layer_params(m, 3).total(), 1614809088.0 + 27265536.0);
+  const auto p = workload::count_params(m);
+  EXPECT_DOUBLE_EQ(p.total, 79674292992.0);
+  EXPECT_NEAR((p.total - p.embedding - p.lm_head) / 79e9, 1.0, 0.001);
+  // State: 36 layers × (32 value heads × 128 × 128 + 3 × 8192 conv inputs) × 2 bytes; KV on 12
+  // layers of 2 heads × 256.
+  EXPECT_DOUBLE_EQ(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16).base(), 39518208.0);
+  EXPECT_DOUBLE_EQ(workload::kv_bytes_per_token(m, core::Dtype::Bf16).base(), 12 * 2 * 2 * 256 * 2.0);
+}
+
+// The DeltaNet's operators at tp 2 (8 key and 16 value heads per chip): in_proj to 2·1024 +
+// 2·2048 + 2·16 = 6176 outputs, the chunked delta rule (chunks of 64) with its FLOPs per token
+// 2·(8·2·64·128 + 16·(64·(2·128 + 128) + 3·128·128)); gated attention's q_proj twice as wide
+// plus its output gate.
+TEST(Hybrid, Qwen3NextLayerOps) {
+  const ModelSpec m = hybrid("qwen3-next-80b-a3b");
+  workload::LayerShard s;
+  s.seq = 4096;
+  s.tp = 2;
+  const auto ops = workload::layer_ops(m, 0, s);
+  ASSERT_EQ(ops[1].name, "in_proj");
+  EXPECT_EQ(ops[1].n, 6176);
+  const auto& scan = ops[3];
+  ASSERT_EQ(scan.name, "delta_rule_scan");
+  EXPECT_EQ(scan.q_len, 64);
+  EXPECT_DOUBLE_EQ(scan.flops(), 4096.0 * 2 * (8 * 2 * 64 * 128 + 16 * (64 * (2 * 128 + 128) + 3 * 128 * 128)));
+  EXPECT_DOUBLE_EQ(workload::linear_attention_scan_flops_per_token(m, 4096) * 4096 / 2, scan.flops());
+  std::string attention;
+  for (const auto& op : workload::layer_ops(m, 3, s)) attention += op.name + " ";
+  EXPECT_NE(attention.find("attention attn_gate o_proj"), std::string::npos) << attention;
+  EXPECT_EQ(workload::layer_ops(m, 3, s)[1].n, (2 * 8 + 2 * 1) * 256);
 }
