@@ -152,7 +152,7 @@ StepCostModel::Linear StepCostModel::linear_uncached(long long tokens, bool prom
   out.known = true;
   for (const auto& k : kinds_) {
     for (const auto& op : workload::layer_ops(model_, k.layer, s)) {
-      // Attention and the Mamba scan are timed from the step's prompts and contexts.
+      // Attention and the recurrent scan are timed from the step's prompts and contexts.
       if (op.kind == workload::OpKind::Attention || op.kind == workload::OpKind::Scan) continue;
       // Expert GEMMs of a prompt on the blockwise path run at their own (lower) rate.
       const bool experts = prompt_rate && s.expert_rows == workload::LayerShard::ExpertRows::Blockwise &&
