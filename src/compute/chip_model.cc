@@ -233,10 +233,11 @@ OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) co
       break;
     }
     case workload::OpKind::Scan: {
-      // Mamba-2's chunked SSD (mamba_chunk_scan_combined): five kernels (dt cumsum, chunk states,
-      // state passing, C·Bᵀ, chunk scan) of small bf16 matmuls, timed like flash attention. HBM:
-      // x, B, C and dt read by the chunk-state and chunk-scan kernels, y written once, and the fp32
-      // chunk states written, read and rewritten by the state passing, and read by the scan.
+      // Mamba-2's chunked SSD (mamba_chunk_scan_combined) and DeltaNet's chunked delta rule: five
+      // kernels (dt cumsum, chunk states, state passing, C·Bᵀ, chunk scan) of small bf16 matmuls,
+      // timed like flash attention. HBM: x, B, C and dt read by the chunk-state and chunk-scan
+      // kernels, y written once, and the fp32 chunk states written, read and rewritten by the state
+      // passing, and read by the scan. Mamba-1's selective scan is one kernel without chunk states.
       const Dtype d = best_dtype(Dtype::Bf16);
       out.dtype = d;
       const double f = op.flops() * (bwd ? 2.5 : 1.0);
@@ -244,12 +245,14 @@ OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) co
                                                        (bwd ? cal_.attention_bwd_ratio : 1.0));
       const double tokens = static_cast<double>(op.m);
       const double x = static_cast<double>(op.heads * op.d_v), bc = 2.0 * static_cast<double>(op.kv_heads * op.d_qk);
-      const double chunks = std::ceil(tokens / static_cast<double>(std::max<long long>(1, op.q_len)));
+      // Mamba-1's selective scan keeps its state on chip over the whole sequence: no chunk states.
+      const bool selective = op.scan_kind == workload::Op::ScanKind::Selective;
+      const double chunks = selective ? 0.0 : std::ceil(tokens / static_cast<double>(std::max<long long>(1, op.q_len)));
       const double states = chunks * static_cast<double>(op.heads * op.d_v * op.d_qk) * 4.0 * 4.0;
       const double bytes = (tokens * act_b * (2.0 * (x + bc + static_cast<double>(op.heads)) + x) + states) *
                            (bwd ? 2.5 : 1.0);
       const core::Seconds tm = memory_time(core::bytes(bytes));
-      const double kernels = 5.0 * (bwd ? 2.0 : 1.0);
+      const double kernels = (selective ? 1.0 : 5.0) * (bwd ? 2.0 : 1.0);
       out.time = core::max(core::flops(f) / rate, tm) + cal_.kernel_overhead * kernels;
       out.flops = core::flops(f);
       out.hbm_bytes = core::bytes(bytes);

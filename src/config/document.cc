@@ -243,6 +243,8 @@ bool FieldReader::has(const std::string& key) const {
   return obj_.is_object() && obj_.contains(key) && !obj_.at(key).is_null();
 }
 
+bool FieldReader::has_string(const std::string& key) const { return has(key) && obj_.at(key).is_string(); }
+
 std::string FieldReader::path_of(const std::string& key) const {
   return path_.empty() ? key : path_ + "." + key;
 }

@@ -300,8 +300,7 @@ LayerCost layer_cost(const Context& x, int layer) {
   const auto& md = x.s.model;
   // A mixer then an MLP closes two TP regions (Megatron's training layers: attention and MLP are
   // sequential even where inference runs them in parallel); a hybrid's single-part block one.
-  const bool two_parts = md.layer_block(layer) == workload::LayerBlock::AttentionMlp ||
-                         md.layer_block(layer) == workload::LayerBlock::LinearAttentionMlp;
+  const bool two_parts = md.layer_has_mlp(layer) && (md.layer_has_attention(layer) || md.layer_is_recurrent(layer));
   add_tp_comm(x, lc, two_parts ? 2.0 : 1.0);
   if (md.layer_has_attention(layer)) add_cp_comm(x, lc);
   if (md.layer_is_recurrent(layer)) add_recurrent_cp_comm(x, lc, layer);

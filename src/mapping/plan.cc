@@ -129,8 +129,11 @@ core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::Model
     why.push_back("tp = " + s(plan.tp) + " and the " + s(model.kv_heads) +
                   " key/value heads: neither divides the other");
   }
-  if (model.has_block(workload::LayerBlock::Mamba) &&
-      (model.mamba.heads % plan.tp != 0 || model.mamba.groups % plan.tp != 0)) {
+  const bool mamba = model.has_block(workload::LayerBlock::Mamba) || model.has_block(workload::LayerBlock::MambaMlp);
+  if (mamba && model.mamba.version == 1 && model.mamba.inner() % plan.tp != 0) {
+    why.push_back("tp = " + s(plan.tp) + " does not divide the " + s(model.mamba.inner()) + " Mamba channels");
+  } else if (mamba && model.mamba.version == 2 &&
+             (model.mamba.heads % plan.tp != 0 || model.mamba.groups % plan.tp != 0)) {
     why.push_back("tp = " + s(plan.tp) + " does not divide the " + s(model.mamba.heads) + " Mamba heads and " +
                   s(model.mamba.groups) + " groups");
   }

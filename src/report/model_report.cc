@@ -93,7 +93,7 @@ Json moe_json(const ModelSpec& m) {
 
 /// Layers of each block kind of a hybrid model.
 struct BlockCounts {
-  int mamba = 0, attention = 0, mlp = 0, attention_mlp = 0, linear_mlp = 0;
+  int mamba = 0, attention = 0, mlp = 0, attention_mlp = 0, linear_mlp = 0, mamba_mlp = 0;
 };
 BlockCounts block_counts(const ModelSpec& m) {
   BlockCounts c;
@@ -104,18 +104,19 @@ BlockCounts block_counts(const ModelSpec& m) {
       case workload::LayerBlock::Mlp: ++c.mlp; break;
       case workload::LayerBlock::AttentionMlp: ++c.attention_mlp; break;
       case workload::LayerBlock::LinearAttentionMlp: ++c.linear_mlp; break;
+      case workload::LayerBlock::MambaMlp: ++c.mamba_mlp; break;
     }
   }
   return c;
 }
 
-/// The Mamba-2 mixer of a hybrid model (null without Mamba layers).
+/// The Mamba mixer of a hybrid model.
 Json mamba_json(const ModelSpec& m) {
-  if (!m.has_block(workload::LayerBlock::Mamba)) return nullptr;
   const BlockCounts c = block_counts(m);
-  return {{"mamba_layers", c.mamba},
+  return {{"mamba_layers", c.mamba + c.mamba_mlp},
           {"attention_layers", c.attention + c.attention_mlp},
-          {"mlp_layers", c.mlp + c.attention_mlp},
+          {"mlp_layers", c.mlp + c.attention_mlp + c.mamba_mlp},
+          {"mamba_version", m.mamba.version},
           {"heads", m.mamba.heads},
           {"head_dim", m.mamba.head_dim},
           {"state", m.mamba.state},
@@ -179,6 +180,13 @@ void shape_text(std::ostream& o, const ModelSpec& m) {
       << ", " << la.value_heads << " value heads × " << la.value_dim << ", conv " << la.conv_kernel << "; state "
       << bytes(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16)) << " per sequence (bf16)\n";
   }
+  if (m.has_block(workload::LayerBlock::MambaMlp)) {
+    const BlockCounts c = block_counts(m);
+    o << "  hybrid      " << c.mamba_mlp << " Mamba-1 and " << c.attention_mlp << " attention layers, each then an MLP; Mamba "
+      << m.mamba.inner() << " channels, state " << m.mamba.state << ", dt rank " << m.mamba.dt_rank << ", conv "
+      << m.mamba.conv_kernel << "; state " << bytes(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16))
+      << " per sequence (bf16)\n";
+  }
   if (m.has_block(workload::LayerBlock::Mamba)) {
     const BlockCounts c = block_counts(m);
     o << "  hybrid      " << c.mamba << " Mamba-2, " << c.attention << " attention, " << c.mlp << " MLP layers; Mamba "
@@ -230,7 +238,7 @@ Json model_show_document(const Provenance& provenance, const std::string& what, 
   const Json shape = shape_json(m);
   for (const auto& [k, v] : shape.items()) j[k] = v;
   j["moe"] = moe_json(m);
-  if (m.has_block(workload::LayerBlock::Mamba)) j["mamba"] = mamba_json(m);
+  if (m.has_block(workload::LayerBlock::Mamba) || m.has_block(workload::LayerBlock::MambaMlp)) j["mamba"] = mamba_json(m);
   if (m.has_block(workload::LayerBlock::LinearAttentionMlp)) j["linear_attention"] = linear_attention_json(m);
   if (!m.approximations.empty()) j["approximations"] = m.approximations;
   if (m.attention == workload::AttnKind::Mla) j["mla"] = mla_json(m);

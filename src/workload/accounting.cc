@@ -96,6 +96,16 @@ void attention_params(const ModelSpec& m, LayerParams& p) {
 void mamba_params(const ModelSpec& m, LayerParams& p) {
   const MambaSpec& s = m.mamba;
   const double h = d(m.hidden);
+  if (s.version == 1) {
+    // Mamba-1: in_proj, x_proj (to dt, B, C), dt_proj (with its bias) and out_proj; the conv over
+    // x, A_log (a state per channel), D, and Jamba's RMSNorms of dt, B and C.
+    const double inner = d(s.inner()), rank = d(s.dt_rank), n = d(s.state);
+    p.attn_matmul = h * 2.0 * inner + inner * (rank + 2.0 * n) + rank * inner + inner * h;
+    if (s.proj_bias) p.attn_other += 2.0 * inner + h;
+    p.attn_other += inner * (d(s.conv_kernel) + (s.conv_bias ? 1.0 : 0.0)) + inner + inner * n + inner;
+    if (s.dt_bc_norms) p.attn_other += rank + 2.0 * n;
+    return;
+  }
   p.attn_matmul = h * d(s.in_proj_width()) + d(s.inner()) * h;
   if (s.proj_bias) p.attn_other += d(s.in_proj_width()) + h;
   p.attn_other += d(s.conv_channels()) * (d(s.conv_kernel) + (s.conv_bias ? 1.0 : 0.0));
@@ -121,7 +131,7 @@ LayerParams layer_params(const ModelSpec& m, int layer) {
   // The token mixer (attention or Mamba-2) and its input norm; a block with only an MLP has one
   // norm, before the MLP.
   const LayerBlock block = m.layer_block(layer);
-  if (block == LayerBlock::Mamba) mamba_params(m, p);
+  if (m.layer_is_mamba(layer)) mamba_params(m, p);
   else if (block == LayerBlock::LinearAttentionMlp) linear_attention_params(m, p);
   else if (m.layer_has_attention(layer)) attention_params(m, p);
   p.attn_other += norm_params(m, m.hidden);  // the attention (or shared, or only) input norm
@@ -171,7 +181,7 @@ double output_side_matmul(const ModelSpec& m, int layer) {
   const LayerParams p = layer_params(m, layer);
   const double h = d(m.hidden);
   double o = 0;  // the mixer's output projection
-  if (m.layer_is_mamba(layer)) o = d(m.mamba.inner()) * h;
+  if (m.layer_is_mamba(layer)) o = d(m.mamba.inner()) * h;  // out_proj
   else if (m.layer_is_linear_attention(layer)) o = d(m.linear.value_width()) * h;
   else if (m.layer_has_attention(layer)) o = d(m.heads) * d(m.v_head_dim()) * h;
   if (!m.layer_has_mlp(layer)) return o;
@@ -208,13 +218,16 @@ double linear_attention_scan_flops_per_token(const ModelSpec& m, long long seq) 
 }
 
 double recurrent_scan_flops_per_token(const ModelSpec& m, int layer, long long seq) {
+  if (m.layer_is_mamba(layer) && m.mamba.version == 1)  // selective scan: 4 multiply-adds per state element
+    return 2.0 * 4.0 * d(m.mamba.inner()) * d(m.mamba.state);
   if (m.layer_is_mamba(layer)) return mamba_scan_flops_per_token(m, seq);
   if (m.layer_is_linear_attention(layer)) return linear_attention_scan_flops_per_token(m, seq);
   return 0.0;
 }
 
 double recurrent_step_flops_per_token(const ModelSpec& m, int layer) {
-  if (m.layer_is_mamba(layer)) return 2.0 * 2.0 * d(m.mamba.heads) * d(m.mamba.head_dim) * d(m.mamba.state);
+  if (m.layer_is_mamba(layer))  // Mamba-1 also discretises A and B each step
+    return 2.0 * (m.mamba.version == 1 ? 4.0 : 2.0) * d(m.mamba.heads) * d(m.mamba.head_dim) * d(m.mamba.state);
   if (m.layer_is_linear_attention(layer))
     return 2.0 * 3.0 * d(m.linear.value_heads) * d(m.linear.key_dim) * d(m.linear.value_dim);
   return 0.0;

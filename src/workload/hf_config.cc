@@ -32,7 +32,7 @@ const std::vector<std::string>& supported_types() {
       "deepseek_v2", "deepseek_v3", "falcon", "gemma",   "gemma2",  "gemma3",   "gemma3_text", "gpt2",
       "gpt_oss",     "gptj",        "llama",  "llama4",  "llama4_text", "mistral", "mistral3", "mixtral",
       "mpt",         "nemotron",    "nemotron_h", "phi3", "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe",
-      "qwen3_next"};
+      "qwen3_next", "jamba"};
   return v;
 }
 
@@ -596,6 +596,56 @@ void read_nemotron_h(FieldReader& r, ModelSpec& m) {
                           "a pattern with at least one attention layer");
 }
 
+/// AI21 Jamba: every layer a Mamba-1 mixer or (every attn_layer_period-th, from
+/// attn_layer_offset) attention, each then a SwiGLU MLP that is a mixture of experts every
+/// expert_layer_period-th layer (from expert_layer_offset); RMSNorm, no positional encoding.
+void read_jamba(FieldReader& r, ModelSpec& m) {
+  read_llama_shape(r, m);
+  m.position = PosKind::None;
+  m.moe.num_experts = static_cast<int>(int_alias(r, {"num_experts"}, 0, false));
+  m.moe.experts_per_token = static_cast<int>(int_alias(r, {"num_experts_per_tok"}, 0, m.moe.num_experts > 0));
+  m.moe.expert_ffn = m.ffn;
+  const long long attn_period = int_alias(r, {"attn_layer_period"}, 8, false);
+  const long long attn_offset = int_alias(r, {"attn_layer_offset"}, 4, false);
+  const long long expert_period = int_alias(r, {"expert_layer_period"}, 2, false);
+  const long long expert_offset = int_alias(r, {"expert_layer_offset"}, 1, false);
+  for (const auto& [key, v] : {std::pair<const char*, long long>{"attn_layer_period", attn_period},
+                               {"expert_layer_period", expert_period}})
+    require_positive(r.diagnostics(), r.path_of(key), v);
+  MambaSpec& s = m.mamba;
+  s.version = 1;
+  s.state = int_alias(r, {"mamba_d_state"}, 16, false);
+  s.conv_kernel = int_alias(r, {"mamba_d_conv"}, 4, false);
+  const long long expand = int_alias(r, {"mamba_expand"}, 2, false);
+  s.heads = expand * m.hidden;  // one channel per "head"
+  s.head_dim = 1;
+  s.groups = 1;
+  // dt_rank: an integer, or "auto" for ceil(hidden / 16) (Mamba's default).
+  if (r.has_string("mamba_dt_rank")) {
+    const std::string rank = r.str("mamba_dt_rank");
+    if (rank != "auto")
+      r.diagnostics().error(r.path_of("mamba_dt_rank"), "not a rank", rank, "an integer or \"auto\"");
+    s.dt_rank = (m.hidden + 15) / 16;
+  } else {
+    s.dt_rank = int_alias(r, {"mamba_dt_rank"}, (m.hidden + 15) / 16, false);
+  }
+  s.conv_bias = r.boolean_or("mamba_conv_bias", true);
+  s.proj_bias = r.boolean_or("mamba_proj_bias", false);
+  s.dt_bc_norms = true;
+  for (const auto& [key, v] : {std::pair<const char*, long long>{"mamba_d_state", s.state},
+                               {"mamba_d_conv", s.conv_kernel}, {"mamba_expand", expand}, {"mamba_dt_rank", s.dt_rank}})
+    require_positive(r.diagnostics(), r.path_of(key), v);
+  if (attn_period <= 0 || expert_period <= 0) return;
+  m.moe.layer_moe.assign(static_cast<size_t>(std::max(0, m.layers)), false);
+  for (int i = 0; i < m.layers; ++i) {
+    m.layer_blocks.push_back(i % attn_period == attn_offset ? LayerBlock::AttentionMlp : LayerBlock::MambaMlp);
+    m.moe.layer_moe[static_cast<size_t>(i)] = m.moe.num_experts > 0 && i % expert_period == expert_offset;
+  }
+  if (m.attention_layers() == 0)
+    r.diagnostics().error(r.path_of("attn_layer_offset"), "leaves no attention layer", std::to_string(attn_offset),
+                          "an offset below attn_layer_period and num_hidden_layers");
+}
+
 void read_falcon(FieldReader& r, ModelSpec& m) {
   m.hidden = int_alias(r, {"hidden_size"}, 0, true);
   m.layers = static_cast<int>(int_alias(r, {"num_hidden_layers", "n_layer"}, 0, true));
@@ -650,6 +700,8 @@ void read_family(FieldReader& r, ModelSpec& m) {
     read_dbrx(r, m);
   } else if (m.family == "nemotron_h") {
     read_nemotron_h(r, m);
+  } else if (m.family == "jamba") {
+    read_jamba(r, m);
   } else {
     read_llama_style(r, m);
   }

@@ -16,12 +16,13 @@ bool ModelSpec::layer_has_attention(int i) const {
 
 bool ModelSpec::layer_has_mlp(int i) const {
   const LayerBlock b = layer_block(i);
-  return b == LayerBlock::AttentionMlp || b == LayerBlock::Mlp || b == LayerBlock::LinearAttentionMlp;
+  return b == LayerBlock::AttentionMlp || b == LayerBlock::Mlp || b == LayerBlock::LinearAttentionMlp ||
+         b == LayerBlock::MambaMlp;
 }
 
 int ModelSpec::layer_tp_regions(int i) const {
   const LayerBlock b = layer_block(i);
-  if (b == LayerBlock::LinearAttentionMlp) return 2;
+  if (b == LayerBlock::LinearAttentionMlp || b == LayerBlock::MambaMlp) return 2;
   if (b == LayerBlock::AttentionMlp) return parallel_attn ? 1 : 2;
   return 1;
 }
@@ -32,7 +33,7 @@ bool ModelSpec::has_block(LayerBlock b) const {
 
 bool ModelSpec::has_recurrent() const {
   for (LayerBlock b : layer_blocks)
-    if (b == LayerBlock::Mamba || b == LayerBlock::LinearAttentionMlp) return true;
+    if (b == LayerBlock::Mamba || b == LayerBlock::LinearAttentionMlp || b == LayerBlock::MambaMlp) return true;
   return false;
 }
 

@@ -32,7 +32,9 @@ double Op::flops() const {
       const double width = static_cast<double>(d_v);
       // Delta rule per token: Q·Kᵀ and K·Kᵀ per key head (2·C·dk), per value head the WY factors
       // and intra-chunk output (C·(2·dv + dk)) and the state read-out, correction, update (3·dk·dv).
-      if (delta_rule)
+      if (scan_kind == ScanKind::Selective)  // per channel and state element: discretise, B·x, update, read-out
+        return 2.0 * 4.0 * static_cast<double>(m) * static_cast<double>(heads * d_v) * state;
+      if (scan_kind == ScanKind::DeltaRule)
         return 2.0 * static_cast<double>(m) *
                (static_cast<double>(kv_heads) * 2.0 * chunk * state +
                 static_cast<double>(heads) * (chunk * (2.0 * width + state) + 3.0 * state * width));
@@ -196,12 +198,12 @@ void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, i
 
 /// A recurrent layer's chunked scan over this chip's tokens (OpKind::Scan): `heads` × `width`
 /// channels with a state of `state` per channel, `groups` shared B/C groups (DeltaNet: key heads).
-Op scan_op(std::string name, bool delta_rule, const LayerDims& d, long long chunk, long long heads, long long groups,
+Op scan_op(std::string name, Op::ScanKind kind, const LayerDims& d, long long chunk, long long heads, long long groups,
            long long width, long long state) {
   Op o;
   o.kind = OpKind::Scan;
   o.name = std::move(name);
-  o.delta_rule = delta_rule;
+  o.scan_kind = kind;
   o.m = d.tokens;
   o.q_len = std::max<long long>(1, std::min(chunk, d.q_len));
   o.heads = heads;
@@ -214,7 +216,27 @@ Op scan_op(std::string name, bool delta_rule, const LayerDims& d, long long chun
 /// A Mamba-2 mixer (Megatron MambaMixer, tensor-parallel over heads and B/C groups): in_proj
 /// (column-parallel) to z, x, B, C, dt; the causal depthwise conv over x, B, C; the SSD scan;
 /// y·silu(z) and the grouped RMSNorm; out_proj (row-parallel).
+/// A Mamba-1 mixer (Jamba; vLLM's MambaMixer, tensor-parallel over channels): in_proj to x and z
+/// (column-parallel), the causal conv over x, x_proj to dt, B, C (from this chip's channels), dt_proj
+/// back to the channels, the selective scan, y·silu(z) and out_proj (row-parallel).
+void add_mamba1_mixer(const ModelSpec& md, const LayerDims& d, std::vector<Op>& ops) {
+  const MambaSpec& ms = md.mamba;
+  const long long tokens = d.tokens;
+  const long long inner = std::max<long long>(1, ms.inner() / d.tp);
+  ops.push_back(gemm("in_proj", GemmRole::QkvProjection, tokens, 2 * inner, d.hidden));
+  ops.push_back(elementwise("mamba_conv", 2.0 * static_cast<double>(tokens) * static_cast<double>(inner)));
+  ops.push_back(gemm("x_proj", GemmRole::Other, tokens, ms.dt_rank + 2 * ms.state, inner));
+  ops.push_back(gemm("dt_proj", GemmRole::Other, tokens, inner, ms.dt_rank));
+  ops.push_back(scan_op("selective_scan", Op::ScanKind::Selective, d, d.q_len, inner, 1, 1, ms.state));
+  ops.push_back(elementwise("mamba_gate", 3.0 * static_cast<double>(tokens) * static_cast<double>(inner)));
+  ops.push_back(gemm("out_proj", GemmRole::Other, tokens, d.hidden, inner));
+}
+
 void add_mamba_mixer(const ModelSpec& md, const LayerDims& d, std::vector<Op>& ops) {
+  if (md.mamba.version == 1) {
+    add_mamba1_mixer(md, d, ops);
+    return;
+  }
   const MambaSpec& ms = md.mamba;
   const long long tokens = d.tokens;
   const long long heads = std::max<long long>(1, ms.heads / d.tp);
@@ -223,7 +245,7 @@ void add_mamba_mixer(const ModelSpec& md, const LayerDims& d, std::vector<Op>& o
   const long long conv = inner + 2 * groups * ms.state;
   ops.push_back(gemm("in_proj", GemmRole::QkvProjection, tokens, 2 * inner + 2 * groups * ms.state + heads, d.hidden));
   ops.push_back(elementwise("mamba_conv", 2.0 * static_cast<double>(tokens) * static_cast<double>(conv)));
-  ops.push_back(scan_op("ssd_scan", false, d, ms.chunk, heads, groups, ms.head_dim, ms.state));
+  ops.push_back(scan_op("ssd_scan", Op::ScanKind::Ssd, d, ms.chunk, heads, groups, ms.head_dim, ms.state));
   ops.push_back(elementwise("mamba_gate_norm", 3.0 * static_cast<double>(tokens) * static_cast<double>(inner)));
   ops.push_back(gemm("out_proj", GemmRole::Other, tokens, d.hidden, inner));
 }
@@ -239,7 +261,8 @@ void add_linear_attention_mixer(const ModelSpec& md, const LayerDims& d, std::ve
   const long long keys = key_heads * la.key_dim, values = value_heads * la.value_dim;
   ops.push_back(gemm("in_proj", GemmRole::QkvProjection, tokens, 2 * keys + 2 * values + 2 * value_heads, d.hidden));
   ops.push_back(elementwise("linear_conv", 2.0 * static_cast<double>(tokens) * static_cast<double>(2 * keys + values)));
-  ops.push_back(scan_op("delta_rule_scan", true, d, la.chunk, value_heads, key_heads, la.value_dim, la.key_dim));
+  ops.push_back(scan_op("delta_rule_scan", Op::ScanKind::DeltaRule, d, la.chunk, value_heads, key_heads, la.value_dim,
+                        la.key_dim));
   ops.push_back(elementwise("linear_gate_norm", 3.0 * static_cast<double>(tokens) * static_cast<double>(values)));
   ops.push_back(gemm("out_proj", GemmRole::Other, tokens, d.hidden, values));
 }

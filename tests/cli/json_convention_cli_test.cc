@@ -48,7 +48,7 @@ const std::set<std::string> kUnitless = {
     "params_lm_head", "params_matmul_active", "context",
     // model: a hybrid's Mamba-2 mixer (docs/models.md, Hybrid models)
     "mamba_layers", "attention_layers", "mlp_layers", "state", "groups", "conv_kernel", "chunk",
-    "linear_attention_layers", "key_heads", "value_heads", "key_dim", "value_dim",
+    "linear_attention_layers", "key_heads", "value_heads", "key_dim", "value_dim", "mamba_version",
     // collective and demo
     "bus_factor", "replicas", "train_chips", "serve_chips", "serve_tp", "serve_pp",
     // mx: tensor shapes and errors in the tensor's own unit, fractions, bits per element
@@ -149,6 +149,7 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"model_show", "model show deepseek-v3 --json"},
         Command{"model_show_hybrid", "model show nemotron-h-8b --json"},
         Command{"model_show_deltanet", "model show qwen3-next-80b-a3b --json"},
+        Command{"model_show_mamba1", "model show jamba-1.5-mini --json"},
         Command{"demo", "demo --json"},
         Command{"mx_quantize", "mx quantize --format mxfp8_e4m3 {A} " + testing::TempDir() + "xs_conv_q.npy --json"},
         Command{"mx_stats", "mx stats {A} --json"},

@@ -50,6 +50,8 @@ class FieldReader {
               bool strict = true);
 
   bool has(const std::string& key) const;
+  /// Whether the key is present and holds a string (a field that takes a number or a keyword).
+  bool has_string(const std::string& key) const;
   std::string path_of(const std::string& key) const;
 
   std::string str(const std::string& key);                    ///< required string

@@ -106,11 +106,12 @@ double mamba_scan_flops_per_token(const ModelSpec& m, long long seq);
 /// token), per value head the WY factors and the intra-chunk output (C·(2·dv + dk)) and the state
 /// read-out, correction and update (3·dk·dv).
 double linear_attention_scan_flops_per_token(const ModelSpec& m, long long seq);
-/// The chunked scan of layer `layer` if it is recurrent (Mamba-2 or DeltaNet), else 0.
+/// The scan of layer `layer` if it is recurrent, else 0: Mamba-2's chunked SSD, DeltaNet's chunked
+/// delta rule, or Mamba-1's selective scan (4 multiply-adds per channel and state element).
 double recurrent_scan_flops_per_token(const ModelSpec& m, int layer, long long seq);
 /// Forward FLOPs of layer `layer`'s recurrent step (decode), 0 for other layers: Mamba-2 updates
-/// and reads its state with 2 multiply-adds per element, the delta rule with 3 (read-out,
-/// correction, update).
+/// and reads its state with 2 multiply-adds per element, Mamba-1 with 4 (it also discretises A
+/// and B), the delta rule with 3 (read-out, correction, update).
 double recurrent_step_flops_per_token(const ModelSpec& m, int layer);
 /// Recurrent state of layer `layer` for one sequence, 0 for other layers: Mamba-2's SSM state
 /// (heads·P·N) or DeltaNet's (value heads·dk·dv), and the last conv_kernel − 1 inputs of the

@@ -16,12 +16,18 @@ enum class AttnKind { Mha, Gqa, Mla };
 
 /// What one layer (block) holds. A transformer layer is attention then an MLP; hybrid models
 /// (Nemotron-H) interleave blocks that hold one of a Mamba-2 mixer, attention or an MLP; Qwen3-Next
-/// layers are a gated DeltaNet (linear attention) or attention, each then an MLP.
-enum class LayerBlock { AttentionMlp, Attention, Mlp, Mamba, LinearAttentionMlp };
+/// layers are a gated DeltaNet (linear attention) or attention, each then an MLP; Jamba layers a
+/// Mamba-1 mixer or attention, each then an MLP.
+enum class LayerBlock { AttentionMlp, Attention, Mlp, Mamba, LinearAttentionMlp, MambaMlp };
 
-/// Mamba-2 mixer (Dao & Gu 2024, "state space duality"): in_proj to [z, x, B, C, dt], a causal
-/// depthwise conv over [x, B, C], the chunked SSD scan, a gated RMSNorm and out_proj.
+/// Mamba mixer. Mamba-2 (Dao & Gu 2024, "state space duality"): in_proj to [z, x, B, C, dt], a
+/// causal depthwise conv over [x, B, C], the chunked SSD scan, a gated RMSNorm and out_proj.
+/// Mamba-1 (Gu & Dao 2023, Jamba): in_proj to [x, z], the conv over x, x_proj to [dt, B, C],
+/// dt_proj, the selective scan (a state of `state` per channel), y·silu(z) and out_proj; it is
+/// described here with one channel per head (heads = inner width, head_dim 1) and one B/C group.
 struct MambaSpec {
+  int version = 2;            ///< 1: Mamba-1 selective scan; 2: Mamba-2 SSD
+  long long dt_rank = 0;      ///< Mamba-1: width of the low-rank dt projection
   long long heads = 0;        ///< SSM heads (mamba_num_heads)
   long long head_dim = 0;     ///< channels per head (mamba_head_dim); inner width = heads × head_dim
   long long state = 0;        ///< state size N per head (ssm_state_size)
@@ -30,11 +36,12 @@ struct MambaSpec {
   long long chunk = 128;      ///< SSD chunk length (chunk_size)
   bool conv_bias = true;
   bool proj_bias = false;
+  bool dt_bc_norms = false;   ///< Mamba-1 in Jamba: RMSNorms on dt, B and C
   long long inner() const { return heads * head_dim; }
-  /// Channels of the causal conv: x, B and C.
-  long long conv_channels() const { return inner() + 2 * groups * state; }
-  /// Output width of in_proj: z, x, B, C and one dt per head.
-  long long in_proj_width() const { return 2 * inner() + 2 * groups * state + heads; }
+  /// Channels of the causal conv: x, B and C (Mamba-1: x).
+  long long conv_channels() const { return version == 1 ? inner() : inner() + 2 * groups * state; }
+  /// Output width of in_proj: z, x, B, C and one dt per head (Mamba-1: x and z).
+  long long in_proj_width() const { return version == 1 ? 2 * inner() : 2 * inner() + 2 * groups * state + heads; }
 };
 
 struct MoeSpec {
@@ -130,7 +137,9 @@ struct ModelSpec {
   LayerBlock layer_block(int i) const;
   bool layer_has_attention(int i) const;
   bool layer_has_mlp(int i) const;
-  bool layer_is_mamba(int i) const { return layer_block(i) == LayerBlock::Mamba; }
+  bool layer_is_mamba(int i) const {
+    return layer_block(i) == LayerBlock::Mamba || layer_block(i) == LayerBlock::MambaMlp;
+  }
   bool layer_is_linear_attention(int i) const { return layer_block(i) == LayerBlock::LinearAttentionMlp; }
   /// A layer whose mixer keeps a constant recurrent state instead of a KV cache (Mamba-2, DeltaNet).
   bool layer_is_recurrent(int i) const { return layer_is_mamba(i) || layer_is_linear_attention(i); }

@@ -46,11 +46,14 @@ struct Op {
   /// Kernel calls the keys are split into: context-parallel ring attention runs one
   /// flash-attention call per ring step (cp), each over its chunk of the keys.
   long long kv_chunks = 1;
-  // Scan (a recurrent layer's chunked scan, one fused kernel chain): m tokens in chunks of q_len,
-  // heads × d_v channels, state size d_qk, kv_heads B/C groups (all on this chip). Mamba-2's SSD;
-  // with delta_rule, gated DeltaNet's chunked delta rule (heads: value heads, kv_heads: key heads,
-  // d_qk: key dim).
-  bool delta_rule = false;
+  // Scan (a recurrent layer's scan, one fused kernel chain): m tokens in chunks of q_len, heads ×
+  // d_v channels, state size d_qk, kv_heads B/C groups (all on this chip), by scan_kind.
+  enum class ScanKind {
+    Ssd,        ///< Mamba-2's chunked SSD
+    DeltaRule,  ///< gated DeltaNet's chunked delta rule (heads: value heads, kv_heads: key heads, d_qk: key dim)
+    Selective,  ///< Mamba-1's selective scan: a recurrence over the tokens, the state in on-chip memory
+  };
+  ScanKind scan_kind = ScanKind::Ssd;
   // Elementwise: elements read+written (memory-bound).
   double elements = 0;
   bool weights = false;  ///< the GEMM's k × n operand is a weight (read from HBM once)

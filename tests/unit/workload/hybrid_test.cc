@@ -226,3 +226,59 @@ TEST(Hybrid, Qwen3NextLayerOps) {
   EXPECT_NE(attention.find("attention attn_gate o_proj"), std::string::npos) << attention;
   EXPECT_EQ(workload::layer_ops(m, 3, s)[1].n, (2 * 8 + 2 * 1) * 256);
 }
+
+// Jamba 1.5 Mini: 28 Mamba-1 and 4 attention layers (every 8th from 4), each then a SwiGLU MLP,
+// a mixture of 16 experts (top 2) in every odd layer. A Mamba-1 mixer: in_proj 4096·2·8192,
+// x_proj 8192·(256 + 2·16), dt_proj 256·8192 and its bias 8192, out_proj 8192·4096, the conv
+// 8192·(4 + 1), A_log 8192·16, D 8192, the dt/B/C norms 256 + 2·16, and its input norm 4096:
+// 105,312,544. MLP 3·4096·14,336 + 4096; MoE 16 of them and the router 4096·16; attention 2·4096²
+// + 2·4096·1024 + 4096. With the untied embeddings 2·65,536·4096: 51.57 B total, 12.11 B active
+// (the card's 52 B and 12 B).
+TEST(Hybrid, JambaCountsItsMamba1Layers) {
+  const ModelSpec m = hybrid("jamba-1.5-mini");
+  EXPECT_EQ(m.mamba.version, 1);
+  EXPECT_EQ(m.attention_layers(), 4);
+  for (int i : {4, 12, 20, 28}) EXPECT_EQ(m.layer_block(i), LayerBlock::AttentionMlp) << i;
+  EXPECT_EQ(m.layer_block(0), LayerBlock::MambaMlp);
+  EXPECT_TRUE(m.layer_is_moe(1));
+  EXPECT_FALSE(m.layer_is_moe(0));
+  const double mlp = 3.0 * 4096 * 14336 + 4096, moe = 16 * 3.0 * 4096 * 14336 + 4096.0 * 16 + 4096;
+  EXPECT_DOUBLE_EQ(workload::layer_params(m, 0).total(), 105312544.0 + mlp);
+  const auto p = workload::count_params(m);
+  EXPECT_DOUBLE_EQ(p.total, 2 * 65536.0 * 4096 + 4096 + 28 * 105312544.0 + 4 * 41947136.0 + 16 * mlp + 16 * moe);
+  EXPECT_DOUBLE_EQ(p.total, 51570323328.0);
+  EXPECT_DOUBLE_EQ(p.active, 12110311296.0);
+  // The state: 28 layers × 8192 channels × (16 + 3 conv inputs) × 2 bytes.
+  EXPECT_DOUBLE_EQ(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16).base(), 28 * 8192.0 * 19 * 2);
+}
+
+// A Mamba-1 layer's operators at tp 2 (4096 channels per chip): in_proj to x and z, the conv, x_proj
+// to dt, B and C, dt_proj, the selective scan (8 FLOPs per channel and state element per token) and
+// out_proj; "auto" dt rank is ceil(hidden / 16), another word is refused.
+TEST(Hybrid, Mamba1LayerOpsAndDtRank) {
+  const ModelSpec m = hybrid("jamba-1.5-mini");
+  workload::LayerShard s;
+  s.seq = 1024;
+  s.tp = 2;
+  std::string names;
+  for (const auto& op : workload::layer_ops(m, 0, s)) names += op.name + " ";
+  EXPECT_EQ(names.substr(0, names.find(" mlp_norm")),
+            "mamba_norm in_proj mamba_conv x_proj dt_proj selective_scan mamba_gate out_proj mamba_residual");
+  const auto ops = workload::layer_ops(m, 0, s);
+  EXPECT_EQ(ops[1].n, 8192);
+  EXPECT_EQ(ops[3].n, 256 + 32);
+  EXPECT_EQ(ops[3].k, 4096);
+  EXPECT_DOUBLE_EQ(ops[5].flops(), 1024.0 * 4096 * 16 * 8);
+  const std::string path = ::testing::TempDir() + "jamba_auto.json";
+  std::ofstream(path) << R"({"model_type": "jamba", "hidden_size": 4096, "num_hidden_layers": 8, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "intermediate_size": 1024, "vocab_size": 1000, "mamba_dt_rank": "auto"})";
+  EXPECT_EQ(workload::load_model(path, kHybridModels).mamba.dt_rank, 256);
+  std::ofstream(path) << R"({"model_type": "jamba", "hidden_size": 4096, "num_hidden_layers": 8, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "intermediate_size": 1024, "vocab_size": 1000, "mamba_dt_rank": "big"})";
+  try {
+    workload::load_model(path, kHybridModels);
+    ADD_FAILURE() << "a dt rank of 'big' was accepted";
+  } catch (const core::InputError& e) {
+    EXPECT_TRUE(mentions(e.what(), "mamba_dt_rank") && mentions(e.what(), "auto")) << e.what();
+  }
+}

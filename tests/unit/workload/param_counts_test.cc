@@ -45,6 +45,8 @@ const CountCase kCounts[] = {
     {"nemotron-h-8b", 8.10, 0},
     {"nemotron-h-56b", 56.32, 0},
     {"qwen3-next-80b-a3b", 79.67, 3.87},
+    {"jamba-1.5-mini", 51.57, 12.11},
+    {"jamba-1.5-large", 398.56, 94.15},
     {"gpt3-175b", 174.60, 0},
     {"gpt3-5b", 5.05, 0},
     {"gpt3-20b", 20.26, 0},
