@@ -353,12 +353,18 @@ std::string npy_with_header(const std::string& dict) {
          static_cast<char>(h.size() >> 8) + h;
 }
 
+/// A string literal with its embedded NULs, without the terminating one.
+template <std::size_t N>
+std::string with_nuls(const char (&literal)[N]) {
+  return std::string(literal, N - 1);
+}
+
 // A NUL inside a shape item ended its C string early, so "0037\0 6" read as 37 and "\0 4" as 0
 // (found by fuzz_npy): every item must be digits to its end.
 TEST(Npy, AShapeItemWithANulInsideIsMalformed) {
-  const std::string bad = npy_with_header(std::string("{'descr': '<f4', 'fortran_order': False, 'shape': (37\0 6, 4), }", 66));
+  const std::string bad = npy_with_header(with_nuls("{'descr': '<f4', 'fortran_order': False, 'shape': (37\0 6, 4), }"));
   EXPECT_THROW(parse_npy(bad, "bad.npy"), core::InputError);
-  const std::string empty_item = npy_with_header(std::string("{'descr': '<f4', 'fortran_order': False, 'shape': (3, \0 4), }", 63));
+  const std::string empty_item = npy_with_header(with_nuls("{'descr': '<f4', 'fortran_order': False, 'shape': (3, \0 4), }"));
   EXPECT_THROW(parse_npy(empty_item, "bad.npy"), core::InputError);
 }
 
