@@ -167,6 +167,35 @@ double ChipModel::attention_utilisation(const workload::Op& op, core::FlopRate r
   return (keys / (keys + k0)) / (ref / (ref + k0));
 }
 
+// Mamba-2's chunked SSD (mamba_chunk_scan_combined) and DeltaNet's chunked delta rule: five
+// kernels (dt cumsum, chunk states, state passing, C·Bᵀ, chunk scan) of small bf16 matmuls, timed
+// like flash attention. HBM: x, B, C and dt read by the chunk-state and chunk-scan kernels, y
+// written once, and the fp32 chunk states written, read and rewritten by the state passing, and
+// read by the scan. Mamba-1's selective scan is one kernel that keeps its state on chip over the
+// whole sequence: no chunk states.
+OpTime ChipModel::scan_time(const workload::Op& op, bool bwd, double act_b) const {
+  OpTime out;
+  const Dtype d = best_dtype(Dtype::Bf16);
+  out.dtype = d;
+  const double f = op.flops() * (bwd ? 2.5 : 1.0);
+  const core::FlopRate rate = chip_.peak_for(d) * (cal_.attention_efficiency * cal_.power_cap_factor *
+                                                   (bwd ? cal_.attention_bwd_ratio : 1.0));
+  const double tokens = static_cast<double>(op.m);
+  const double x = static_cast<double>(op.heads * op.d_v), bc = 2.0 * static_cast<double>(op.kv_heads * op.d_qk);
+  const bool selective = op.scan_kind == workload::Op::ScanKind::Selective;
+  const double chunks = selective ? 0.0 : std::ceil(tokens / static_cast<double>(std::max<long long>(1, op.q_len)));
+  const double states = chunks * static_cast<double>(op.heads * op.d_v * op.d_qk) * 4.0 * 4.0;
+  const double bytes = (tokens * act_b * (2.0 * (x + bc + static_cast<double>(op.heads)) + x) + states) *
+                       (bwd ? 2.5 : 1.0);
+  const core::Seconds tm = memory_time(core::bytes(bytes));
+  const double kernels = (selective ? 1.0 : 5.0) * (bwd ? 2.0 : 1.0);
+  out.time = core::max(core::flops(f) / rate, tm) + cal_.kernel_overhead * kernels;
+  out.flops = core::flops(f);
+  out.hbm_bytes = core::bytes(bytes);
+  out.compute_bound = core::flops(f) / rate >= tm;
+  return out;
+}
+
 OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) const {
   OpTime out;
   // A frozen weight's GEMM (LoRA) computes its input gradient only: one GEMM like the forward.
@@ -232,33 +261,9 @@ OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) co
       out.compute_bound = tc >= tm;
       break;
     }
-    case workload::OpKind::Scan: {
-      // Mamba-2's chunked SSD (mamba_chunk_scan_combined) and DeltaNet's chunked delta rule: five
-      // kernels (dt cumsum, chunk states, state passing, C·Bᵀ, chunk scan) of small bf16 matmuls,
-      // timed like flash attention. HBM: x, B, C and dt read by the chunk-state and chunk-scan
-      // kernels, y written once, and the fp32 chunk states written, read and rewritten by the state
-      // passing, and read by the scan. Mamba-1's selective scan is one kernel without chunk states.
-      const Dtype d = best_dtype(Dtype::Bf16);
-      out.dtype = d;
-      const double f = op.flops() * (bwd ? 2.5 : 1.0);
-      const core::FlopRate rate = chip_.peak_for(d) * (cal_.attention_efficiency * cal_.power_cap_factor *
-                                                       (bwd ? cal_.attention_bwd_ratio : 1.0));
-      const double tokens = static_cast<double>(op.m);
-      const double x = static_cast<double>(op.heads * op.d_v), bc = 2.0 * static_cast<double>(op.kv_heads * op.d_qk);
-      // Mamba-1's selective scan keeps its state on chip over the whole sequence: no chunk states.
-      const bool selective = op.scan_kind == workload::Op::ScanKind::Selective;
-      const double chunks = selective ? 0.0 : std::ceil(tokens / static_cast<double>(std::max<long long>(1, op.q_len)));
-      const double states = chunks * static_cast<double>(op.heads * op.d_v * op.d_qk) * 4.0 * 4.0;
-      const double bytes = (tokens * act_b * (2.0 * (x + bc + static_cast<double>(op.heads)) + x) + states) *
-                           (bwd ? 2.5 : 1.0);
-      const core::Seconds tm = memory_time(core::bytes(bytes));
-      const double kernels = (selective ? 1.0 : 5.0) * (bwd ? 2.0 : 1.0);
-      out.time = core::max(core::flops(f) / rate, tm) + cal_.kernel_overhead * kernels;
-      out.flops = core::flops(f);
-      out.hbm_bytes = core::bytes(bytes);
-      out.compute_bound = core::flops(f) / rate >= tm;
+    case workload::OpKind::Scan:
+      out = scan_time(op, bwd, act_b);
       break;
-    }
     case workload::OpKind::Elementwise:
     case workload::OpKind::MoeDispatch: {
       const double bytes = op.elements * act_b * (bwd ? 2.0 : 1.0);

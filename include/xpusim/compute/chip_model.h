@@ -71,6 +71,8 @@ class ChipModel {
  private:
   double gemm_utilisation(const workload::Op& op, core::Dtype d) const;
   double attention_utilisation(const workload::Op& op, core::FlopRate rate) const;
+  /// A recurrent layer's scan (workload::OpKind::Scan), forward or backward.
+  OpTime scan_time(const workload::Op& op, bool bwd, double act_b) const;
   const hw::ChipSpec& chip_;
   Calibration cal_;
 };
