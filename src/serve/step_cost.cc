@@ -79,12 +79,27 @@ void StepCostModel::count_layer_kinds() {
     auto it = std::find_if(kinds_.begin(), kinds_.end(), [&](const Kind& k) {
       return k.moe == moe && k.sliding == sliding && k.block == block;
     });
-    if (it == kinds_.end()) kinds_.push_back({moe, sliding, 1, i, block});
-    else ++it->count;
+    if (it == kinds_.end()) {
+      Kind k{moe, sliding, 1, i, block, false, workload::Op{}, 0.0, 0.0};
+      describe_recurrent(k);
+      kinds_.push_back(k);
+    } else {
+      ++it->count;
+    }
     attention_layers_per_chip_ += model_.layer_has_attention(i) ? 1 : 0;
     // Megatron TP: one all-reduce after each row-parallel output (one for a parallel block).
     tp_reductions_per_chip_ += model_.layer_tp_regions(i);
   }
+}
+
+void StepCostModel::describe_recurrent(Kind& k) const {
+  if (!model_.layer_is_recurrent(k.layer)) return;
+  k.recurrent = true;
+  const double tp = static_cast<double>(std::max(1, plan_.plan.tp));
+  k.state_bytes = workload::recurrent_state_bytes_per_layer(model_, k.layer, plan_.plan.state_dtype).base() / tp;
+  k.step_flops = workload::recurrent_step_flops_per_token(model_, k.layer) / tp;
+  for (const auto& op : workload::layer_ops(model_, k.layer, shard(kCacheTokens, true)))
+    if (op.kind == workload::OpKind::Scan) k.scan = op;
 }
 
 void StepCostModel::set_attention_shape() {
@@ -267,7 +282,7 @@ void StepCostModel::add_decode_attention(const StepWork& w, Attention& attn) con
     ctx_sl = std::min(ctx, static_cast<double>(model_.sliding_window) * w.decode_seqs);
   const double q = static_cast<double>(w.decode_q);
   for (const auto& k : kinds_) {
-    if (!k.attention()) continue;
+    if (!model_.layer_has_attention(k.layer)) continue;
     const double c = k.sliding ? ctx_sl : ctx;
     const double f = 2.0 * c * q * (d_qk_ + d_v_) * heads_;
     const double kvh = profile_.gqa_kv_sharing ? kv_heads_ : std::max(kv_heads_, heads_);
@@ -282,25 +297,23 @@ void StepCostModel::add_decode_attention(const StepWork& w, Attention& attn) con
 void StepCostModel::add_recurrent_scan(const StepWork& w, Attention& attn) const {
   if (!model_.has_recurrent()) return;
   const double kov = profile_.calibration.kernel_overhead.base();
-  const double tp = static_cast<double>(std::max(1, plan_.plan.tp));
   for (const auto& k : kinds_) {
-    if (!model_.layer_is_recurrent(k.layer)) continue;
+    if (!k.recurrent) continue;
     const double layers = static_cast<double>(k.count);
     if (w.prefill_tokens > 0) {
-      // The prompt tokens' chunked scan.
-      for (const auto& op : workload::layer_ops(model_, k.layer, shard(w.prefill_tokens, true))) {
-        if (op.kind != workload::OpKind::Scan) continue;
-        const auto t = chip_->time(op, prec_, compute::Pass::Forward);
-        attn.seconds += layers * t.time.base();
-        attn.flops += layers * t.flops.base();
-      }
+      // The prompt tokens' scan: the kind's scan over this step's prompt tokens (chunks no
+      // longer than the prompt).
+      workload::Op scan = k.scan;
+      scan.m = w.prefill_tokens;
+      scan.q_len = std::min(scan.q_len, w.prefill_tokens);
+      const auto t = chip_->time(scan, prec_, compute::Pass::Forward);
+      attn.seconds += layers * t.time.base();
+      attn.flops += layers * t.flops.base();
     }
     if (w.decode_seqs > 0) {
       // The recurrent step reads and writes each decoding sequence's state once.
-      const double f = workload::recurrent_step_flops_per_token(model_, k.layer) / tp *
-                       static_cast<double>(w.decode_seqs * w.decode_q);
-      const double b = 2.0 * static_cast<double>(w.decode_seqs) *
-                       workload::recurrent_state_bytes_per_layer(model_, k.layer, plan_.plan.state_dtype).base() / tp;
+      const double f = k.step_flops * static_cast<double>(w.decode_seqs * w.decode_q);
+      const double b = 2.0 * static_cast<double>(w.decode_seqs) * k.state_bytes;
       attn.seconds += layers * (std::max(f / attn_rate_, b / hbm_rate_) + kov);
       attn.flops += layers * f;
       attn.kv_bytes += layers * b;

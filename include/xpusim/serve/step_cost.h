@@ -158,10 +158,14 @@ class StepCostModel {
     int count;
     int layer;
     workload::LayerBlock block = workload::LayerBlock::AttentionMlp;
-    bool attention() const {
-      return block == workload::LayerBlock::AttentionMlp || block == workload::LayerBlock::Attention;
-    }
+    // A recurrent kind (Mamba, DeltaNet): its scan over a long prompt (m and q_len are set per
+    // step), and per sequence on this chip its state bytes and the FLOPs of one decode token.
+    bool recurrent = false;
+    workload::Op scan;
+    double state_bytes = 0, step_flops = 0;
   };
+  /// The recurrent fields of a new kind, computed once.
+  void describe_recurrent(Kind& k) const;
   std::vector<Kind> kinds_;
   int attention_layers_per_chip_ = 0;
   /// Row-parallel outputs (attention, MLP or Mamba out_proj) each followed by a TP all-reduce.
