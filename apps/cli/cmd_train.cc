@@ -125,66 +125,88 @@ void write_trace(const std::string& path, const engine::TrainResult& r) {
 
 }  // namespace
 
-int run_train(const Args& args) {
-  CLI::App app{"Simulate one training step: step time, tokens/s, MFU, breakdown, memory per chip", "xpusim train"};
-  scenario::TrainInputs in;
+namespace {
+
+struct TrainOutputs {
   std::string scenario_file, trace, calibration_file, html, mix;
   bool json = false;
-  add_train_flags(app, in);
-  app.add_option("--mix", mix,
+};
+
+void add_train_output_flags(CLI::App& app, TrainOutputs& o) {
+  app.add_option("--mix", o.mix,
                  "A:N,B:M: one pipeline whose first stages run on N chips of system A and the rest on M chips of "
                  "B, layers split so that stages finish together (docs/fusion.md)");
-  add_calibration_option(app, calibration_file);
+  add_calibration_option(app, o.calibration_file);
   add_catalog_option(app);
-  app.add_option("--scenario", scenario_file, "YAML scenario file (flags given on the command line win)");
-  app.add_option("--trace", trace, "write the event-driven timeline as Chrome trace JSON (Perfetto)");
-  app.add_flag("--json", json, "print one JSON document");
-  add_html_option(app, html);
-  if (int rc = parse(app, args); rc >= 0) return rc;
+  app.add_option("--scenario", o.scenario_file, "YAML scenario file (flags given on the command line win)");
+  app.add_option("--trace", o.trace, "write the event-driven timeline as Chrome trace JSON (Perfetto)");
+  app.add_flag("--json", o.json, "print one JSON document");
+  add_html_option(app, o.html);
+}
 
-  if (!scenario_file.empty()) scenario::fill_unset(in, scenario::read_train_file(scenario_file));
-  const hw::Catalog cat = load_catalog();
-  const calib::Params params = load_calibration(calibration_file);
-  if (in.scaling && !html.empty()) core::fail("--html", "not available with --scaling", html, "a single training step");
+/// The modes (solver, scaling, mix) take text or JSON only, and only one of them at a time.
+void check_train_modes(const scenario::TrainInputs& in, const TrainOutputs& o) {
+  if (in.scaling && !o.html.empty()) core::fail("--html", "not available with --scaling", o.html, "a single training step");
   const bool solver = in.deadline || in.budget;
-  if (solver && !html.empty()) core::fail("--html", "not available with --deadline/--budget", html, "a single training step");
-  if (solver && !trace.empty()) core::fail("--trace", "not available with --deadline/--budget", trace, "a single training step");
-  if (!mix.empty() && (solver || in.scaling))
-    core::fail("--mix", "not available with --deadline/--budget/--scaling", mix, "one mixed pipeline at the given chips");
-  if (solver) return run_solver(in, cat, params, json, calibration_file);
-  if (in.scaling) return run_scaling(in, cat, params, json, calibration_file);
-  if (!mix.empty()) {
-    if (!html.empty() || !trace.empty())
-      core::fail(html.empty() ? "--trace" : "--html", "not available with --mix", html.empty() ? trace : html,
-                 "text or --json");
-    return run_mix(in, mix, cat, params, json, calibration_file);
-  }
+  if (solver && !o.html.empty())
+    core::fail("--html", "not available with --deadline/--budget", o.html, "a single training step");
+  if (solver && !o.trace.empty())
+    core::fail("--trace", "not available with --deadline/--budget", o.trace, "a single training step");
+  if (!o.mix.empty() && (solver || in.scaling))
+    core::fail("--mix", "not available with --deadline/--budget/--scaling", o.mix, "one mixed pipeline at the given chips");
+  if (!o.mix.empty() && (!o.html.empty() || !o.trace.empty()))
+    core::fail(o.html.empty() ? "--trace" : "--html", "not available with --mix", o.html.empty() ? o.trace : o.html,
+               "text or --json");
+}
+
+/// One training step (the plan searched when not given): trace, HTML, then text or JSON.
+int run_one_step(const scenario::TrainInputs& in, const TrainOutputs& o, const hw::Catalog& cat,
+                 const calib::Params& params) {
   const auto started = std::chrono::steady_clock::now();
   // The HTML timeline is the event executor's trace (none when the analytical one was asked for).
-  const bool html_trace = !html.empty() && in.executor.value_or("event") == "event";
-  const scenario::TrainRun run =
-      scenario::run_train(in, cat, data_dir() + "/models", params, !trace.empty() || html_trace);
+  const bool html_trace = !o.html.empty() && in.executor.value_or("event") == "event";
+  const scenario::TrainRun run = scenario::run_train(in, cat, data_dir() + "/models", params, !o.trace.empty() || html_trace);
   if (run.built.searched) {
     // Timings go to stderr so that stdout stays byte-identical between runs.
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
     std::cerr << "xpusim train: plan search timed " << run.built.evaluated << " plans (" << run.built.pruned
               << " pruned) in " << took.count() << " s\n";
   }
-  if (!trace.empty()) write_trace(trace, run.result);
-  if (!html.empty())
-    write_html(html, report::train_html(provenance(true, true, calibration_file), run,
-                                        scenario::train_page_data(run.built.scenario)));
+  if (!o.trace.empty()) write_trace(o.trace, run.result);
+  const auto prov = provenance(true, true, o.calibration_file);
+  if (!o.html.empty())
+    write_html(o.html, report::train_html(prov, run, scenario::train_page_data(run.built.scenario)));
   const validation::TrustData trust = load_trust_data();
   const auto assessment = validation::assess(trust, report::train_query(run.built.scenario));
   const auto metrics = report::train_metrics(run.result);
-  if (json) {
-    std::cout << api::train_document(provenance(true, true, calibration_file), trust, in, run).dump(2) << "\n";
+  if (o.json) {
+    std::cout << api::train_document(prov, trust, in, run).dump(2) << "\n";
   } else {
     std::cout << report::train_run_text(run) << report::trust_text(trust, assessment, metrics);
   }
   if (run.result.fits) return 0;
-  if (!json) std::cerr << "infeasible: " << run.result.reason << "\n";
+  if (!o.json) std::cerr << "infeasible: " << run.result.reason << "\n";
   return 1;
+}
+
+}  // namespace
+
+int run_train(const Args& args) {
+  CLI::App app{"Simulate one training step: step time, tokens/s, MFU, breakdown, memory per chip", "xpusim train"};
+  scenario::TrainInputs in;
+  TrainOutputs o;
+  add_train_flags(app, in);
+  add_train_output_flags(app, o);
+  if (int rc = parse(app, args); rc >= 0) return rc;
+
+  if (!o.scenario_file.empty()) scenario::fill_unset(in, scenario::read_train_file(o.scenario_file));
+  const hw::Catalog cat = load_catalog();
+  const calib::Params params = load_calibration(o.calibration_file);
+  check_train_modes(in, o);
+  if (in.deadline || in.budget) return run_solver(in, cat, params, o.json, o.calibration_file);
+  if (in.scaling) return run_scaling(in, cat, params, o.json, o.calibration_file);
+  if (!o.mix.empty()) return run_mix(in, o.mix, cat, params, o.json, o.calibration_file);
+  return run_one_step(in, o, cat, params);
 }
 
 }  // namespace xpusim::cli

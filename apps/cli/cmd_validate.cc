@@ -18,79 +18,101 @@ namespace xpusim::cli {
 namespace {
 // Rows predicted (in parallel) and written per batch when validate streams.
 constexpr std::size_t kStreamBatch = 256;
+
+struct ValidateOptions {
+  std::string file, bands_file, calibration_file, html;
+  bool json = false, cv = false, explain = false;
+};
+
+void add_validate_flags(CLI::App& app, ValidateOptions& o) {
+  app.add_option("FILE", o.file,
+                 "validation CSV (default: the project's copy of the public set, data/validation/public.csv); a row's "
+                 "model is read from FILE's ../models/<model>.json when there, else from the project's models");
+  app.add_flag("--json", o.json, "print one JSON document");
+  app.add_flag("--cv", o.cv, "add leave-one-source-out figures (a fit of the default parameter set per fold)");
+  app.add_flag("--explain", o.explain,
+               "under each row, what the twin simulated: the plan that ran and where the time went (JSON: rows[].explain)");
+  app.add_option("--write-bands", o.bands_file,
+                 "with --cv: write the uncertainty bands and coverage (data/validation/uncertainty.json) to FILE");
+  add_calibration_option(app, o.calibration_file);
+  add_catalog_option(app);
+  add_html_option(app, o.html);
+}
+
+/// Every row predicted and written out as it is read (memory flat in the rows).
+void stream_validation(const ValidateOptions& o, const validation::Context& ctx, const hw::Catalog& cat) {
+  const validation::TrustData trust = load_trust_data();
+  report::ValidationStream out(std::cout, o.json, provenance(true, true, o.calibration_file), o.file, cat, trust,
+                               data_dir() + "/models", o.explain);
+  validation::stream_rows(o.file, ctx, kStreamBatch, [&](const auto& batch) { out.add(batch); });
+  out.finish();
+}
+
+/// Leave-one-source-out predictions of every row (a fit of the parameters that move its rows per
+/// fold); the timing goes to stderr.
+std::vector<validation::RowResult> cross_validate_rows(const std::vector<validation::Row>& rows,
+                                                       const validation::Context& ctx, const calib::Params& params) {
+  const auto sensitivity = validation::find_sensitive_rows(rows, ctx, validation::fitted_keys(params, ""));
+  validation::FitOptions opt;
+  opt.keys = validation::keys_with_rows(sensitivity);
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<std::string> folds;
+  auto out = validation::cross_validate(rows, ctx, sensitivity, opt, &folds);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+  std::cerr << "xpusim validate: " << folds.size() << " leave-one-source-out folds of " << opt.keys.size()
+            << " parameters in " << took.count() << " s\n";
+  return out;
+}
+
+/// The held rows' outputs: the bands file, the HTML page and the text or JSON report.
+void write_validation(const ValidateOptions& o, const validation::Context& ctx, const hw::Catalog& cat,
+                      const std::vector<validation::RowResult>& results,
+                      const std::vector<validation::RowResult>* cv_results) {
+  if (!o.bands_file.empty()) {
+    const auto data = validation::trust_from(*cv_results, ctx,
+                                             "leave-one-source-out residuals of " + std::to_string(results.size()) +
+                                                 " rows (xpusim validate --cv)");
+    std::ofstream(o.bands_file, std::ios::binary) << validation::trust_json_text(data);
+  }
+  const auto prov = provenance(true, true, o.calibration_file);
+  if (!o.html.empty()) {
+    const auto bands = report::row_bands(results, load_trust_data(), cat, data_dir() + "/models");
+    write_html(o.html, report::validation_html(prov, o.file, results, bands, cat, cv_results));
+  }
+  if (o.json) {
+    report::Json doc = report::validation_document(prov, o.file, results, cat, cv_results, o.explain);
+    report::add_row_trust(doc, results, load_trust_data(), cat, data_dir() + "/models");
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    std::cout << report::validation_text(results, cat, cv_results, o.explain);
+  }
+}
+
 }  // namespace
 
 int run_validate(const Args& args) {
   CLI::App app{"Predict every row of a validation CSV (schema: shared/validation/README.md) and report errors",
                "xpusim validate"};
-  std::string file;
-  bool json = false;
-  app.add_option("FILE", file,
-                 "validation CSV (default: the project's copy of the public set, data/validation/public.csv); a row's "
-                 "model is read from FILE's ../models/<model>.json when there, else from the project's models");
-  app.add_flag("--json", json, "print one JSON document");
-  bool cv = false;
-  app.add_flag("--cv", cv, "add leave-one-source-out figures (a fit of the default parameter set per fold)");
-  bool explain = false;
-  app.add_flag("--explain", explain,
-               "under each row, what the twin simulated: the plan that ran and where the time went (JSON: rows[].explain)");
-  std::string bands_file;
-  app.add_option("--write-bands", bands_file,
-                 "with --cv: write the uncertainty bands and coverage (data/validation/uncertainty.json) to FILE");
-  std::string calibration_file;
-  add_calibration_option(app, calibration_file);
-  add_catalog_option(app);
-  std::string html;
-  add_html_option(app, html);
+  ValidateOptions o;
+  add_validate_flags(app, o);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
-  if (file.empty()) file = validation::default_public_file(data_dir());
-  if (!bands_file.empty() && !cv)
-    throw core::InputError(core::Diagnostic{"", 0, "--write-bands", "needs --cv", bands_file, "--cv", ""});
+  if (o.file.empty()) o.file = validation::default_public_file(data_dir());
+  if (!o.bands_file.empty() && !o.cv)
+    throw core::InputError(core::Diagnostic{"", 0, "--write-bands", "needs --cv", o.bands_file, "--cv", ""});
   const hw::Catalog cat = load_catalog();
-  const calib::Params params = load_calibration(calibration_file);
+  const calib::Params params = load_calibration(o.calibration_file);
   const validation::Context ctx{&cat, data_dir() + "/models", &params};
-  // Without --cv or --html every row is predicted and written out as it is read (memory flat in
-  // the rows); cross-validation and the charts hold them all.
-  if (!cv && html.empty()) {
-    const validation::TrustData trust = load_trust_data();
-    report::ValidationStream out(std::cout, json, provenance(true, true, calibration_file), file, cat, trust,
-                                 data_dir() + "/models", explain);
-    validation::stream_rows(file, ctx, kStreamBatch, [&](const auto& batch) { out.add(batch); });
-    out.finish();
+  // Cross-validation and the charts hold every row; otherwise the rows stream.
+  if (!o.cv && o.html.empty()) {
+    stream_validation(o, ctx, cat);
     return 0;
   }
-  const auto rows = validation::read_csv(file);
+  const auto rows = validation::read_csv(o.file);
   const auto results = validation::run_all(rows, ctx);
   std::vector<validation::RowResult> cv_results;
-  if (cv) {
-    const auto sensitivity = validation::find_sensitive_rows(rows, ctx, validation::fitted_keys(params, ""));
-    validation::FitOptions opt;
-    opt.keys = validation::keys_with_rows(sensitivity);
-    const auto started = std::chrono::steady_clock::now();
-    std::vector<std::string> folds;
-    cv_results = validation::cross_validate(rows, ctx, sensitivity, opt, &folds);
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-    std::cerr << "xpusim validate: " << folds.size() << " leave-one-source-out folds of " << opt.keys.size()
-              << " parameters in " << took.count() << " s\n";
-  }
-  if (!bands_file.empty()) {
-    const auto data = validation::trust_from(
-        cv_results, ctx, "leave-one-source-out residuals of " + std::to_string(rows.size()) + " rows (xpusim validate --cv)");
-    std::ofstream(bands_file, std::ios::binary) << validation::trust_json_text(data);
-  }
-  const auto* cv_ptr = cv ? &cv_results : nullptr;
-  if (!html.empty()) {
-    const auto bands = report::row_bands(results, load_trust_data(), cat, data_dir() + "/models");
-    write_html(html, report::validation_html(provenance(true, true, calibration_file), file, results, bands, cat, cv_ptr));
-  }
-  if (json) {
-    report::Json doc =
-        report::validation_document(provenance(true, true, calibration_file), file, results, cat, cv_ptr, explain);
-    report::add_row_trust(doc, results, load_trust_data(), cat, data_dir() + "/models");
-    std::cout << doc.dump(2) << "\n";
-  }
-  else std::cout << report::validation_text(results, cat, cv_ptr, explain);
+  if (o.cv) cv_results = cross_validate_rows(rows, ctx, params);
+  write_validation(o, ctx, cat, results, o.cv ? &cv_results : nullptr);
   return 0;
 }
 

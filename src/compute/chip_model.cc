@@ -196,95 +196,103 @@ OpTime ChipModel::scan_time(const workload::Op& op, bool bwd, double act_b) cons
   return out;
 }
 
-OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) const {
+// A GEMM: the TensorE/tensor-core time at the tile utilisation, the HBM stream of W, X and Y,
+// Trainium's PSUM read-out, and the quantisation kernels of a low-precision GEMM.
+OpTime ChipModel::gemm_time(const workload::Op& op, const Precision& p, bool bwd, bool dgrad_only) const {
   OpTime out;
+  const double act_b = core::bytes_per_element(p.activations);
+  const Dtype d = best_dtype(op.adapter ? Dtype::Bf16 : p.gemm);
+  out.dtype = d;
+  const double util = std::max(1e-3, gemm_utilisation(op, d));
+  const double f = op.flops() * (bwd ? 2.0 : 1.0);  // dgrad + wgrad; forward or dgrad alone: 1
+  const core::Seconds tc = core::flops(f) / (achievable_flops(d) * util);
+  const double cnt = static_cast<double>(op.count);
+  const double mk = static_cast<double>(op.m) * static_cast<double>(op.k) * cnt;
+  const double mn = static_cast<double>(op.m) * static_cast<double>(op.n) * cnt;
+  const double kn = static_cast<double>(op.k) * static_cast<double>(op.n) * cnt;
+  const double wb = core::bytes_per_element(p.weights);
+  // Forward reads W, X and writes Y; dgrad alone reads W, dY and writes dX (the same bytes).
+  double bytes = kn * wb + (mk + mn) * act_b;
+  if (bwd) bytes = 2.0 * bytes + kn * 4.0;  // read W, dY, X; write dX, dW (fp32 accumulate)
+  const core::Seconds tm = memory_time(core::bytes(bytes));
+  // Trainium: the fp32 accumulators are read out of PSUM by VectorE/ScalarE, once per output
+  // element: m·n forward; m·k (dgrad) and k·n (wgrad) backward. Bound below K ≈ 100 (bf16) to
+  // 350 (MX) per core, where the array outpaces the read-out (docs/calibration.md).
+  const core::Seconds tpsum = psum_readout_time(bwd ? (mk + kn) : dgrad_only ? mk : mn);
+  // Low-precision GEMMs need their activation inputs quantised by separate kernels (read
+  // bf16, write the 1-byte format: 3 bytes per element): X forward; dY and Xᵀ backward; dY
+  // alone for dgrad.
+  double cast = 0.0;
+  if (is_low_precision(d)) cast = (bwd ? (mn + mk) : dgrad_only ? mn : mk) * 3.0;
+  out.time = core::max(core::max(tc, tm), tpsum) + memory_time(core::bytes(cast)) +
+             cal_.kernel_overhead * (bwd ? 2.0 : 1.0) * (cast > 0 ? 2.0 : 1.0);
+  bytes += cast;
+  out.flops = core::flops(f);
+  out.hbm_bytes = core::bytes(bytes);
+  out.compute_bound = tc >= tm;
+  out.psum_bound = tpsum > core::max(tc, tm);
+  return out;
+}
+
+// Flash attention in bf16 (fp8 attention is not used by the training recipes modelled; serving
+// kernels read the KV cache in its own dtype).
+OpTime ChipModel::attention_time(const workload::Op& op, const Precision& p, bool bwd) const {
+  OpTime out;
+  const double act_b = core::bytes_per_element(p.activations);
+  const Dtype d = best_dtype(Dtype::Bf16);
+  out.dtype = d;
+  const double f = op.flops() * (bwd ? 2.5 : 1.0);  // backward: 5 GEMMs vs 2 forward
+  const core::FlopRate forward = chip_.peak_for(d) * (cal_.attention_efficiency * cal_.power_cap_factor);
+  const core::FlopRate rate = forward * (attention_utilisation(op, forward) * (bwd ? cal_.attention_bwd_ratio : 1.0));
+  const core::Seconds tc = core::flops(f) / rate;
+  const double b = static_cast<double>(op.batch);
+  const double q = b * static_cast<double>(op.q_len) * static_cast<double>(op.heads) *
+                   static_cast<double>(op.d_qk + op.d_v) * act_b;
+  double kvlen = static_cast<double>(op.kv_len);
+  if (op.window > 0) kvlen = std::min(kvlen, static_cast<double>(op.window));
+  const double kv = b * kvlen * static_cast<double>(op.kv_heads) * static_cast<double>(op.d_qk + op.d_v) *
+                    core::bytes_per_element(p.kv);
+  const double bytes = (q + kv) * (bwd ? 2.5 : 1.0);
+  const core::Seconds tm = memory_time(core::bytes(bytes));
+  out.time = core::max(tc, tm) + cal_.kernel_overhead * (bwd ? 2.0 : 1.0);
+  out.flops = core::flops(f);
+  out.hbm_bytes = core::bytes(bytes);
+  out.compute_bound = tc >= tm;
+  return out;
+}
+
+// Elementwise work and MoE dispatch: the HBM stream of the elements; on Trainium also VectorE
+// (lanes × clock per NeuronCore), whichever is slower.
+OpTime ChipModel::elementwise_time(const workload::Op& op, const Precision& p, bool bwd) const {
+  OpTime out;
+  const double bytes = op.elements * core::bytes_per_element(p.activations) * (bwd ? 2.0 : 1.0);
+  core::Seconds t = memory_time(core::bytes(bytes));
+  if (chip_.neuron && chip_.neuron->vector_lanes_bf16 > 0) {
+    const auto& nc = *chip_.neuron;
+    const core::Hertz lanes =
+        nc.vector_clock.value * static_cast<double>(nc.vector_lanes_bf16) * static_cast<double>(nc.cores_per_chip);
+    const double elements = op.elements * (bwd ? 2.0 : 1.0);
+    t = core::max(t, core::seconds(elements / lanes.base()));
+  }
+  out.time = t + cal_.kernel_overhead;
+  out.flops = core::flops(op.elements);
+  out.hbm_bytes = core::bytes(bytes);
+  out.compute_bound = false;
+  return out;
+}
+
+OpTime ChipModel::time(const workload::Op& op, const Precision& p, Pass pass) const {
   // A frozen weight's GEMM (LoRA) computes its input gradient only: one GEMM like the forward.
   const bool dgrad_only = pass == Pass::Backward && op.kind == workload::OpKind::Gemm && op.frozen;
   const bool bwd = pass == Pass::Backward && !dgrad_only;
-  const double act_b = core::bytes_per_element(p.activations);
   switch (op.kind) {
-    case workload::OpKind::Gemm: {
-      const Dtype d = best_dtype(op.adapter ? Dtype::Bf16 : p.gemm);
-      out.dtype = d;
-      const double util = std::max(1e-3, gemm_utilisation(op, d));
-      const double f = op.flops() * (bwd ? 2.0 : 1.0);  // dgrad + wgrad; forward or dgrad alone: 1
-      const core::Seconds tc = core::flops(f) / (achievable_flops(d) * util);
-      const double cnt = static_cast<double>(op.count);
-      const double mk = static_cast<double>(op.m) * static_cast<double>(op.k) * cnt;
-      const double mn = static_cast<double>(op.m) * static_cast<double>(op.n) * cnt;
-      const double kn = static_cast<double>(op.k) * static_cast<double>(op.n) * cnt;
-      const double wb = core::bytes_per_element(p.weights);
-      // Forward reads W, X and writes Y; dgrad alone reads W, dY and writes dX (the same bytes).
-      double bytes = kn * wb + (mk + mn) * act_b;
-      if (bwd) bytes = 2.0 * bytes + kn * 4.0;  // read W, dY, X; write dX, dW (fp32 accumulate)
-      const core::Seconds tm = memory_time(core::bytes(bytes));
-      // Trainium: the fp32 accumulators are read out of PSUM by VectorE/ScalarE, once per output
-      // element: m·n forward; m·k (dgrad) and k·n (wgrad) backward. Bound below K ≈ 100 (bf16) to
-      // 350 (MX) per core, where the array outpaces the read-out (docs/calibration.md).
-      const core::Seconds tpsum = psum_readout_time(bwd ? (mk + kn) : dgrad_only ? mk : mn);
-      // Low-precision GEMMs need their activation inputs quantised by separate kernels (read
-      // bf16, write the 1-byte format: 3 bytes per element): X forward; dY and Xᵀ backward; dY
-      // alone for dgrad.
-      double cast = 0.0;
-      if (is_low_precision(d)) cast = (bwd ? (mn + mk) : dgrad_only ? mn : mk) * 3.0;
-      out.time = core::max(core::max(tc, tm), tpsum) + memory_time(core::bytes(cast)) +
-                 cal_.kernel_overhead * (bwd ? 2.0 : 1.0) * (cast > 0 ? 2.0 : 1.0);
-      bytes += cast;
-      out.flops = core::flops(f);
-      out.hbm_bytes = core::bytes(bytes);
-      out.compute_bound = tc >= tm;
-      out.psum_bound = tpsum > core::max(tc, tm);
-      break;
-    }
-    case workload::OpKind::Attention: {
-      // Flash attention in bf16 (fp8 attention is not used by the training recipes modelled;
-      // serving kernels read the KV cache in its own dtype).
-      const Dtype d = best_dtype(Dtype::Bf16);
-      out.dtype = d;
-      const double f = op.flops() * (bwd ? 2.5 : 1.0);  // backward: 5 GEMMs vs 2 forward
-      const core::FlopRate forward = chip_.peak_for(d) * (cal_.attention_efficiency * cal_.power_cap_factor);
-      const core::FlopRate rate =
-          forward * (attention_utilisation(op, forward) * (bwd ? cal_.attention_bwd_ratio : 1.0));
-      const core::Seconds tc = core::flops(f) / rate;
-      const double b = static_cast<double>(op.batch);
-      const double q = b * static_cast<double>(op.q_len) * static_cast<double>(op.heads) *
-                       static_cast<double>(op.d_qk + op.d_v) * act_b;
-      double kvlen = static_cast<double>(op.kv_len);
-      if (op.window > 0) kvlen = std::min(kvlen, static_cast<double>(op.window));
-      const double kv = b * kvlen * static_cast<double>(op.kv_heads) *
-                        static_cast<double>(op.d_qk + op.d_v) * core::bytes_per_element(p.kv);
-      const double bytes = (q + kv) * (bwd ? 2.5 : 1.0);
-      const core::Seconds tm = memory_time(core::bytes(bytes));
-      out.time = core::max(tc, tm) + cal_.kernel_overhead * (bwd ? 2.0 : 1.0);
-      out.flops = core::flops(f);
-      out.hbm_bytes = core::bytes(bytes);
-      out.compute_bound = tc >= tm;
-      break;
-    }
-    case workload::OpKind::Scan:
-      out = scan_time(op, bwd, act_b);
-      break;
+    case workload::OpKind::Gemm: return gemm_time(op, p, bwd, dgrad_only);
+    case workload::OpKind::Attention: return attention_time(op, p, bwd);
+    case workload::OpKind::Scan: return scan_time(op, bwd, core::bytes_per_element(p.activations));
     case workload::OpKind::Elementwise:
-    case workload::OpKind::MoeDispatch: {
-      const double bytes = op.elements * act_b * (bwd ? 2.0 : 1.0);
-      core::Seconds t = memory_time(core::bytes(bytes));
-      if (chip_.neuron && chip_.neuron->vector_lanes_bf16 > 0) {
-        // Trainium runs elementwise work on VectorE (lanes × clock per NeuronCore); an op is
-        // bound by whichever of VectorE and the HBM stream is slower.
-        const auto& nc = *chip_.neuron;
-        const core::Hertz lanes = nc.vector_clock.value * static_cast<double>(nc.vector_lanes_bf16) *
-                                  static_cast<double>(nc.cores_per_chip);
-        const double elements = op.elements * (bwd ? 2.0 : 1.0);
-        t = core::max(t, core::seconds(elements / lanes.base()));
-      }
-      out.time = t + cal_.kernel_overhead;
-      out.flops = core::flops(op.elements);
-      out.hbm_bytes = core::bytes(bytes);
-      out.compute_bound = false;
-      break;
-    }
+    case workload::OpKind::MoeDispatch: return elementwise_time(op, p, bwd);
   }
-  return out;
+  return OpTime{};
 }
 
 }  // namespace xpusim::compute

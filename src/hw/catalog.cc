@@ -314,6 +314,66 @@ std::string file_stem(const std::string& path) {
   return std::filesystem::path(path).stem().string();
 }
 
+/// The chip's family and architecture words, each checked against the known ones; returns the
+/// family word as written.
+std::string read_chip_family(FieldReader& f, ChipSpec& c, core::Diagnostics& diags) {
+  const std::string family = f.str("family");
+  const std::vector<std::string> families = {"trainium", "nvidia-gpu"};
+  if (family == "trainium") {
+    c.family = ChipFamily::Trainium;
+  } else if (family == "nvidia-gpu") {
+    c.family = ChipFamily::NvidiaGpu;
+  } else if (f.has("family")) {
+    diags.error("family", "unknown chip family '" + family + "'", family, "one of: " + core::join(families),
+                core::did_you_mean(family, families));
+  }
+  c.architecture = f.str("architecture");
+  const std::vector<std::string> archs =
+      c.family == ChipFamily::Trainium
+          ? std::vector<std::string>{"neuroncore-v2", "neuroncore-v3", "neuroncore-v4", "neuroncore-v5"}
+          : std::vector<std::string>{"ampere", "hopper", "blackwell"};
+  if (f.has("architecture") && std::find(archs.begin(), archs.end(), c.architecture) == archs.end())
+    diags.error("architecture", "unknown architecture '" + c.architecture + "' for a " + family + " chip",
+                c.architecture, "one of: " + core::join(archs), core::did_you_mean(c.architecture, archs));
+  return family;
+}
+
+/// `peak`: one sourced math rate per dtype name.
+void read_chip_peaks(FieldReader& f, ChipSpec& c, core::Diagnostics& diags) {
+  const Json* peak = f.object("peak", true);
+  if (!peak) return;
+  FactReader pr(*peak, "peak", diags, c.facts, "peak");
+  for (auto it = peak->begin(); it != peak->end(); ++it) {
+    auto d = core::parse_dtype(it.key());
+    if (!d) {
+      pr.fields().ignore(it.key());
+      diags.error(pr.path_of(it.key()), "unknown dtype '" + it.key() + "'", it.key(),
+                  "one of: " + core::join(core::all_dtype_names()), core::did_you_mean(it.key(), core::all_dtype_names()));
+      continue;
+    }
+    if (auto q = pr.quantity<core::FlopRate>(it.key())) c.peak[*d] = *q;
+  }
+  pr.finish();
+  if (peak->empty()) diags.error("peak", "no dtype listed", "{}", "at least one dtype");
+}
+
+/// The family's micro-architecture block (`neuron_core` or `gpu`); the other one is an error.
+void read_chip_core(FieldReader& f, const std::string& family, ChipSpec& c, core::Diagnostics& diags) {
+  const bool trainium = c.family == ChipFamily::Trainium;
+  const char* needed = trainium ? "neuron_core" : "gpu";
+  const char* other = trainium ? "gpu" : "neuron_core";
+  if (f.has(other)) {
+    f.ignore(other);
+    diags.error(other, std::string("not allowed for family '") + family + "'", "",
+                std::string("'") + needed + "'");
+  }
+  if (trainium) {
+    if (const Json* n = f.object("neuron_core", true)) c.neuron = parse_neuron(*n, "neuron_core", diags, c.facts);
+  } else {
+    if (const Json* g = f.object("gpu", true)) c.gpu = parse_gpu(*g, "gpu", diags, c.facts);
+  }
+}
+
 ChipSpec parse_chip_json(const Json& root, const std::string& file, core::Diagnostics& diags) {
   ChipSpec c;
   if (!root.is_object()) {
@@ -328,65 +388,16 @@ ChipSpec parse_chip_json(const Json& root, const std::string& file, core::Diagno
   }
   c.name = f.str("name");
   c.vendor = f.str("vendor");
-  const std::string family = f.str("family");
-  const std::vector<std::string> families = {"trainium", "nvidia-gpu"};
-  if (family == "trainium") {
-    c.family = ChipFamily::Trainium;
-  } else if (family == "nvidia-gpu") {
-    c.family = ChipFamily::NvidiaGpu;
-  } else if (f.has("family")) {
-    diags.error("family", "unknown chip family '" + family + "'", family,
-                "one of: " + core::join(families), core::did_you_mean(family, families));
-  }
-  c.architecture = f.str("architecture");
-  {
-    const std::vector<std::string> archs =
-        c.family == ChipFamily::Trainium
-            ? std::vector<std::string>{"neuroncore-v2", "neuroncore-v3", "neuroncore-v4", "neuroncore-v5"}
-            : std::vector<std::string>{"ampere", "hopper", "blackwell"};
-    if (f.has("architecture") && std::find(archs.begin(), archs.end(), c.architecture) == archs.end())
-      diags.error("architecture", "unknown architecture '" + c.architecture + "' for a " + family + " chip",
-                  c.architecture, "one of: " + core::join(archs), core::did_you_mean(c.architecture, archs));
-  }
+  const std::string family = read_chip_family(f, c, diags);
   c.projected = f.boolean_or("projected", false);
   c.description = f.str_or("description", "");
-
-  if (const Json* peak = f.object("peak", true)) {
-    FactReader pr(*peak, "peak", diags, c.facts, "peak");
-    for (auto it = peak->begin(); it != peak->end(); ++it) {
-      auto d = core::parse_dtype(it.key());
-      if (!d) {
-        pr.fields().ignore(it.key());
-        diags.error(pr.path_of(it.key()), "unknown dtype '" + it.key() + "'", it.key(),
-                    "one of: " + core::join(core::all_dtype_names()),
-                    core::did_you_mean(it.key(), core::all_dtype_names()));
-        continue;
-      }
-      if (auto q = pr.quantity<core::FlopRate>(it.key())) c.peak[*d] = *q;
-    }
-    pr.finish();
-    if (peak->empty()) diags.error("peak", "no dtype listed", "{}", "at least one dtype");
-  }
+  read_chip_peaks(f, c, diags);
   c.hbm_capacity = sourced_or_empty(r.quantity<core::Bytes>("hbm_capacity"));
   c.hbm_bandwidth = sourced_or_empty(r.quantity<core::ByteRate>("hbm_bandwidth"));
   c.sram = sourced_or_empty(r.quantity<core::Bytes>("sram"));
   c.tdp = sourced_or_empty(r.quantity<core::Watts>("tdp"));
   if (auto cap = r.quantity<core::Watts>("power_cap", false)) c.power_cap = *cap;
-
-  const bool trainium = c.family == ChipFamily::Trainium;
-  const char* needed = trainium ? "neuron_core" : "gpu";
-  const char* other = trainium ? "gpu" : "neuron_core";
-  if (f.has(other)) {
-    f.ignore(other);
-    diags.error(other, std::string("not allowed for family '") + family + "'", "",
-                std::string("'") + needed + "'");
-  }
-  if (trainium) {
-    if (const Json* n = f.object("neuron_core", true))
-      c.neuron = parse_neuron(*n, "neuron_core", diags, c.facts);
-  } else {
-    if (const Json* g = f.object("gpu", true)) c.gpu = parse_gpu(*g, "gpu", diags, c.facts);
-  }
+  read_chip_core(f, family, c, diags);
   r.finish();
   return c;
 }
@@ -477,6 +488,47 @@ TopologyDim parse_dim(const Json& obj, const std::string& path, bool scale_out,
   return d;
 }
 
+/// `scale_up`: the dimensions of one domain, innermost first; returns their sizes as "a x b".
+std::string read_scale_up(FieldReader& f, SystemSpec& s, core::Diagnostics& diags) {
+  std::string text;
+  const Json* dims = f.array("scale_up", true);
+  if (!dims) return text;
+  if (dims->empty()) diags.error("scale_up", "no scale-up dimension", "[]", "at least one dimension");
+  for (size_t i = 0; i < dims->size(); ++i) {
+    const std::string path = "scale_up[" + std::to_string(i) + "]";
+    if (!(*dims)[i].is_object()) {
+      diags.error(path, "wrong type", config::brief((*dims)[i]), "an object");
+      continue;
+    }
+    s.scale_up.push_back(parse_dim((*dims)[i], path, false, diags, s.facts));
+    text += (text.empty() ? "" : " x ") + std::to_string(s.scale_up.back().size);
+  }
+  return text;
+}
+
+/// Cross-field checks: the scale-up sizes multiply to the domain, a domain is whole nodes, the
+/// largest cluster is at least one domain. The flags say which counts were read.
+void check_system_sizes(const SystemSpec& s, const std::string& dims_text, bool per_node, bool per_domain,
+                        bool max_chips, core::Diagnostics& diags) {
+  long long product = 1;
+  for (const auto& d : s.scale_up) product *= d.size;
+  if (per_domain && !s.scale_up.empty() && product != s.chips_per_domain) {
+    diags.error("scale_up",
+                "product of scale-up dimension sizes " + dims_text + " = " + std::to_string(product) +
+                    " does not equal chips_per_domain " + std::to_string(s.chips_per_domain),
+                dims_text, "sizes whose product is " + std::to_string(s.chips_per_domain));
+  }
+  if (per_node && per_domain && s.chips_per_domain % s.chips_per_node != 0) {
+    diags.error("chips_per_domain",
+                "chips_per_domain is not a multiple of chips_per_node (" + std::to_string(s.chips_per_node) + ")",
+                std::to_string(s.chips_per_domain), "a multiple of " + std::to_string(s.chips_per_node));
+  }
+  if (max_chips && per_domain && s.max_chips.value < s.chips_per_domain) {
+    diags.error("max_chips", "smaller than one scale-up domain", std::to_string(s.max_chips.value),
+                "at least chips_per_domain = " + std::to_string(s.chips_per_domain));
+  }
+}
+
 SystemSpec parse_system_json(const Json& root, const std::string& file, core::Diagnostics& diags) {
   SystemSpec s;
   if (!root.is_object()) {
@@ -500,57 +552,17 @@ SystemSpec parse_system_json(const Json& root, const std::string& file, core::Di
   auto per_domain = r.integer("chips_per_domain", 1);
   s.chips_per_node = as_int(per_node, 1);
   s.chips_per_domain = as_int(per_domain, 1);
-
-  long long product = 1;
-  std::string text;
-  if (const Json* dims = f.array("scale_up", true)) {
-    if (dims->empty()) {
-      diags.error("scale_up", "no scale-up dimension", "[]", "at least one dimension");
-    }
-    for (size_t i = 0; i < dims->size(); ++i) {
-      const std::string path = "scale_up[" + std::to_string(i) + "]";
-      if (!(*dims)[i].is_object()) {
-        diags.error(path, "wrong type", config::brief((*dims)[i]), "an object");
-        continue;
-      }
-      s.scale_up.push_back(parse_dim((*dims)[i], path, false, diags, s.facts));
-      product *= s.scale_up.back().size;
-      text += (text.empty() ? "" : " x ") + std::to_string(s.scale_up.back().size);
-    }
-  }
-  if (const Json* so = f.object("scale_out", true)) {
-    s.scale_out = parse_dim(*so, "scale_out", true, diags, s.facts);
-  }
+  const std::string dims_text = read_scale_up(f, s, diags);
+  if (const Json* so = f.object("scale_out", true)) s.scale_out = parse_dim(*so, "scale_out", true, diags, s.facts);
   auto max_chips = r.integer("max_chips", 1);
   if (max_chips) s.max_chips = *max_chips;
   s.price_per_chip_hour = sourced_or_empty(r.quantity<core::DollarRate>("price_per_chip_hour"));
-  s.overhead_power_per_chip =
-      sourced_or_empty(r.quantity<core::Watts>("overhead_power_per_chip"));
+  s.overhead_power_per_chip = sourced_or_empty(r.quantity<core::Watts>("overhead_power_per_chip"));
   r.finish();
-
-  // Cross-field checks.
-  if (per_domain && !s.scale_up.empty() && product != s.chips_per_domain) {
-    diags.error("scale_up",
-                "product of scale-up dimension sizes " + text + " = " + std::to_string(product) +
-                    " does not equal chips_per_domain " + std::to_string(s.chips_per_domain),
-                text, "sizes whose product is " + std::to_string(s.chips_per_domain));
-  }
-  if (per_node && per_domain && s.chips_per_domain % s.chips_per_node != 0) {
-    diags.error("chips_per_domain",
-                "chips_per_domain is not a multiple of chips_per_node (" +
-                    std::to_string(s.chips_per_node) + ")",
-                std::to_string(s.chips_per_domain),
-                "a multiple of " + std::to_string(s.chips_per_node));
-  }
-  if (max_chips && per_domain && s.max_chips.value < s.chips_per_domain) {
-    diags.error("max_chips", "smaller than one scale-up domain",
-                std::to_string(s.max_chips.value),
-                "at least chips_per_domain = " + std::to_string(s.chips_per_domain));
-  }
+  check_system_sizes(s, dims_text, per_node.has_value(), per_domain.has_value(), max_chips.has_value(), diags);
   // The scale-out dimension spans the domains of the largest cluster.
   if (s.chips_per_domain > 0 && s.max_chips.value > 0) {
-    s.scale_out.size = static_cast<int>((s.max_chips.value + s.chips_per_domain - 1) /
-                                        s.chips_per_domain);
+    s.scale_out.size = static_cast<int>((s.max_chips.value + s.chips_per_domain - 1) / s.chips_per_domain);
   }
   return s;
 }

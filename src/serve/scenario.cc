@@ -558,6 +558,47 @@ core::Result<ServeReport> run_hetero(const ServeScenario& in, const ServeEnv& en
   return rep;
 }
 
+// A hybrid's per-sequence recurrent state and the KV tokens it is held as.
+void add_recurrent_state_note(const ServeScenario& sc, ServeReport& rep) {
+  rep.assumptions.push_back("recurrent (Mamba-2 / DeltaNet) state in " + sc.state_precision + ": " +
+                            fmt(rep.memory.state_per_sequence.base() / core::mib(1).base()) +
+                            " MiB per sequence per chip, held in the KV cache as " +
+                            std::to_string(rep.memory.state_tokens) + " tokens' worth");
+}
+
+// The engines of a homogeneous run (one per replica, or one per chip with DP attention), their
+// scheduler and compiled batch, the decode pool of a disaggregated run, and the load and SLOs;
+// returns the engine count of the (prefill) pool.
+long long configure_engines(ServeScenario& sc, const hw::SystemSpec& sys, const FrameworkProfile& prof,
+                            const net::TopologyOptions& topo_opts, long long engine_chips, Build& b,
+                            ServeReport& rep) {
+  const long long pool_chips = sc.prefill_chips > 0 ? sc.prefill_chips : sc.chips;
+  const long long engines = sc.attention_dp ? pool_chips : pool_chips / engine_chips;
+  b.spec.scheduler = scheduler_of(sc, prof);
+  if (sc.prefill_chips == 0) compile_decode_batch(sc, engines, b.spec.scheduler, rep);
+  b.spec.pool = PoolSpec{b.cost.get(), static_cast<int>(engines)};
+  if (sc.prefill_chips > 0) add_decode_pool(sc, sys, topo_opts, engine_chips, b);
+  if (b.spec.disaggregated) rep.decode_engines = b.spec.decode_pool.engines;
+  b.spec.load = sc.load;
+  b.spec.timeout = sc.timeout;
+  b.spec.ttft_slo = sc.ttft_slo;
+  b.spec.tpot_slo = sc.tpot_slo;
+  b.spec.trace.enabled = sc.trace;
+  if (sc.load.arrival == ArrivalKind::Trace) b.spec.load.requests = static_cast<long long>(sc.load.trace.size());
+  return engines;
+}
+
+// What the simulation approximated: histogram percentiles, clipped request lengths.
+void add_sim_notes(const workload::ModelSpec& model, ServeReport& rep) {
+  if (rep.sim.requests > LatencyStats::kExactValues)
+    rep.assumptions.push_back("latency percentiles over " + std::to_string(rep.sim.requests) +
+                              " requests from a histogram of 1% buckets (within 0.5% of exact; exact up to " +
+                              std::to_string(LatencyStats::kExactValues) + " requests)");
+  if (rep.sim.clipped_requests > 0)
+    rep.assumptions.push_back(std::to_string(rep.sim.clipped_requests) + " drawn request lengths exceeded the model's context (" +
+                              std::to_string(model.max_position) + " tokens) and were clipped to it");
+}
+
 }  // namespace
 
 core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& env) {
@@ -586,36 +627,13 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   b.cost = std::make_unique<StepCostModel>(sys, model, plan, prof, mapping::memory_params(params), b.topo.get());
   rep.memory = b.cost->memory();
   if (auto refusal = memory_refusal(sc, rep.memory, precisions.weights)) return core::make_error(*refusal);
-  if (model.has_recurrent())
-    rep.assumptions.push_back("recurrent (Mamba-2 / DeltaNet) state in " + sc.state_precision + ": " +
-                              fmt(rep.memory.state_per_sequence.base() / core::mib(1).base()) +
-                              " MiB per sequence per chip, held in the KV cache as " +
-                              std::to_string(rep.memory.state_tokens) + " tokens' worth");
+  if (model.has_recurrent()) add_recurrent_state_note(sc, rep);
   add_draft(sc, env, sys, plan, prof, b);
 
   const long long engine_chips = plan.engine_chips();
-  const long long pool_chips = sc.prefill_chips > 0 ? sc.prefill_chips : sc.chips;
-  const long long engines = sc.attention_dp ? pool_chips : pool_chips / engine_chips;
-  b.spec.scheduler = scheduler_of(sc, prof);
-  if (sc.prefill_chips == 0) compile_decode_batch(sc, engines, b.spec.scheduler, rep);
-  b.spec.pool = PoolSpec{b.cost.get(), static_cast<int>(engines)};
-  if (sc.prefill_chips > 0) add_decode_pool(sc, sys, topo_opts, engine_chips, b);
-  if (b.spec.disaggregated) rep.decode_engines = b.spec.decode_pool.engines;
-  b.spec.load = sc.load;
-  b.spec.timeout = sc.timeout;
-  b.spec.ttft_slo = sc.ttft_slo;
-  b.spec.tpot_slo = sc.tpot_slo;
-  b.spec.trace.enabled = sc.trace;
-  if (sc.load.arrival == ArrivalKind::Trace) b.spec.load.requests = static_cast<long long>(sc.load.trace.size());
-
+  const long long engines = configure_engines(sc, sys, prof, topo_opts, engine_chips, b, rep);
   rep.sim = simulate(b.spec);
-  if (rep.sim.requests > LatencyStats::kExactValues)
-    rep.assumptions.push_back("latency percentiles over " + std::to_string(rep.sim.requests) +
-                              " requests from a histogram of 1% buckets (within 0.5% of exact; exact up to " +
-                              std::to_string(LatencyStats::kExactValues) + " requests)");
-  if (rep.sim.clipped_requests > 0)
-    rep.assumptions.push_back(std::to_string(rep.sim.clipped_requests) + " drawn request lengths exceeded the model's context (" +
-                              std::to_string(model.max_position) + " tokens) and were clipped to it");
+  add_sim_notes(model, rep);
   rep.scenario = sc;
   rep.framework = framework_name(*sc.framework);
   rep.engines = static_cast<int>(engines);

@@ -117,6 +117,9 @@ class Sim {
   void try_start(int e, SimTime t, bool after_step = false);
   void enqueue(int e, int req, SimTime t);
   bool form_continuous(Engine& en);
+  bool admissible(const Engine& en, bool has_work) const;
+  long long continue_prefills(Engine& en, long long budget);
+  void admit_waiting(Engine& en, long long budget, bool decode_pool);
   bool form_static(Engine& en);
   StepWork static_step_work(const Engine& en) const;
   StepWork continuous_step_work(const Engine& en) const;
@@ -321,35 +324,23 @@ bool Sim::form_static(Engine& en) {
   return true;
 }
 
-bool Sim::form_continuous(Engine& en) {
+// Schedule-ahead: a request queued after the cut-off waits for the next step, unless this step
+// would otherwise run nothing (an idle engine admits at once).
+bool Sim::admissible(const Engine& en, bool has_work) const {
   const auto& sc = s_.scheduler;
-  en.chunks.clear();
-  en.step_decodes = false;
-  preempt_for_growth(en);
-  const long long q = s_.spec.draft_len > 0 ? s_.spec.draft_len + 1 : 1;
-  // Schedule-ahead: a request queued after the cut-off waits for the next step, unless this
-  // step would otherwise run nothing (an idle engine admits at once).
-  auto admissible = [&](bool has_work) {
-    if (en.waiting.empty()) return false;
-    if (running(en) >= static_cast<double>(sc.max_num_seqs)) return false;
-    const auto& head = req(en.waiting.front());
-    if (sc.schedule_ahead && has_work && head.queued_at > en.cutoff) return false;
-    if (sc.max_prefill_seqs > 0 && !head.prefilled && en.pool == 0 &&
-        static_cast<long long>(en.chunks.size()) >= sc.max_prefill_seqs)
-      return false;
-    return kv_admits(en, head);
-  };
-  bool prefill_only = false;
-  if (sc.kind == SchedulerKind::PrefillPriority &&
-      (!en.prefilling.empty() || admissible(en.n_dec > 0)))
-    prefill_only = true;
-  long long budget = sc.max_batched_tokens;
-  if (!prefill_only && en.n_dec > 0) {
-    en.step_decodes = true;
-    budget -= en.n_dec * q;
-  }
-  const bool decode_pool = s_.disaggregated && en.pool == 1;
-  // Continue chunked prefills, then admit.
+  if (en.waiting.empty()) return false;
+  if (running(en) >= static_cast<double>(sc.max_num_seqs)) return false;
+  const auto& head = req(en.waiting.front());
+  if (sc.schedule_ahead && has_work && head.queued_at > en.cutoff) return false;
+  if (sc.max_prefill_seqs > 0 && !head.prefilled && en.pool == 0 &&
+      static_cast<long long>(en.chunks.size()) >= sc.max_prefill_seqs)
+    return false;
+  return kv_admits(en, head);
+}
+
+// The running chunked prefills take their next chunks; returns the token budget left.
+long long Sim::continue_prefills(Engine& en, long long budget) {
+  const auto& sc = s_.scheduler;
   for (auto& p : en.prefilling) {
     if (budget <= 0) break;
     const long long left = req(p.req).prompt - p.done;
@@ -358,7 +349,14 @@ bool Sim::form_continuous(Engine& en) {
     en.chunks.push_back(Chunk{p.req, c});
     budget -= c;
   }
-  while (admissible(en.step_decodes || !en.chunks.empty()) && (budget > 0 || decode_pool)) {
+  return budget;
+}
+
+// Waiting requests join while the budget, the batch and the KV cache allow: a prefilled one (or
+// any, in a decode pool) straight into decode, others as a prompt chunk.
+void Sim::admit_waiting(Engine& en, long long budget, bool decode_pool) {
+  const auto& sc = s_.scheduler;
+  while (admissible(en, en.step_decodes || !en.chunks.empty()) && (budget > 0 || decode_pool)) {
     const int r = en.waiting.front();
     auto& rq = req(r);
     if (decode_pool || rq.prefilled) {
@@ -384,6 +382,23 @@ bool Sim::form_continuous(Engine& en) {
     en.chunks.push_back(Chunk{r, c});
     budget -= c;
   }
+}
+
+bool Sim::form_continuous(Engine& en) {
+  const auto& sc = s_.scheduler;
+  en.chunks.clear();
+  en.step_decodes = false;
+  preempt_for_growth(en);
+  const long long q = s_.spec.draft_len > 0 ? s_.spec.draft_len + 1 : 1;
+  const bool prefill_only = sc.kind == SchedulerKind::PrefillPriority &&
+                            (!en.prefilling.empty() || admissible(en, en.n_dec > 0));
+  long long budget = sc.max_batched_tokens;
+  if (!prefill_only && en.n_dec > 0) {
+    en.step_decodes = true;
+    budget -= en.n_dec * q;
+  }
+  const bool decode_pool = s_.disaggregated && en.pool == 1;
+  admit_waiting(en, continue_prefills(en, budget), decode_pool);
   if (decode_pool && en.n_dec > 0) en.step_decodes = true;
   return en.step_decodes || !en.chunks.empty();
 }

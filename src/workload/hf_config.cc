@@ -721,27 +721,69 @@ std::vector<std::string> model_ids(const std::string& models_dir) {
   return ids;
 }
 
-ModelSpec load_model(const std::string& path_or_id, const std::string& models_dir) {
-  std::string path = path_or_id;
-  std::error_code ec;
-  const bool looks_like_path = path_or_id.find('/') != std::string::npos ||
-                               (path_or_id.size() > 5 &&
-                                path_or_id.compare(path_or_id.size() - 5, 5, ".json") == 0);
-  if (!fs::is_regular_file(path_or_id, ec)) {
-    if (looks_like_path) {
-      core::fail("", "cannot open model file '" + path_or_id + "'", path_or_id,
-                 "an existing config.json or a model id");
-    }
-    path = (fs::path(models_dir) / (path_or_id + ".json")).string();
-    if (!fs::is_regular_file(path, ec)) {
-      const auto ids = model_ids(models_dir);
-      core::fail("", "unknown model '" + path_or_id + "'", path_or_id,
-                 ids.empty() ? "a path to a config.json (no models in '" + models_dir + "')"
-                             : "one of: " + core::join(ids),
-                 core::did_you_mean(path_or_id, ids));
-    }
-  }
+namespace {
 
+/// The config file a model argument names: an existing file, else `models_dir/<id>.json`; an
+/// unknown id lists the shipped ones.
+std::string resolve_model_path(const std::string& path_or_id, const std::string& models_dir) {
+  std::error_code ec;
+  if (fs::is_regular_file(path_or_id, ec)) return path_or_id;
+  const bool looks_like_path = path_or_id.find('/') != std::string::npos ||
+                               (path_or_id.size() > 5 && path_or_id.compare(path_or_id.size() - 5, 5, ".json") == 0);
+  if (looks_like_path)
+    core::fail("", "cannot open model file '" + path_or_id + "'", path_or_id, "an existing config.json or a model id");
+  std::string path = (fs::path(models_dir) / (path_or_id + ".json")).string();
+  if (!fs::is_regular_file(path, ec)) {
+    const auto ids = model_ids(models_dir);
+    core::fail("", "unknown model '" + path_or_id + "'", path_or_id,
+               ids.empty() ? "a path to a config.json (no models in '" + models_dir + "')" : "one of: " + core::join(ids),
+               core::did_you_mean(path_or_id, ids));
+  }
+  return path;
+}
+
+/// The shape every family must have once read: positive sizes, heads that divide the hidden
+/// size and one another, a valid MoE routing and a layer-type list of the right length.
+void check_shape(ModelSpec& m, core::Diagnostics& diags) {
+  require_positive(diags, "hidden_size", m.hidden);
+  require_positive(diags, "num_hidden_layers", m.layers);
+  require_positive(diags, "num_attention_heads", m.heads);
+  require_positive(diags, "num_key_value_heads", m.kv_heads);
+  require_positive(diags, "vocab_size", m.vocab);
+  if (m.ffn <= 0 && !m.is_moe()) require_positive(diags, "intermediate_size", m.ffn);
+  if (!diags.empty()) return;
+  if (m.head_dim <= 0) {
+    if (m.hidden % m.heads != 0) {
+      diags.error("num_attention_heads", "does not divide hidden_size", std::to_string(m.heads),
+                  "a divisor of " + std::to_string(m.hidden) + " (or an explicit head_dim)");
+    }
+    m.head_dim = m.hidden / m.heads;
+  }
+  if (m.attention != AttnKind::Mla) {
+    if (m.heads % m.kv_heads != 0) {
+      diags.error("num_key_value_heads", "does not divide num_attention_heads", std::to_string(m.kv_heads),
+                  "a divisor of " + std::to_string(m.heads));
+    }
+    m.attention = m.kv_heads == m.heads ? AttnKind::Mha : AttnKind::Gqa;
+  }
+  if (m.is_moe()) {
+    require_positive(diags, "num_experts_per_tok", m.moe.experts_per_token);
+    if (m.moe.experts_per_token > m.moe.num_experts) {
+      diags.error("num_experts_per_tok", "exceeds the number of experts", std::to_string(m.moe.experts_per_token),
+                  "at most " + std::to_string(m.moe.num_experts));
+    }
+    require_positive(diags, "moe_intermediate_size", m.moe.expert_ffn);
+  }
+  if (!m.layer_is_sliding.empty() && static_cast<int>(m.layer_is_sliding.size()) != m.layers) {
+    diags.error("layer_types", "length differs from num_hidden_layers", std::to_string(m.layer_is_sliding.size()),
+                std::to_string(m.layers));
+  }
+}
+
+}  // namespace
+
+ModelSpec load_model(const std::string& path_or_id, const std::string& models_dir) {
+  const std::string path = resolve_model_path(path_or_id, models_dir);
   const Json doc = config::load_document(path);
   core::Diagnostics diags;
   if (!doc.is_object()) {
@@ -755,45 +797,7 @@ ModelSpec load_model(const std::string& path_or_id, const std::string& models_di
   m.source_path = path;
   m.family = r.str("model_type");
   read_family(r, m);
-
-  if (diags.empty()) {
-    require_positive(diags, "hidden_size", m.hidden);
-    require_positive(diags, "num_hidden_layers", m.layers);
-    require_positive(diags, "num_attention_heads", m.heads);
-    require_positive(diags, "num_key_value_heads", m.kv_heads);
-    require_positive(diags, "vocab_size", m.vocab);
-    if (m.ffn <= 0 && !m.is_moe()) require_positive(diags, "intermediate_size", m.ffn);
-  }
-  if (diags.empty()) {
-    if (m.head_dim <= 0) {
-      if (m.hidden % m.heads != 0) {
-        diags.error("num_attention_heads", "does not divide hidden_size", std::to_string(m.heads),
-                    "a divisor of " + std::to_string(m.hidden) + " (or an explicit head_dim)");
-      }
-      m.head_dim = m.hidden / m.heads;
-    }
-    if (m.attention != AttnKind::Mla) {
-      if (m.heads % m.kv_heads != 0) {
-        diags.error("num_key_value_heads", "does not divide num_attention_heads",
-                    std::to_string(m.kv_heads), "a divisor of " + std::to_string(m.heads));
-      }
-      m.attention = m.kv_heads == m.heads ? AttnKind::Mha : AttnKind::Gqa;
-    }
-    if (m.is_moe()) {
-      require_positive(diags, "num_experts_per_tok", m.moe.experts_per_token);
-      if (m.moe.experts_per_token > m.moe.num_experts) {
-        diags.error("num_experts_per_tok", "exceeds the number of experts",
-                    std::to_string(m.moe.experts_per_token),
-                    "at most " + std::to_string(m.moe.num_experts));
-      }
-      require_positive(diags, "moe_intermediate_size", m.moe.expert_ffn);
-    }
-    if (!m.layer_is_sliding.empty() &&
-        static_cast<int>(m.layer_is_sliding.size()) != m.layers) {
-      diags.error("layer_types", "length differs from num_hidden_layers",
-                  std::to_string(m.layer_is_sliding.size()), std::to_string(m.layers));
-    }
-  }
+  if (diags.empty()) check_shape(m, diags);
   diags.set_file(path);
   diags.throw_if_any();
   return m;

@@ -71,6 +71,10 @@ class ChipModel {
  private:
   double gemm_utilisation(const workload::Op& op, core::Dtype d) const;
   double attention_utilisation(const workload::Op& op, core::FlopRate rate) const;
+  /// One op kind's time, forward or backward (`bwd`; a frozen GEMM's dgrad is `dgrad_only`).
+  OpTime gemm_time(const workload::Op& op, const Precision& p, bool bwd, bool dgrad_only) const;
+  OpTime attention_time(const workload::Op& op, const Precision& p, bool bwd) const;
+  OpTime elementwise_time(const workload::Op& op, const Precision& p, bool bwd) const;
   /// A recurrent layer's scan (workload::OpKind::Scan), forward or backward.
   OpTime scan_time(const workload::Op& op, bool bwd, double act_b) const;
   const hw::ChipSpec& chip_;
