@@ -30,7 +30,7 @@ std::vector<Layout> layouts(const TrainScenario& base, long long chips, const Se
   const auto& md = base.model;
   for (int tp : space.tp) {
     if (tp > sys.chips_per_domain || sys.chips_per_domain % tp != 0 || chips % tp != 0) continue;
-    if (md.heads % tp != 0) continue;
+    if (!workload::tp_divides(md, tp)) continue;
     for (int pp : space.pp) {
       if (pp > md.layers || chips % (static_cast<long long>(tp) * pp) != 0) continue;
       for (int cp : space.cp) {
@@ -152,7 +152,7 @@ long long largest_chips_within_bound(const TrainScenario& base, long long chips,
   const long long seqs = space.batch_tokens / std::max<long long>(1, base.plan.seq_len) / std::max<long long>(1, micro);
   std::vector<long long> counts;
   for (int tp : space.tp) {
-    if (tp > domain || domain % tp != 0 || base.model.heads % tp != 0) continue;
+    if (tp > domain || domain % tp != 0 || !workload::tp_divides(base.model, tp)) continue;
     for (int pp : space.pp) {
       if (pp > base.model.layers) continue;
       TrainScenario probe = base;

@@ -73,7 +73,7 @@ ServeFit fewest_chips_to_serve(const hw::SystemSpec& sys, const workload::ModelS
   const core::Bytes cap = sys.chip.hbm_capacity.value;
   for (int pp = 1; pp <= 64; pp *= 2) {
     for (int tp = 1; tp <= sys.chips_per_domain; tp *= 2) {
-      if (model.heads % tp != 0 || sys.chips_per_domain % tp != 0) continue;
+      if (!workload::tp_divides(model, tp) || sys.chips_per_domain % tp != 0) continue;
       mapping::ServePlan plan;
       plan.tp = tp;
       plan.pp = pp;

@@ -123,6 +123,7 @@ Json mamba_json(const ModelSpec& m) {
           {"groups", m.mamba.groups},
           {"conv_kernel", m.mamba.conv_kernel},
           {"chunk", m.mamba.chunk},
+          {"dt_rank", m.mamba.dt_rank},
           {"state_bytes_per_sequence_bf16", core::to_bytes(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16))}};
 }
 
@@ -161,10 +162,31 @@ Json bytes_json(const ModelFigures& f, Json& kv_per_token, Json& kv_per_sequence
   return weights;
 }
 
+/// The Mamba mixer of a Mamba-only (`ssm`) or hybrid model: its layers, shape and state.
+void mamba_text(std::ostream& o, const ModelSpec& m) {
+  const BlockCounts c = block_counts(m);
+  const auto& s = m.mamba;
+  o << (m.attention_layers() == 0 ? "  ssm         " : "  hybrid      ");
+  if (c.mamba_mlp > 0)
+    o << c.mamba_mlp << " Mamba-" << s.version << " and " << c.attention_mlp << " attention layers, each then an MLP; ";
+  else
+    o << c.mamba << " Mamba-" << s.version << ", " << c.attention << " attention, " << c.mlp << " MLP layers; ";
+  if (s.version == 1)
+    o << "Mamba " << s.inner() << " channels, state " << s.state << ", dt rank " << s.dt_rank << ", conv " << s.conv_kernel;
+  else
+    o << "Mamba " << s.heads << " heads × " << s.head_dim << ", state " << s.state << ", " << s.groups << " groups, conv "
+      << s.conv_kernel << ", chunk " << s.chunk;
+  o << "; state " << bytes(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16)) << " per sequence (bf16)\n";
+}
+
 void shape_text(std::ostream& o, const ModelSpec& m) {
-  o << "  shape       " << m.layers << " layers, hidden " << m.hidden << ", " << m.heads << " heads (" << m.kv_heads
-    << " kv, head dim " << m.head_dim << ", " << attn_name(m.attention) << "), " << mlp_name(m.mlp) << " MLP "
-    << m.ffn << ", vocab " << m.vocab << ", " << pos_name(m.position) << ", " << norm_name(m.norm)
+  o << "  shape       " << m.layers << " layers, hidden " << m.hidden << ", ";
+  if (m.attention_layers() > 0)
+    o << m.heads << " heads (" << m.kv_heads << " kv, head dim " << m.head_dim << ", " << attn_name(m.attention) << "), ";
+  else
+    o << "no attention, ";
+  if (m.ffn > 0 || m.attention_layers() > 0) o << mlp_name(m.mlp) << " MLP " << m.ffn << ", ";
+  o << "vocab " << m.vocab << ", " << pos_name(m.position) << ", " << norm_name(m.norm)
     << (m.tied_embeddings ? ", tied embeddings" : "") << "\n";
   if (m.is_moe()) {
     o << "  experts     " << m.moe.num_experts << " routed (top-" << m.moe.experts_per_token << ", ffn "
@@ -180,20 +202,7 @@ void shape_text(std::ostream& o, const ModelSpec& m) {
       << ", " << la.value_heads << " value heads × " << la.value_dim << ", conv " << la.conv_kernel << "; state "
       << bytes(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16)) << " per sequence (bf16)\n";
   }
-  if (m.has_block(workload::LayerBlock::MambaMlp)) {
-    const BlockCounts c = block_counts(m);
-    o << "  hybrid      " << c.mamba_mlp << " Mamba-1 and " << c.attention_mlp << " attention layers, each then an MLP; Mamba "
-      << m.mamba.inner() << " channels, state " << m.mamba.state << ", dt rank " << m.mamba.dt_rank << ", conv "
-      << m.mamba.conv_kernel << "; state " << bytes(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16))
-      << " per sequence (bf16)\n";
-  }
-  if (m.has_block(workload::LayerBlock::Mamba)) {
-    const BlockCounts c = block_counts(m);
-    o << "  hybrid      " << c.mamba << " Mamba-2, " << c.attention << " attention, " << c.mlp << " MLP layers; Mamba "
-      << m.mamba.heads << " heads × " << m.mamba.head_dim << ", state " << m.mamba.state << ", " << m.mamba.groups
-      << " groups, conv " << m.mamba.conv_kernel << ", chunk " << m.mamba.chunk << "; state "
-      << bytes(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16)) << " per sequence (bf16)\n";
-  }
+  if (m.has_block(workload::LayerBlock::Mamba) || m.has_block(workload::LayerBlock::MambaMlp)) mamba_text(o, m);
   if (m.sliding_window > 0) {
     int n = 0;
     for (int i = 0; i < m.layers; ++i) n += m.layer_sliding(i) ? 1 : 0;
@@ -208,6 +217,10 @@ void bytes_text(std::ostream& o, const ModelFigures& f) {
     o << " " << core::dtype_name(dt) << " " << bytes(workload::weight_bytes(f.model, dt))
       << (dt == core::Dtype::Nvfp4 ? "" : ",");
   o << "\n  kv cache   ";
+  if (f.model.attention_layers() == 0) {
+    o << " none (no attention layer: each sequence holds only its recurrent state)\n";
+    return;
+  }
   for (auto dt : kKvDtypes) {
     o << " " << core::dtype_name(dt) << " " << bytes(workload::kv_bytes_per_token(f.model, dt)) << "/token ("
       << bytes(workload::kv_bytes_for_context(f.model, dt, f.context)) << " per sequence at " << f.context << ")"

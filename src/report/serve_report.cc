@@ -87,7 +87,8 @@ Json hetero_json(const serve::ServeReport& rep) {
     pools.push_back({{"role", p.role}, {"system", p.system}, {"framework", p.framework}, {"chips", p.chips},
                      {"engines", p.engines}, {"utilisation", p.utilisation}, {"energy_j", p.energy_j},
                      {"cost_usd", p.dollars}, {"power_per_chip_w", p.power_per_chip_w},
-                     {"kv_tokens_per_engine", p.memory.kv_tokens}});
+                     {"kv_tokens_per_engine", p.memory.kv_cache_tokens()},
+                     {"state_sequences_per_engine", p.memory.state_sequences()}});
   const auto& l = rep.kv_link;
   Json link{{"fabric", l.fabric},
             {"fusion_domain", l.domain},
@@ -127,7 +128,8 @@ void percentile_row(std::ostream& o, const char* name, const serve::Percentiles&
 Json serve_document(const Provenance& provenance, const scenario::ServeInputs& in, const serve::ServeReport& rep) {
   Json j = results_json(rep);
   j["memory_per_chip_gib"] = memory_json(rep.memory);
-  j["kv_tokens_per_engine"] = rep.memory.kv_tokens;
+  j["kv_tokens_per_engine"] = rep.memory.kv_cache_tokens();
+  j["state_sequences_per_engine"] = rep.memory.state_sequences();
   j["decode_step_ms"] = step_json(rep.sample_decode_step);
   j["energy_j_per_output_token"] = rep.joules_per_output_token;
   j["energy_estimated"] = rep.energy_estimated;
@@ -160,16 +162,19 @@ std::string serve_text(const serve::ServeReport& rep) {
                  rep.framework.c_str(), rep.scenario.tp, rep.scenario.pp,
                  rep.scenario.ep, rep.engines,
                  rep.decode_engines ? strformat(" + %d decode", rep.decode_engines).c_str() : "");
-  o << strformat("memory per chip: weights %.1f GiB, workspace %.1f GiB, KV cache %.1f GiB of %.1f GiB HBM (%lld tokens/engine)\n",
-                 core::to_gib(rep.memory.weights), core::to_gib(rep.memory.workspace),
-                 core::to_gib(rep.memory.kv_capacity), core::to_gib(rep.memory.hbm), rep.memory.kv_tokens);
+  const bool states_only = rep.memory.token_units == 0;
+  o << strformat("memory per chip: weights %.1f GiB, workspace %.1f GiB, %s cache %.1f GiB of %.1f GiB HBM (%lld %s/engine)\n",
+                 core::to_gib(rep.memory.weights), core::to_gib(rep.memory.workspace), states_only ? "state" : "KV",
+                 core::to_gib(rep.memory.kv_capacity), core::to_gib(rep.memory.hbm), rep.memory.kv_tokens,
+                 states_only ? "sequences" : "tokens");
   o << strformat("requests %lld in %.2f s: %.2f req/s, %.0f output tok/s (%.1f per chip)\n", s.requests,
                  s.duration.base(), s.requests_per_s, s.output_tokens_per_s, rep.output_tokens_per_s_per_chip);
   percentile_row(o, "TTFT", s.ttft_ms, "ms");
   percentile_row(o, "TPOT", s.tpot_ms, "ms");
   percentile_row(o, "E2E", s.e2e_s, "s");
-  o << strformat("batch/engine %.1f, KV use %.0f%%, preemptions %lld, goodput %.2f req/s, timed out %lld\n",
-                 s.mean_batch, 100 * s.mean_kv_utilisation, s.preemptions, rep.goodput_requests_per_s, s.timed_out);
+  o << strformat("batch/engine %.1f, %s use %.0f%%, preemptions %lld, goodput %.2f req/s, timed out %lld\n",
+                 s.mean_batch, states_only ? "state cache" : "KV", 100 * s.mean_kv_utilisation, s.preemptions,
+                 rep.goodput_requests_per_s, s.timed_out);
   o << strformat("energy %.3f J/token%s (site %.3f J/token at PUE %.3g), cost $%.3f per M output tokens%s\n",
                  rep.joules_per_output_token, rep.energy_estimated ? " (estimated)" : "",
                  rep.site_joules_per_output_token, rep.pue, rep.dollars_per_million_output_tokens,

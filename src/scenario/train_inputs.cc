@@ -149,9 +149,9 @@ void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const worklo
   if (chips > sys.max_chips.value)
     d.error("--chips", "more chips than the largest " + sys.id + " cluster", std::to_string(chips),
             "at most " + std::to_string(sys.max_chips.value));
-  if (in.tp && md.heads % *in.tp != 0)
-    d.error("--tp", "tensor-parallel degree does not divide the attention heads", std::to_string(*in.tp),
-            "a divisor of " + std::to_string(md.heads) + " heads");
+  if (in.tp && *in.tp > 0 && !workload::tp_divides(md, *in.tp))
+    d.error("--tp", "tensor-parallel degree does not divide the " + workload::tp_divisors_text(md),
+            std::to_string(*in.tp), "a divisor of the " + workload::tp_divisors_text(md));
   if (in.async_tp.value_or(false) && in.tp && *in.tp == 1)
     d.error("--async-tp", "async TP pipelines the tensor-parallel collectives, and tp 1 has none", "--tp 1",
             "--tp > 1, or no --async-tp");

@@ -60,7 +60,7 @@ int default_tp(const hw::SystemSpec& sys, const workload::ModelSpec& m, Dtype we
   const long long cap = std::max<long long>(1, chips > 0 ? chips : sys.chips_per_domain);
   int best = 1;
   for (int t = 1; t <= 64 && t <= cap; t *= 2) {
-    if (m.heads % t != 0) break;
+    if (!workload::tp_divides(m, t)) break;
     if (chips > 0 && chips % t != 0) break;
     best = t;
     // Weights at most max_weight_share of HBM leave room for a useful KV cache.
@@ -150,6 +150,8 @@ void check_model_split(const ServeScenario& sc, const workload::ModelSpec& model
   if (model.heads % sc.tp != 0 && !pads_heads)
     diags.error("tp", "tp must divide the attention heads (" + std::to_string(model.heads) + ")",
                 std::to_string(sc.tp));
+  if (model.has_recurrent() && !workload::tp_divides(model, sc.tp) && (model.heads % sc.tp == 0 || pads_heads))
+    diags.error("tp", "tp must divide the " + workload::tp_divisors_text(model), std::to_string(sc.tp));
   if (!pads_heads && model.kv_heads > 0 && model.kv_heads % sc.tp != 0 && sc.tp % model.kv_heads != 0)
     diags.error("tp", "tp and the KV heads (" + std::to_string(model.kv_heads) + ") must divide one another",
                 std::to_string(sc.tp));
@@ -263,11 +265,12 @@ std::optional<std::string> memory_refusal(const ServeScenario& sc, const Replica
       " GiB vs HBM " + fmt(core::to_gib(mem.hbm)) + " GiB (tp=" + std::to_string(sc.tp) + ", pp=" +
       std::to_string(sc.pp) + ", ep=" + std::to_string(sc.ep) + ", weights " + core::dtype_name(weights) + ")";
   if (mem.kv_tokens <= 0) return "model does not fit: " + breakdown + "; no room for a KV cache";
+  if (mem.token_units == 0) return std::nullopt;  // no attention: a request needs one sequence's state
   long long longest = sc.load.in_len + sc.load.out_len;
   for (const auto& r : sc.load.trace) longest = std::max(longest, r.in_len + r.out_len);
-  if (mem.kv_tokens < longest)
+  if (mem.kv_tokens < longest + mem.state_tokens)
     return "model does not fit: KV cache holds " + std::to_string(mem.kv_tokens) + " tokens per engine, a request needs " +
-           std::to_string(longest) + "; " + breakdown;
+           std::to_string(longest + mem.state_tokens) + "; " + breakdown;
   return std::nullopt;
 }
 
@@ -287,8 +290,9 @@ void add_draft(const ServeScenario& sc, const ServeEnv& env, const hw::SystemSpe
   if (sc.draft_len <= 0 || sc.draft_model.empty()) return;
   b.draft_model = std::make_unique<workload::ModelSpec>(workload::load_model(sc.draft_model, env.models_dir));
   ReplicaPlan dp = plan;
-  dp.plan.tp = std::min(sc.tp, b.draft_model->heads);
-  while (dp.plan.tp > 1 && b.draft_model->heads % dp.plan.tp != 0) dp.plan.tp /= 2;
+  const int heads = b.draft_model->heads;
+  dp.plan.tp = heads > 0 ? std::min(sc.tp, heads) : sc.tp;
+  while (dp.plan.tp > 1 && !workload::tp_divides(*b.draft_model, dp.plan.tp)) dp.plan.tp /= 2;
   b.draft = std::make_unique<StepCostModel>(sys, *b.draft_model, dp, prof, mapping::memory_params(*env.calibration),
                                             b.topo.get());
   b.spec.spec.draft = b.draft.get();
@@ -302,13 +306,21 @@ void add_decode_pool(const ServeScenario& sc, const hw::SystemSpec& sys, const n
   b.spec.decode_pool = PoolSpec{b.cost.get(), static_cast<int>(dec)};
   // KV transfer: each prefill chip sends its shard of the cache to its decode counterpart.
   b.whole = std::make_unique<net::Topology>(net::Topology::build(sys, topo_chips(sys, sc.chips), opts));
+  const auto send = [&](core::Bytes bytes) {
+    return net::collective_cost(*b.whole, net::CollectiveKind::SendRecv, bytes, net::Group{2, sc.prefill_chips});
+  };
+  const auto& mem = b.cost->memory();
   const double tokens = 1024;
-  const auto c = net::collective_cost(*b.whole, net::CollectiveKind::SendRecv, b.cost->memory().kv_per_token * tokens,
-                                      net::Group{2, sc.prefill_chips});
+  const auto c = send(mem.kv_per_token * tokens);
   b.spec.kv_transfer_latency = c.latency;
   b.spec.kv_transfer_per_token = (c.time - c.latency) / tokens;
   b.spec.kv_transfer_scale_up_per_token = c.scale_up_bytes / tokens;
   b.spec.kv_transfer_scale_out_per_token = c.scale_out_bytes / tokens;
+  if (mem.state_per_sequence.base() <= 0) return;
+  const auto st = send(mem.state_per_sequence);
+  b.spec.kv_transfer_per_sequence = st.time - st.latency;
+  b.spec.kv_transfer_scale_up_per_sequence = st.scale_up_bytes;
+  b.spec.kv_transfer_scale_out_per_sequence = st.scale_out_bytes;
 }
 
 // Throughput per chip, goodput, and cost/'s energy of the run's activity (per chip: the
@@ -432,6 +444,9 @@ void set_kv_link(const ServeScenario& sc, const Pool& pre, const Pool& dec, cons
   spec.kv_transfer_latency = rep.kv_link.latency;
   spec.kv_transfer_per_token = per_token / rep.kv_link.rate_per_direction;
   (rep.kv_link.fusion ? spec.kv_transfer_scale_up_per_token : spec.kv_transfer_scale_out_per_token) = per_token;
+  const core::Bytes state = pre.cost->memory().state_per_sequence;
+  spec.kv_transfer_per_sequence = state / rep.kv_link.rate_per_direction;
+  (rep.kv_link.fusion ? spec.kv_transfer_scale_up_per_sequence : spec.kv_transfer_scale_out_per_sequence) = state;
   if (!rep.kv_link.fusion) rep.assumptions.push_back("KV cache over the scale-out network: " + rep.kv_link.why_not_fusion);
 }
 
@@ -558,12 +573,17 @@ core::Result<ServeReport> run_hetero(const ServeScenario& in, const ServeEnv& en
   return rep;
 }
 
-// A hybrid's per-sequence recurrent state and the KV tokens it is held as.
+// A recurrent model's per-sequence state and what of the cache it takes: KV tokens' worth beside
+// attention, else the whole cache is states.
 void add_recurrent_state_note(const ServeScenario& sc, ServeReport& rep) {
-  rep.assumptions.push_back("recurrent (Mamba-2 / DeltaNet) state in " + sc.state_precision + ": " +
-                            fmt(rep.memory.state_per_sequence.base() / core::mib(1).base()) +
-                            " MiB per sequence per chip, held in the KV cache as " +
-                            std::to_string(rep.memory.state_tokens) + " tokens' worth");
+  const auto& mem = rep.memory;
+  const std::string size = "recurrent (Mamba / DeltaNet) state in " + sc.state_precision + ": " +
+                           fmt(mem.state_per_sequence.base() / core::mib(1).base()) + " MiB per sequence per chip";
+  if (mem.token_units == 0)
+    rep.assumptions.push_back(size + "; no attention layer, so no KV cache: the cache holds " +
+                              std::to_string(mem.state_sequences()) + " sequences' states per engine, whatever their length");
+  else
+    rep.assumptions.push_back(size + ", held in the KV cache as " + std::to_string(mem.state_tokens) + " tokens' worth");
 }
 
 // The engines of a homogeneous run (one per replica, or one per chip with DP attention), their

@@ -196,7 +196,7 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
   const auto model = workload::load_model(spec.base.model, env.models_dir);
   const long long dom = std::max(1, sys.chips_per_domain);
   for (int tp : tp_candidates(spec, dom)) {
-    if (tp > dom || model.heads % tp != 0) continue;
+    if (tp > dom || !workload::tp_divides(model, tp)) continue;
     const int ep = expert_parallel(model, tp);
     for (long long seqs : spec.max_num_seqs_candidates) {
       for (long long pre : {0LL, 1LL}) {
@@ -244,7 +244,7 @@ SearchResult search_hetero(const SearchSpec& spec, const ServeEnv& env) {
   // One tp in both pools: within both scale-up domains.
   const long long dom = std::max(1, std::min(pre.chips_per_domain, dec.chips_per_domain));
   for (int tp : tp_candidates(spec, dom)) {
-    if (tp > dom || model.heads % tp != 0) continue;
+    if (tp > dom || !workload::tp_divides(model, tp)) continue;
     const int ep = expert_parallel(model, tp);
     for (long long seqs : spec.max_num_seqs_candidates) {
       for (const auto& ratio : spec.pool_ratios) {

@@ -63,7 +63,8 @@ struct Engine {
   int pool = 0;
   const StepCostModel* cost = nullptr;
   long long kv_cap = 0;
-  long long state_tokens = 0;  ///< KV tokens each sequence's Mamba-2 state takes (hybrids; else 0)
+  long long state_tokens = 0;  ///< cache units each sequence's recurrent state takes (else 0)
+  long long token_units = 1;   ///< cache units a token of context takes (0 without attention)
   std::deque<int> waiting;
   std::vector<PrefillJob> prefilling;
   long long n_dec = 0;
@@ -208,7 +209,8 @@ double Sim::kv_used(const Engine& en) const {
   if (s_.scheduler.kv_policy == KvPolicy::Reserve) return static_cast<double>(en.reserved);
   double u = en.ctx_sum;
   for (const auto& p : en.prefilling) u += static_cast<double>(p.done);
-  // A hybrid's running sequences each hold their Mamba-2 state, whatever their length.
+  u *= static_cast<double>(en.token_units);
+  // A recurrent model's running sequences each hold their state, whatever their length.
   if (en.state_tokens > 0) u += static_cast<double>(en.state_tokens) * running(en);
   return u;
 }
@@ -250,13 +252,17 @@ bool Sim::kv_admits(const Engine& en, const ReqState& r) const {
   const long long blk = std::max<long long>(1, s_.scheduler.block_size);
   const long long cap = en.kv_cap;
   if (s_.scheduler.kv_policy == KvPolicy::Reserve) {
-    const long long need = ((r.prompt + (r.max_out - r.generated) + blk - 1) / blk) * blk + en.state_tokens;
+    const long long need =
+        en.token_units * (((r.prompt + (r.max_out - r.generated) + blk - 1) / blk) * blk) + en.state_tokens;
     // A request larger than the whole cache is admitted alone (it would be rejected by a real
     // engine; running it keeps the simulation going and shows up as KV utilisation > 1).
     return en.reserved + need <= cap || (en.reserved == 0);
   }
-  const double used = kv_used(en) + static_cast<double>(blk) * running(en);
-  return used + static_cast<double>(r.prompt + blk) <= static_cast<double>(cap) || running(en) == 0;
+  const double tu = static_cast<double>(en.token_units);
+  const double used = kv_used(en) + tu * static_cast<double>(blk) * running(en);
+  return used + tu * static_cast<double>(r.prompt + blk) + static_cast<double>(en.state_tokens) <=
+             static_cast<double>(cap) ||
+         running(en) == 0;
 }
 
 void Sim::join_decode(Engine& en, int r) {
@@ -275,7 +281,8 @@ void Sim::join_decode(Engine& en, int r) {
 void Sim::preempt_for_growth(Engine& en) {
   if (s_.scheduler.kv_policy != KvPolicy::OnDemand) return;
   const double blk = static_cast<double>(std::max<long long>(1, s_.scheduler.block_size));
-  auto need = [&] { return kv_used(en) + a_ * static_cast<double>(en.n_dec) + blk * running(en); };
+  const double tu = static_cast<double>(en.token_units);
+  auto need = [&] { return kv_used(en) + tu * (a_ * static_cast<double>(en.n_dec) + blk * running(en)); };
   while (en.n_dec > 1 && need() > static_cast<double>(en.kv_cap)) {
     // Newest running decode sequence goes back to the front of the queue (recompute).
     while (!en.dec_stack.empty()) {
@@ -309,7 +316,7 @@ bool Sim::form_static(Engine& en) {
     long long need = 0;
     while (!en.waiting.empty() && static_cast<long long>(en.static_batch.size()) < b) {
       const auto& q = req(en.waiting.front());
-      const long long n = q.in_len + q.out_len + en.state_tokens;
+      const long long n = en.token_units * (q.in_len + q.out_len) + en.state_tokens;
       if (!en.static_batch.empty() && need + n > en.kv_cap) break;  // KV caps the batch
       need += n;
       en.static_batch.push_back(en.waiting.front());
@@ -362,7 +369,7 @@ void Sim::admit_waiting(Engine& en, long long budget, bool decode_pool) {
     if (decode_pool || rq.prefilled) {
       en.waiting.pop_front();
       if (sc.kv_policy == KvPolicy::Reserve) {
-        rq.reserved = rq.prompt + rq.max_out - rq.generated + en.state_tokens;
+        rq.reserved = en.token_units * (rq.prompt + rq.max_out - rq.generated) + en.state_tokens;
         en.reserved += rq.reserved;
       }
       join_decode(en, r);
@@ -375,7 +382,7 @@ void Sim::admit_waiting(Engine& en, long long budget, bool decode_pool) {
     en.waiting.pop_front();
     if (sc.kv_policy == KvPolicy::Reserve) {
       const long long blk = std::max<long long>(1, sc.block_size);
-      rq.reserved = ((rq.prompt + rq.max_out - rq.generated + blk - 1) / blk) * blk + en.state_tokens;
+      rq.reserved = en.token_units * (((rq.prompt + rq.max_out - rq.generated + blk - 1) / blk) * blk) + en.state_tokens;
       en.reserved += rq.reserved;
     }
     en.prefilling.push_back(PrefillJob{r, 0});
@@ -638,10 +645,11 @@ void Sim::finish_prefills(Engine& en, SimTime t) {
       q.reserved = 0;
       q.prefilled = true;
       const double prompt = static_cast<double>(q.prompt);
-      const double secs = s_.kv_transfer_latency.base() + s_.kv_transfer_per_token.base() * prompt;
+      const double secs = s_.kv_transfer_latency.base() + s_.kv_transfer_per_token.base() * prompt +
+                          s_.kv_transfer_per_sequence.base();
       for (cost::Activity* a : {&res_.activity, &res_.pool_activity[0]}) {
-        a->scale_up_bytes += s_.kv_transfer_scale_up_per_token * prompt;
-        a->scale_out_bytes += s_.kv_transfer_scale_out_per_token * prompt;
+        a->scale_up_bytes += s_.kv_transfer_scale_up_per_token * prompt + s_.kv_transfer_scale_up_per_sequence;
+        a->scale_out_bytes += s_.kv_transfer_scale_out_per_token * prompt + s_.kv_transfer_scale_out_per_sequence;
       }
       ++res_.kv_transfers;
       res_.kv_transfer_tokens += prompt;
@@ -709,6 +717,7 @@ void Sim::add_pool(const PoolSpec& p, int pool) {
     en.cost = p.cost;
     en.kv_cap = s_.scheduler.kv_tokens_override > 0 ? s_.scheduler.kv_tokens_override : p.cost->memory().kv_tokens;
     en.state_tokens = p.cost->memory().state_tokens;
+    en.token_units = p.cost->memory().token_units;
     eng_.push_back(std::move(en));
   }
 }

@@ -134,12 +134,14 @@ void StepCostModel::size_memory(const mapping::MemoryParams& memory) {
   mem_.kv_per_token = mapping::kv_bytes_per_token_per_chip(model_, plan_.plan);
   const core::Bytes left = mem_.hbm - mem_.weights - mem_.workspace;
   mem_.kv_capacity = left.base() > 0 ? left * profile_.kv_memory_fraction : core::bytes(0);
-  mem_.kv_tokens = left.base() > 0
-                       ? static_cast<long long>(mem_.kv_capacity.base() / mem_.kv_per_token.base())
-                       : 0;
   mem_.state_per_sequence = mapping::state_bytes_per_sequence_per_chip(model_, plan_.plan);
+  // The cache unit: a token's KV bytes; without attention, one sequence's state.
+  const bool kv = mem_.kv_per_token.base() > 0;
+  const core::Bytes unit = kv ? mem_.kv_per_token : mem_.state_per_sequence;
+  mem_.token_units = kv ? 1 : 0;
+  mem_.kv_tokens = left.base() > 0 && unit.base() > 0 ? static_cast<long long>(mem_.kv_capacity.base() / unit.base()) : 0;
   if (mem_.state_per_sequence.base() > 0)
-    mem_.state_tokens = static_cast<long long>(std::ceil(mem_.state_per_sequence.base() / mem_.kv_per_token.base()));
+    mem_.state_tokens = static_cast<long long>(std::ceil(mem_.state_per_sequence.base() / unit.base()));
 }
 
 // LM head per sampled token (only the last stage; logits over vocab/tp).

@@ -400,7 +400,7 @@ std::vector<ExplainItem> explain_serve(const serve::ServeReport& rep) {
           {"ep", static_cast<double>(rep.scenario.ep)},
           {"requests", static_cast<double>(sim.requests)},
           {"mean_batch_per_engine", sim.mean_batch},
-          {"kv_tokens_per_engine", static_cast<double>(rep.memory.kv_tokens)},
+          {"kv_tokens_per_engine", static_cast<double>(rep.memory.kv_cache_tokens())},
           {"mean_kv_utilisation", sim.mean_kv_utilisation},
           {"preemptions", static_cast<double>(sim.preemptions)},
           {"ttft_mean_ms", sim.ttft_ms.mean},

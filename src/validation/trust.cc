@@ -60,7 +60,7 @@ double rate_log_residual(const RowResult& r) {
 }
 
 std::string model_type_of(const workload::ModelSpec& model) {
-  if (model.has_recurrent()) return "hybrid";
+  if (model.has_recurrent()) return model.attention_layers() == 0 ? "ssm" : "hybrid";
   return model.moe.num_experts > 0 ? "moe" : "dense";
 }
 

@@ -32,7 +32,7 @@ const std::vector<std::string>& supported_types() {
       "deepseek_v2", "deepseek_v3", "falcon", "gemma",   "gemma2",  "gemma3",   "gemma3_text", "gpt2",
       "gpt_oss",     "gptj",        "llama",  "llama4",  "llama4_text", "mistral", "mistral3", "mixtral",
       "mpt",         "nemotron",    "nemotron_h", "phi3", "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe",
-      "qwen3_next", "jamba"};
+      "qwen3_next", "jamba",      "mamba",  "falcon_mamba", "mamba2"};
   return v;
 }
 
@@ -531,6 +531,19 @@ void read_hybrid_moe(FieldReader& r, ModelSpec& m, const std::string& pattern) {
   for (size_t i = 0; i < pattern.size(); ++i) e.layer_moe[i] = pattern[i] == 'E';
 }
 
+/// A state-space model has no positional limit: its context is bounded only by the simulator's
+/// sequence limit.
+constexpr long long kRecurrentMaxPosition = core::limits::kSequence;
+
+/// A model without an attention layer (every layer a recurrent mixer or an MLP): no attention
+/// heads, no KV cache.
+void drop_attention(ModelSpec& m) {
+  m.heads = 0;
+  m.kv_heads = 0;
+  m.head_dim = 0;
+  m.attention = AttnKind::Mha;
+}
+
 /// NVIDIA Nemotron-H (and Nemotron Nano 2): a hybrid of Mamba-2 mixers, attention and
 /// squared-ReLU MLP blocks, one kind per layer as hybrid_override_pattern spells it ('M' Mamba-2,
 /// '*' attention, '-' MLP, 'E' a mixture of experts in Nemotron 3); RMSNorm before every block; no positional encoding (the attention
@@ -591,9 +604,19 @@ void read_nemotron_h(FieldReader& r, ModelSpec& m) {
   if (pattern.find('-') != std::string::npos && m.ffn <= 0)
     r.diagnostics().error(r.path_of("intermediate_size"), "missing or not positive", std::to_string(m.ffn),
                           "the dense MLP's size: hybrid_override_pattern has MLP layers ('-')");
-  if (m.attention_layers() == 0)
-    r.diagnostics().error(r.path_of("hybrid_override_pattern"), "has no attention layer ('*')", pattern,
-                          "a pattern with at least one attention layer");
+  if (!m.has_recurrent() && m.attention_layers() == 0)
+    r.diagnostics().error(r.path_of("hybrid_override_pattern"), "has no token mixer", pattern,
+                          "at least one attention ('*') or Mamba ('M') layer");
+  if (m.attention_layers() == 0) drop_attention(m);
+}
+
+/// Mamba-1's dt rank: an integer, or "auto" for ceil(hidden / 16) (Mamba's default).
+long long read_dt_rank(FieldReader& r, const char* key, long long hidden) {
+  const long long automatic = (hidden + 15) / 16;
+  if (!r.has_string(key)) return int_alias(r, {key}, automatic, false);
+  const std::string rank = r.str(key);
+  if (rank != "auto") r.diagnostics().error(r.path_of(key), "not a rank", rank, "an integer or \"auto\"");
+  return automatic;
 }
 
 /// AI21 Jamba: every layer a Mamba-1 mixer or (every attn_layer_period-th, from
@@ -620,15 +643,7 @@ void read_jamba(FieldReader& r, ModelSpec& m) {
   s.heads = expand * m.hidden;  // one channel per "head"
   s.head_dim = 1;
   s.groups = 1;
-  // dt_rank: an integer, or "auto" for ceil(hidden / 16) (Mamba's default).
-  if (r.has_string("mamba_dt_rank")) {
-    const std::string rank = r.str("mamba_dt_rank");
-    if (rank != "auto")
-      r.diagnostics().error(r.path_of("mamba_dt_rank"), "not a rank", rank, "an integer or \"auto\"");
-    s.dt_rank = (m.hidden + 15) / 16;
-  } else {
-    s.dt_rank = int_alias(r, {"mamba_dt_rank"}, (m.hidden + 15) / 16, false);
-  }
+  s.dt_rank = read_dt_rank(r, "mamba_dt_rank", m.hidden);
   s.conv_bias = r.boolean_or("mamba_conv_bias", true);
   s.proj_bias = r.boolean_or("mamba_proj_bias", false);
   s.dt_bc_norms = true;
@@ -641,9 +656,70 @@ void read_jamba(FieldReader& r, ModelSpec& m) {
     m.layer_blocks.push_back(i % attn_period == attn_offset ? LayerBlock::AttentionMlp : LayerBlock::MambaMlp);
     m.moe.layer_moe[static_cast<size_t>(i)] = m.moe.num_experts > 0 && i % expert_period == expert_offset;
   }
-  if (m.attention_layers() == 0)
-    r.diagnostics().error(r.path_of("attn_layer_offset"), "leaves no attention layer", std::to_string(attn_offset),
-                          "an offset below attn_layer_period and num_hidden_layers");
+  if (m.attention_layers() == 0) drop_attention(m);
+}
+
+/// The common shape of a pure state-space model: hidden size, layers, vocabulary, RMSNorm before
+/// each mixer, no positional encoding and no attention.
+void read_ssm_shape(FieldReader& r, ModelSpec& m, bool tied_by_default) {
+  m.hidden = int_alias(r, {"hidden_size", "d_model"}, 0, true);
+  m.layers = static_cast<int>(int_alias(r, {"num_hidden_layers", "n_layer"}, 0, true));
+  m.vocab = int_alias(r, {"vocab_size"}, 0, true);
+  m.max_position = int_alias(r, {"max_position_embeddings"}, kRecurrentMaxPosition, false);
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", tied_by_default);
+  m.norm = NormKind::RmsNorm;
+  m.norms_per_layer = 1;
+  m.position = PosKind::None;
+  m.layer_blocks.assign(static_cast<size_t>(std::max(0, m.layers)), LayerBlock::Mamba);
+  drop_attention(m);
+}
+
+/// Mamba-1 (state-spaces/mamba-*-hf, `mamba`) and Falcon Mamba (`falcon_mamba`): every layer a
+/// Mamba-1 mixer alone, no MLP. Falcon Mamba normalises dt, B and C with RMSNorms that carry no
+/// weights (mixer_rms_eps), so they add no parameters.
+void read_mamba(FieldReader& r, ModelSpec& m) {
+  read_ssm_shape(r, m, m.family == "mamba");
+  MambaSpec& s = m.mamba;
+  s.version = 1;
+  s.state = int_alias(r, {"state_size"}, 16, false);
+  s.conv_kernel = int_alias(r, {"conv_kernel"}, 4, false);
+  const long long expand = int_alias(r, {"expand"}, 2, false);
+  // FalconMambaConfig writes expand 16 beside the intermediate_size the mixer uses.
+  s.heads = int_alias(r, {"intermediate_size"}, expand * m.hidden, false);
+  s.head_dim = 1;
+  s.groups = 1;
+  s.dt_rank = read_dt_rank(r, "time_step_rank", m.hidden);
+  s.conv_bias = r.boolean_or("use_conv_bias", true);
+  s.proj_bias = r.boolean_or("use_bias", false);
+  for (const auto& [key, v] : {std::pair<const char*, long long>{"state_size", s.state}, {"conv_kernel", s.conv_kernel},
+                               {"intermediate_size", s.heads}, {"time_step_rank", s.dt_rank}})
+    require_positive(r.diagnostics(), r.path_of(key), v);
+}
+
+/// Mamba-2 (`mamba2`, e.g. Mamba-Codestral): every layer a Mamba-2 mixer alone, no MLP.
+void read_mamba2(FieldReader& r, ModelSpec& m) {
+  read_ssm_shape(r, m, false);
+  MambaSpec& s = m.mamba;
+  s.head_dim = int_alias(r, {"head_dim"}, 64, false);
+  const long long expand = int_alias(r, {"expand"}, 2, false);
+  s.heads = int_alias(r, {"num_heads"}, s.head_dim > 0 ? expand * m.hidden / s.head_dim : 0, false);
+  s.state = int_alias(r, {"state_size"}, 128, false);
+  s.groups = int_alias(r, {"n_groups"}, 8, false);
+  s.conv_kernel = int_alias(r, {"conv_kernel"}, 4, false);
+  s.chunk = int_alias(r, {"chunk_size"}, 256, false);
+  s.conv_bias = r.boolean_or("use_conv_bias", true);
+  s.proj_bias = r.boolean_or("use_bias", false);
+  const std::pair<const char*, long long> sizes[] = {{"head_dim", s.head_dim},       {"num_heads", s.heads},
+                                                     {"state_size", s.state},        {"n_groups", s.groups},
+                                                     {"conv_kernel", s.conv_kernel}, {"chunk_size", s.chunk}};
+  for (const auto& [key, v] : sizes) require_positive(r.diagnostics(), r.path_of(key), v);
+  if (s.groups > 0 && s.heads % s.groups != 0)
+    r.diagnostics().error(r.path_of("n_groups"), "does not divide num_heads", std::to_string(s.groups),
+                          "a divisor of " + std::to_string(s.heads));
+  if (s.heads > 0 && s.head_dim > 0 && m.hidden > 0 && s.heads * s.head_dim != expand * m.hidden)
+    r.diagnostics().error(r.path_of("num_heads"), "num_heads × head_dim differs from expand × hidden_size",
+                          std::to_string(s.heads) + " × " + std::to_string(s.head_dim),
+                          std::to_string(expand * m.hidden) + " (the mixer's inner width)");
 }
 
 void read_falcon(FieldReader& r, ModelSpec& m) {
@@ -702,6 +778,10 @@ void read_family(FieldReader& r, ModelSpec& m) {
     read_nemotron_h(r, m);
   } else if (m.family == "jamba") {
     read_jamba(r, m);
+  } else if (m.family == "mamba" || m.family == "falcon_mamba") {
+    read_mamba(r, m);
+  } else if (m.family == "mamba2") {
+    read_mamba2(r, m);
   } else {
     read_llama_style(r, m);
   }
@@ -745,13 +825,19 @@ std::string resolve_model_path(const std::string& path_or_id, const std::string&
 /// The shape every family must have once read: positive sizes, heads that divide the hidden
 /// size and one another, a valid MoE routing and a layer-type list of the right length.
 void check_shape(ModelSpec& m, core::Diagnostics& diags) {
+  // A model of recurrent mixers (and MLPs) only has no attention heads to check.
+  const bool attention = m.attention_layers() > 0;
+  bool mlp = false;
+  for (int i = 0; i < m.layers && !mlp; ++i) mlp = m.layer_has_mlp(i);
   require_positive(diags, "hidden_size", m.hidden);
   require_positive(diags, "num_hidden_layers", m.layers);
-  require_positive(diags, "num_attention_heads", m.heads);
-  require_positive(diags, "num_key_value_heads", m.kv_heads);
+  if (attention) {
+    require_positive(diags, "num_attention_heads", m.heads);
+    require_positive(diags, "num_key_value_heads", m.kv_heads);
+  }
   require_positive(diags, "vocab_size", m.vocab);
-  if (m.ffn <= 0 && !m.is_moe()) require_positive(diags, "intermediate_size", m.ffn);
-  if (!diags.empty()) return;
+  if (mlp && m.ffn <= 0 && !m.is_moe()) require_positive(diags, "intermediate_size", m.ffn);
+  if (!diags.empty() || !attention) return;
   if (m.head_dim <= 0) {
     if (m.hidden % m.heads != 0) {
       diags.error("num_attention_heads", "does not divide hidden_size", std::to_string(m.heads),

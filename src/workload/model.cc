@@ -1,6 +1,8 @@
 #include "xpusim/workload/model.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 namespace xpusim::workload {
 
@@ -70,6 +72,34 @@ long long ModelSpec::qk_head_dim() const {
 
 long long ModelSpec::v_head_dim() const {
   return attention == AttnKind::Mla ? mla.v_head_dim : head_dim;
+}
+
+bool tp_divides(const ModelSpec& m, long long tp) {
+  if (tp < 1) return false;
+  if (m.attention_layers() > 0 && m.heads % tp != 0) return false;
+  if (m.has_block(LayerBlock::Mamba) || m.has_block(LayerBlock::MambaMlp)) {
+    const MambaSpec& s = m.mamba;
+    if (s.version == 1 ? s.inner() % tp != 0 : (s.heads % tp != 0 || s.groups % tp != 0)) return false;
+  }
+  if (m.has_block(LayerBlock::LinearAttentionMlp) && (m.linear.key_heads % tp != 0 || m.linear.value_heads % tp != 0))
+    return false;
+  return true;
+}
+
+std::string tp_divisors_text(const ModelSpec& m) {
+  std::vector<std::string> parts;
+  if (m.attention_layers() > 0) parts.push_back(std::to_string(m.heads) + " attention heads");
+  if (m.has_block(LayerBlock::Mamba) || m.has_block(LayerBlock::MambaMlp)) {
+    const MambaSpec& s = m.mamba;
+    parts.push_back(s.version == 1 ? std::to_string(s.inner()) + " Mamba channels"
+                                   : std::to_string(s.heads) + " Mamba heads and " + std::to_string(s.groups) + " groups");
+  }
+  if (m.has_block(LayerBlock::LinearAttentionMlp))
+    parts.push_back(std::to_string(m.linear.key_heads) + " linear-attention key heads and " +
+                    std::to_string(m.linear.value_heads) + " value heads");
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return out;
 }
 
 }  // namespace xpusim::workload

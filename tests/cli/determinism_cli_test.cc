@@ -71,6 +71,9 @@ const Command kCommands[] = {
     Command{"catalog_show", "catalog show gb300-nvl72"},
     Command{"model_list", "model list"},
     Command{"model_show", "model show llama3.1-405b --seq 8192"},
+    Command{"model_show_ssm", "model show falcon-mamba-7b"},
+    Command{"serve_ssm", "serve --system h100-sxm-dgx --model mamba-2.8b --rate 20 --requests 200 --in-len 2048 "
+                         "--out-len 256 --json"},
     Command{"demo", "demo"},
     Command{"train", "train --system trn2-48xl --model llama3.1-8b --chips 16 --tp 4 --pp 2 --train-tokens 1e12"},
     Command{"train_h100", "train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --tp 1 --pp 1"},

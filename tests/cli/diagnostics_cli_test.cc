@@ -195,8 +195,8 @@ TEST_F(DiagnosticsCli, ModelFieldOfTheWrongType) {
 
 TEST_F(DiagnosticsCli, TensorParallelDegreeThatDoesNotDivideTheHeads) {
   expect_bad_input(run_cli(kTrain + " --tp 3"),
-                   {"--tp: tensor-parallel degree does not divide the attention heads (got '3'; expected a divisor "
-                    "of 32 heads)"});
+                   {"--tp: tensor-parallel degree does not divide the 32 attention heads (got '3'; expected a "
+                    "divisor of the 32 attention heads)"});
 }
 
 TEST_F(DiagnosticsCli, DegreesThatDoNotDivideTheChips) {

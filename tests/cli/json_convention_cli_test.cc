@@ -28,7 +28,7 @@ const std::set<std::string> kUnitless = {
     "micro_batches", "global_batch", "seq_len", "max_num_seqs", "max_batched_tokens", "static_batch",
     "block_size", "compiled_seq_len", "prefill_chips", "draft_len", "in_len", "out_len", "concurrency", "seed", "requests",
     "preemptions", "timed_out_requests", "events", "plans_evaluated", "plans_pruned", "tokens_per_step", "train_tokens",
-    "kv_tokens_per_engine", "batch", "n", "ok", "unsupported", "errors", "acceptance", "kv_utilisation",
+    "kv_tokens_per_engine", "state_sequences_per_engine", "batch", "n", "ok", "unsupported", "errors", "acceptance", "kv_utilisation",
     "mean_kv_utilisation", "mean_batch_per_engine", "measured", "predicted", "predicted_low", "predicted_high", "cv_predicted", "stage_layers",
     // train at scale (docs/scale.md): fractions in [0, 1], counts, the PUE
     "goodput_fraction", "failure_goodput_fraction", "spare_available_fraction", "probability", "spares", "runs",
@@ -48,7 +48,7 @@ const std::set<std::string> kUnitless = {
     "params_lm_head", "params_matmul_active", "context",
     // model: a hybrid's Mamba-2 mixer (docs/models.md, Hybrid models)
     "mamba_layers", "attention_layers", "mlp_layers", "state", "groups", "conv_kernel", "chunk",
-    "linear_attention_layers", "key_heads", "value_heads", "key_dim", "value_dim", "mamba_version",
+    "linear_attention_layers", "key_heads", "value_heads", "key_dim", "value_dim", "mamba_version", "dt_rank",
     // collective and demo
     "bus_factor", "replicas", "train_chips", "serve_chips", "serve_tp", "serve_pp",
     // mx: tensor shapes and errors in the tensor's own unit, fractions, bits per element
@@ -150,6 +150,9 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"model_show_hybrid", "model show nemotron-h-8b --json"},
         Command{"model_show_deltanet", "model show qwen3-next-80b-a3b --json"},
         Command{"model_show_mamba1", "model show jamba-1.5-mini --json"},
+        Command{"model_show_ssm", "model show mamba-2.8b --json"},
+        Command{"serve_ssm", "serve --system h100-sxm-dgx --model mamba-codestral-7b --chips 2 --prefill-chips 1 "
+                             "--requests 32 --in-len 512 --out-len 64 --json"},
         Command{"demo", "demo --json"},
         Command{"mx_quantize", "mx quantize --format mxfp8_e4m3 {A} " + testing::TempDir() + "xs_conv_q.npy --json"},
         Command{"mx_stats", "mx stats {A} --json"},

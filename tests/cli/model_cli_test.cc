@@ -54,7 +54,7 @@ TEST(ModelCli, ListShowsEveryModel) {
   const auto r = run_cli("model list --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["models"].size(), 41u);
+  EXPECT_EQ(j["models"].size(), 44u);
   const auto t = run_cli("model list");
   EXPECT_EQ(t.exit_code, 0);
   EXPECT_NE(t.out.find("mixtral-8x7b"), std::string::npos);
@@ -91,4 +91,35 @@ TEST(ModelCli, HybridShowsItsBlocksAndServesAndTrainsExtrapolating) {
   const auto train = run_cli("train --system h100-sxm-dgx --chips 8 --model nemotron-h-8b --tp 2 --seq-len 4096");
   ASSERT_EQ(train.exit_code, 0) << train.err;
   EXPECT_NE(train.out.find("model type hybrid not validated"), std::string::npos) << train.out;
+}
+
+// A state-space model without attention: `model show` says so (no heads, no KV cache, the state
+// per sequence), `serve` counts its cache in sequences and flags the model type ssm, `train` runs,
+// and a tp that does not split the Mamba groups is exit 2 naming them.
+TEST(ModelCli, MambaOnlyModelHasNoKvCacheAndServesInSequences) {
+  const auto show = run_cli("model show mamba-codestral-7b");
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("no attention"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("ssm         64 Mamba-2"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("kv cache    none"), std::string::npos) << show.out;
+  const auto json = nlohmann::json::parse(run_cli("model show mamba-2.8b --json").out);
+  EXPECT_EQ(json["heads"], 0);
+  EXPECT_EQ(json["mamba"]["mamba_version"], 1);
+  EXPECT_EQ(json["mamba"]["dt_rank"], 160);
+  EXPECT_EQ(json["mamba"]["state_bytes_per_sequence_bf16"], 64 * 5120 * 19 * 2);
+  const auto serve = run_cli("serve --system h100-sxm-dgx --model mamba-codestral-7b --chips 1 --concurrency 16 "
+                             "--requests 64 --in-len 512 --out-len 128 --json");
+  ASSERT_EQ(serve.exit_code, 0) << serve.err;
+  const auto s = nlohmann::json::parse(serve.out);
+  EXPECT_EQ(s["kv_tokens_per_engine"], 0);
+  EXPECT_GT(s["state_sequences_per_engine"].get<long long>(), 16);
+  const auto text = run_cli("serve --system h100-sxm-dgx --model mamba-codestral-7b --chips 1 --concurrency 16 "
+                            "--requests 64 --in-len 512 --out-len 128");
+  EXPECT_NE(text.out.find("state cache"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("model type ssm not validated"), std::string::npos) << text.out;
+  const auto train = run_cli("train --system h100-sxm-dgx --chips 8 --model mamba-2.8b --tp 2 --seq-len 4096");
+  ASSERT_EQ(train.exit_code, 0) << train.err;
+  const auto bad = run_cli("train --system h100-sxm-dgx --chips 16 --model mamba-codestral-7b --tp 16");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("128 Mamba heads and 8 groups"), std::string::npos) << bad.err;
 }

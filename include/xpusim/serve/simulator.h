@@ -215,6 +215,10 @@ struct SimSpec {
   core::Seconds kv_transfer_latency;    ///< disaggregated: fixed start-up per transfer
   core::Bytes kv_transfer_scale_up_per_token;   ///< disaggregated: bytes per prompt token per chip
   core::Bytes kv_transfer_scale_out_per_token;  ///< (scale-up and scale-out links)
+  /// Disaggregated, models with recurrent layers: each request's state is sent too, whatever its
+  /// length (send time and bytes per chip on the two kinds of link).
+  core::Seconds kv_transfer_per_sequence;
+  core::Bytes kv_transfer_scale_up_per_sequence, kv_transfer_scale_out_per_sequence;
   SchedulerSpec scheduler;
   SpecDecodeSpec spec;
   LoadSpec load;

@@ -73,12 +73,20 @@ struct ReplicaMemory {
   core::Bytes workspace;        ///< runtime context, communication buffers, fragmentation
   core::Bytes kv_capacity;      ///< KV cache per chip (fraction of what is left)
   core::Bytes kv_per_token;     ///< KV bytes per token per chip (all layers on the chip)
-  long long kv_tokens = 0;      ///< tokens the KV cache holds per engine
-  /// Hybrid models: the Mamba-2 state one sequence holds per chip whatever its length, and that
-  /// state in KV-token equivalents (rounded up), which every running sequence reserves; 0 without
-  /// Mamba layers.
+  /// Cache units the KV cache holds per engine: tokens; for a model without attention (no KV),
+  /// sequence states (`token_units` 0, `state_tokens` 1).
+  long long kv_tokens = 0;
+  /// Models with recurrent layers (Mamba, DeltaNet): the state one sequence holds per chip whatever
+  /// its length, and that state in cache units (KV-token equivalents, rounded up; 1 without
+  /// attention), which every running sequence reserves; 0 without recurrent layers.
   core::Bytes state_per_sequence;
   long long state_tokens = 0;
+  /// Cache units one token of context takes: 1; 0 for a model without attention.
+  long long token_units = 1;
+  /// Sequences whose state alone fits the cache (0 without recurrent layers).
+  long long state_sequences() const { return state_tokens > 0 ? kv_tokens / state_tokens : 0; }
+  /// Tokens the KV cache holds per engine (0 without attention: there is no KV cache).
+  long long kv_cache_tokens() const { return token_units > 0 ? kv_tokens : 0; }
 };
 
 class StepCostModel {

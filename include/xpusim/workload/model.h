@@ -164,4 +164,11 @@ struct ModelSpec {
   long long v_head_dim() const;
 };
 
+/// Whether tensor parallelism of degree `tp` splits every head-sharded part of the model evenly:
+/// the attention heads, the Mamba heads and groups (Mamba-1: channels) and the linear-attention
+/// key and value heads.
+bool tp_divides(const ModelSpec& m, long long tp);
+/// What `tp` must divide, for messages: e.g. "32 attention heads" or "128 Mamba heads and 8 groups".
+std::string tp_divisors_text(const ModelSpec& m);
+
 }  // namespace xpusim::workload

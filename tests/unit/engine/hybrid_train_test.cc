@@ -92,3 +92,25 @@ TEST(HybridTrain, DeltaNetLayersCloseTwoTensorParallelRegions) {
   EXPECT_GT(core::to_seconds(h.breakdown.tp_comm), 0.0);
   EXPECT_NEAR(core::to_seconds(h.breakdown.tp_comm) / core::to_seconds(a.breakdown.tp_comm), 1.0, 1e-9);
 }
+
+// A Mamba-only model (Mamba-Codestral, 64 Mamba-2 layers) trains: one TP region per layer, as
+// many TP bytes as a 32-layer transformer of the same hidden size; no attention in its FLOPs, the
+// scan in them; the engines agree on the TP traffic.
+TEST(HybridTrain, MambaOnlyModelTrainsWithOneRegionPerLayer) {
+  const auto m = test::model("mamba-codestral-7b");
+  ASSERT_EQ(m.attention_layers(), 0);
+  auto transformer = test::model("nemotron-h-8b");
+  transformer.layer_blocks.clear();
+  transformer.layers = 32;
+  for (bool event : {false, true}) {
+    const auto s = event ? engine::simulate_event(hybrid_scenario(m, 2)) : engine::simulate_analytical(hybrid_scenario(m, 2));
+    const auto t = event ? engine::simulate_event(hybrid_scenario(transformer, 2))
+                         : engine::simulate_analytical(hybrid_scenario(transformer, 2));
+    ASSERT_TRUE(s.feasible) << s.reason;
+    ASSERT_TRUE(t.feasible) << t.reason;
+    EXPECT_NEAR(core::to_seconds(s.breakdown.tp_comm) / core::to_seconds(t.breakdown.tp_comm), 1.0, 1e-9) << event;
+  }
+  const double per_token = workload::train_flops_per_token(m, 8192, workload::RecomputeKind::None).model;
+  const double scan = 3.0 * 64 * workload::mamba_scan_flops_per_token(m, 8192);
+  EXPECT_NEAR(per_token, 6.0 * workload::count_params(m).matmul_active + scan, 1.0);
+}

@@ -44,7 +44,7 @@ bool contains(const std::string& s, const std::string& part) {
 
 TEST(HfConfig, ModelIdsAreTheSortedFileStems) {
   const auto ids = workload::model_ids(kHfModels);
-  ASSERT_EQ(ids.size(), 41u);
+  ASSERT_EQ(ids.size(), 44u);
   EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
   EXPECT_EQ(ids.front(), "deepseek-v3");
 }
@@ -199,9 +199,9 @@ TEST(HfConfigDiagnostics, WrongTypesAreAllReportedAtOnce) {
 }
 
 TEST(HfConfigDiagnostics, UnsupportedModelTypeListsSupported) {
-  const auto p = write_temp("unsupported.json", R"({"model_type":"mamba","hidden_size":64})");
+  const auto p = write_temp("unsupported.json", R"({"model_type":"rwkv","hidden_size":64})");
   const std::string e = load_error(p);
-  EXPECT_TRUE(contains(e, "model_type: unsupported model_type (got 'mamba'")) << e;
+  EXPECT_TRUE(contains(e, "model_type: unsupported model_type (got 'rwkv'")) << e;
   EXPECT_TRUE(contains(e, "expected one of: cohere, cohere2, dbrx, deepseek_v2, deepseek_v3, falcon, gemma, gemma2, gemma3, gemma3_text, gpt2")) << e;
 }
 

@@ -145,8 +145,9 @@ TEST(Hybrid, PatternErrorsNameTheFieldAndTheExpectedKinds) {
   EXPECT_TRUE(mentions(moe, "n_routed_experts") && mentions(moe, "missing")) << moe;
   const std::string unknown = hybrid_error("M-?-");
   EXPECT_TRUE(mentions(unknown, "position 2") && mentions(unknown, "'E' (mixture of experts)")) << unknown;
-  const std::string none = hybrid_error("M-M-");
-  EXPECT_TRUE(mentions(none, "no attention layer")) << none;
+  EXPECT_EQ(hybrid_error("M-M-"), "");  // Mamba and MLP layers only: an SSM without attention
+  const std::string none = hybrid_error("----");
+  EXPECT_TRUE(mentions(none, "hybrid_override_pattern") && mentions(none, "no token mixer")) << none;
   const std::string groups = hybrid_error("M-*-", R"(, "n_groups": 3)");
   EXPECT_TRUE(mentions(groups, "n_groups") && mentions(groups, "mamba_num_heads")) << groups;
   const std::string state = hybrid_error("M-*-", R"(, "ssm_state_size": 0)");
