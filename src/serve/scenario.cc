@@ -265,12 +265,15 @@ std::optional<std::string> memory_refusal(const ServeScenario& sc, const Replica
       " GiB vs HBM " + fmt(core::to_gib(mem.hbm)) + " GiB (tp=" + std::to_string(sc.tp) + ", pp=" +
       std::to_string(sc.pp) + ", ep=" + std::to_string(sc.ep) + ", weights " + core::dtype_name(weights) + ")";
   if (mem.kv_tokens <= 0) return "model does not fit: " + breakdown + "; no room for a KV cache";
-  if (mem.token_units == 0) return std::nullopt;  // no attention: a request needs one sequence's state
+  // A request needs its tokens' KV (none without attention) and its recurrent state, with a state
+  // per verified token besides under speculative decoding.
   long long longest = sc.load.in_len + sc.load.out_len;
   for (const auto& r : sc.load.trace) longest = std::max(longest, r.in_len + r.out_len);
-  if (mem.kv_tokens < longest + mem.state_tokens)
-    return "model does not fit: KV cache holds " + std::to_string(mem.kv_tokens) + " tokens per engine, a request needs " +
-           std::to_string(longest + mem.state_tokens) + "; " + breakdown;
+  const long long need = mem.token_units * longest + mem.state_tokens * (sc.draft_len > 0 ? sc.draft_len + 2 : 1);
+  if (mem.kv_tokens < need)
+    return "model does not fit: " + std::string(mem.token_units ? "KV" : "state") + " cache holds " +
+           std::to_string(mem.kv_tokens) + (mem.token_units ? " tokens" : " sequence states") +
+           " per engine, a request needs " + std::to_string(need) + "; " + breakdown;
   return std::nullopt;
 }
 
@@ -579,11 +582,15 @@ void add_recurrent_state_note(const ServeScenario& sc, ServeReport& rep) {
   const auto& mem = rep.memory;
   const std::string size = "recurrent (Mamba / DeltaNet) state in " + sc.state_precision + ": " +
                            fmt(mem.state_per_sequence.base() / core::mib(1).base()) + " MiB per sequence per chip";
-  if (mem.token_units == 0)
-    rep.assumptions.push_back(size + "; no attention layer, so no KV cache: the cache holds " +
-                              std::to_string(mem.state_sequences()) + " sequences' states per engine, whatever their length");
-  else
-    rep.assumptions.push_back(size + ", held in the KV cache as " + std::to_string(mem.state_tokens) + " tokens' worth");
+  std::string note = mem.token_units == 0 ? size + "; no attention layer, so no KV cache: the cache holds " +
+                                                 std::to_string(mem.state_sequences()) +
+                                                 " sequences' states per engine, whatever their length"
+                                           : size + ", held in the KV cache as " + std::to_string(mem.state_tokens) +
+                                                 " tokens' worth";
+  if (sc.draft_len > 0)
+    note += "; with speculative decoding each running sequence also keeps the states after its " +
+            std::to_string(sc.draft_len + 1) + " verified tokens, to roll back to the last accepted one";
+  rep.assumptions.push_back(note);
 }
 
 // The engines of a homogeneous run (one per replica, or one per chip with DP attention), their

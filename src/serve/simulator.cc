@@ -716,7 +716,9 @@ void Sim::add_pool(const PoolSpec& p, int pool) {
     en.pool = pool;
     en.cost = p.cost;
     en.kv_cap = s_.scheduler.kv_tokens_override > 0 ? s_.scheduler.kv_tokens_override : p.cost->memory().kv_tokens;
-    en.state_tokens = p.cost->memory().state_tokens;
+    // With speculative decoding a recurrent model's sequence also holds the states after each of
+    // its draft_len + 1 verified tokens (the rollback points).
+    en.state_tokens = p.cost->memory().state_tokens * (s_.spec.draft_len > 0 ? s_.spec.draft_len + 2 : 1);
     en.token_units = p.cost->memory().token_units;
     eng_.push_back(std::move(en));
   }

@@ -313,9 +313,12 @@ void StepCostModel::add_recurrent_scan(const StepWork& w, Attention& attn) const
       attn.flops += layers * t.flops.base();
     }
     if (w.decode_seqs > 0) {
-      // The recurrent step reads and writes each decoding sequence's state once.
-      const double f = k.step_flops * static_cast<double>(w.decode_seqs * w.decode_q);
-      const double b = 2.0 * static_cast<double>(w.decode_seqs) * k.state_bytes;
+      // The recurrent step reads each decoding sequence's state once and writes one state per
+      // token it runs: with speculative decoding the verify step keeps the state after every
+      // draft token, to roll back to the last accepted one (SGLang's intermediate SSM states).
+      const double q = static_cast<double>(w.decode_q);
+      const double f = k.step_flops * static_cast<double>(w.decode_seqs) * q;
+      const double b = (1.0 + q) * static_cast<double>(w.decode_seqs) * k.state_bytes;
       attn.seconds += layers * (std::max(f / attn_rate_, b / hbm_rate_) + kov);
       attn.flops += layers * f;
       attn.kv_bytes += layers * b;

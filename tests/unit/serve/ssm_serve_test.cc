@@ -133,3 +133,34 @@ TEST(SsmServe, DisaggregationSendsTheStateAndTpMustSplitTheGroups) {
     EXPECT_NE(std::string(e.what()).find("128 Mamba heads and 8 groups"), std::string::npos) << e.what();
   }
 }
+
+// Speculative decoding on a recurrent model: the verify step of q = draft_len + 1 tokens reads each
+// sequence's state once and writes the state after every token (the rollback points), (1 + q)
+// state streams instead of 2; and each running sequence holds those q states besides its own, so
+// a cache of ten sequences' (draft_len + 2) states runs ten at once.
+TEST(SsmServe, SpeculativeDecodingKeepsARollbackStatePerVerifiedToken) {
+  const auto cost = ssm_cost("mamba-codestral-7b", 1);
+  xs::StepWork plain, verify;
+  plain.decode_seqs = verify.decode_seqs = 16;
+  plain.decode_context = verify.decode_context = 16.0 * 512;
+  verify.decode_q = 4;
+  const double state = cost.memory().state_per_sequence.base() / cost.hbm_rate().base();
+  const double extra = core::to_seconds(cost.cost(verify).attention) - core::to_seconds(cost.cost(plain).attention);
+  EXPECT_NEAR(extra, 3.0 * 16 * state, 0.02 * 3.0 * 16 * state);  // 5 streams instead of 2
+  xs::SimSpec spec;
+  spec.pool = {&cost, 1};
+  spec.scheduler.kv_policy = xs::KvPolicy::Reserve;
+  spec.scheduler.max_num_seqs = 1000;
+  spec.load.arrival = xs::ArrivalKind::Offline;
+  spec.load.requests = 40;
+  spec.load.in_len = 256;
+  spec.load.out_len = 64;
+  spec.spec.draft_len = 3;
+  spec.spec.acceptance = 0.7;
+  spec.scheduler.kv_tokens_override = 10 * (3 + 2);
+  const auto r = xs::simulate(spec);
+  EXPECT_EQ(r.requests, 40);
+  double most = 0;
+  for (const auto& p : r.timeline) most = std::max(most, p.batch);
+  EXPECT_EQ(most, 10.0);
+}
