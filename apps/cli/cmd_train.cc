@@ -37,6 +37,9 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
   add_optional(app, "--micro-batch", in.micro_batch, "sequences per micro-batch");
   add_optional(app, "--lora-rank", in.lora_rank,
                "LoRA fine-tuning: base weights frozen, adapters of this rank (default: every weight trains)");
+  add_optional(app, "--mtp-layers", in.mtp_layers,
+               "multi-token prediction depth: MTP modules (a copy of the last layer, eh_proj and a second LM-head "
+               "loss each) on the last pipeline stage, as DeepSeek-V3 trains with 1 (default 0)");
   add_optional(app, "--lora-targets", in.lora_targets,
                "the weights the LoRA adapters sit beside: attention (qkv and output projections) or all-linear "
                "(and the MLP's; default, Megatron-Bridge's)");

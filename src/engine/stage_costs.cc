@@ -374,6 +374,15 @@ void add_ends(const Context& x, StageCost& sc) {
     if (x.s.plan.lora_rank <= 0) sc.trained_dense += table;
   }
   if (sc.has_head) add_ops(workload::head_ops(md, x.shard), !md.tied_embeddings || x.s.plan.pp > 1);
+  // Multi-token prediction on the last stage: per module its norms and eh_proj (trained weights),
+  // the next token's embedding and a second pass through the shared LM head and loss (its block
+  // is added with the stage's layers).
+  if (!sc.has_head) return;
+  for (int d = 0; d < x.s.plan.mtp_layers; ++d) {
+    add_ops(workload::mtp_ops(md, x.shard), true);
+    add_ops(workload::embedding_ops(md, x.shard), false);
+    add_ops(workload::head_ops(md, x.shard), false);
+  }
 }
 
 /// Stages with the layer split of mapping::layers_per_stage.
@@ -389,6 +398,9 @@ void add_stages(const Context& x, StepCosts& out) {
     sc.has_embedding = st == 0;
     sc.has_head = st == pp - 1;
     for (int l = first; l < first + sc.layers; ++l) add_layer(sc, layers(l));
+    // Each MTP module's transformer block: a copy of the last layer.
+    if (sc.has_head)
+      for (int d = 0; d < x.s.plan.mtp_layers; ++d) add_layer(sc, layers(x.s.model.layers - 1));
     add_ends(x, sc);
     sc.ep_exposed = sc.ep_fwd + sc.ep_bwd;
     sc.params = sc.dense_params + sc.expert_params;

@@ -231,6 +231,8 @@ TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan,
     const std::vector<int> more = stage_layers(model.layers, plan.pp, plan.vpp, st);
     layers.insert(layers.end(), more.begin(), more.end());
   }
+  // Multi-token prediction: each module's block, a copy of the last layer, on the last stage.
+  if (last) layers.insert(layers.end(), static_cast<size_t>(std::max(0, plan.mtp_layers)), model.layers - 1);
 
   // Parameters on this chip (DualPipe: two stages, i.e. two copies of every stage's weights
   // across the pipeline).
@@ -248,6 +250,8 @@ TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan,
     // Untied LM head; a tied one needs a copy on the last stage when pp > 1 (Megatron).
     dense += model.tied_embeddings ? (plan.pp > 1 ? d(model.vocab) * d(model.hidden) : 0.0)
                                    : workload::lm_head_params(model);
+    // Each MTP module's own weights: two norms and eh_proj (2h → h).
+    dense += d(plan.mtp_layers) * (2.0 * d(model.hidden) + 2.0 * d(model.hidden) * d(model.hidden));
   }
   const double dense_chip = dense / plan.tp;
   const double expert_chip = routed / (static_cast<double>(plan.ep) * plan.etp());
@@ -289,7 +293,9 @@ TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan,
   if (first) act += unit / sp_div(plan) * inflight_microbatches(plan, r);  // embedding dropout mask
   if (last) {
     // Final norm input 2sbh and LM-head input 2sbh (sharded with SP), fp32 logits 4sbv/t.
-    act += 4.0 * unit / sp_div(plan) + 4.0 * unit * d(model.vocab) / d(model.hidden) / plan.tp;
+    // Each MTP module adds its norm inputs and eh_proj input (2 × 2sbh) and its own fp32 logits.
+    const double head = 4.0 * unit / sp_div(plan) + 4.0 * unit * d(model.vocab) / d(model.hidden) / plan.tp;
+    act += head * (1.0 + d(plan.mtp_layers)) + d(plan.mtp_layers) * 4.0 * unit / sp_div(plan);
   }
   mem.activations = core::bytes(act);
 

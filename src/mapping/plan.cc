@@ -109,6 +109,10 @@ core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::Model
       positive = false;
     }
   }
+  if (plan.mtp_layers < 0) {
+    why.push_back("mtp_layers = " + s(plan.mtp_layers) + " must be 0 (no multi-token prediction) or positive");
+    positive = false;
+  }
   if (plan.expert_tp < 0) {
     why.push_back("expert_tp = " + s(plan.expert_tp) + " must be 0 (same as tp) or positive");
     positive = false;

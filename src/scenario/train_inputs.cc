@@ -38,6 +38,7 @@ void read_train_plan(config::FieldReader& r, TrainInputs& in) {
   read_flag(pr, "async_tp", in.async_tp);
   read_count(pr, "lora_rank", in.lora_rank);
   read_text(pr, "lora_targets", in.lora_targets);
+  read_non_negative_count(pr, "mtp_layers", in.mtp_layers);
   moved_to_workload(pr, {"global_batch", "seq_len"});
   pr.finish();
 }
@@ -163,6 +164,10 @@ void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const worklo
   if (in.lora_rank && *in.lora_rank > md.hidden)
     d.error("--lora-rank", "a LoRA adapter's rank is above the model's hidden size", std::to_string(*in.lora_rank),
             "a rank from 1 to " + std::to_string(md.hidden) + " (8 to 64 in practice)");
+  config::check_non_negative_count(d, "--mtp-layers", in.mtp_layers);
+  if (in.mtp_layers && *in.mtp_layers > md.layers)
+    d.error("--mtp-layers", "more multi-token-prediction modules than the model has layers", std::to_string(*in.mtp_layers),
+            "0 to " + std::to_string(md.layers) + " (DeepSeek-V3 trains with 1)");
   if (in.pp && *in.pp > md.layers)
     d.error("--pp", "more pipeline stages than layers", std::to_string(*in.pp), "at most " + std::to_string(md.layers));
   if (in.ep && *in.ep > 1 && (!md.is_moe() || md.moe.num_experts % *in.ep != 0))
@@ -186,6 +191,7 @@ void fill_plan_defaults(const TrainInputs& in, const engine::TrainDefaults& d, m
   p.zero = d.zero.value;
   p.async_tp = in.async_tp.value_or(false);
   p.lora_rank = static_cast<int>(in.lora_rank.value_or(0));
+  p.mtp_layers = static_cast<int>(in.mtp_layers.value_or(0));
   if (in.lora_targets) p.lora_targets = *workload::parse_lora_targets(*in.lora_targets);  // checked in check_layout
   if (in.schedule) {
     mapping::schedules().get(*in.schedule, "--schedule");  // unknown names list the valid ones
@@ -352,7 +358,8 @@ void fill_unset(TrainInputs& given, const TrainInputs& fallback) {
   for (auto [dst, src] : {std::pair{&given.tp, &fallback.tp}, {&given.pp, &fallback.pp}, {&given.dp, &fallback.dp},
                           {&given.cp, &fallback.cp}, {&given.ep, &fallback.ep}, {&given.vpp, &fallback.vpp},
                           {&given.micro_batch, &fallback.micro_batch}, {&given.global_batch, &fallback.global_batch},
-                          {&given.seq_len, &fallback.seq_len}, {&given.lora_rank, &fallback.lora_rank}})
+                          {&given.seq_len, &fallback.seq_len}, {&given.lora_rank, &fallback.lora_rank},
+                          {&given.mtp_layers, &fallback.mtp_layers}})
     fill(*dst, *src);
   for (auto [dst, src] : {std::pair{&given.precision, &fallback.precision}, {&given.zero, &fallback.zero},
                           {&given.lora_targets, &fallback.lora_targets},
@@ -416,6 +423,9 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
     out.settings.push_back("LoRA rank " + std::to_string(s.plan.lora_rank) + " (input), adapters on " +
                            workload::lora_targets_name(s.plan.lora_targets) +
                            (in.lora_targets ? " (input)" : " (default: training.defaults.lora.all_linear)"));
+  if (s.plan.mtp_layers > 0)
+    out.settings.push_back("multi-token prediction: " + std::to_string(s.plan.mtp_layers) +
+                           " module(s) on the last stage (input)");
   return out;
 }
 

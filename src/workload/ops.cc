@@ -374,5 +374,15 @@ std::vector<Op> embedding_ops(const ModelSpec& md, const LayerShard& s) {
   return {elementwise("embedding", 2.0 * static_cast<double>(tokens * md.hidden))};
 }
 
+std::vector<Op> mtp_ops(const ModelSpec& md, const LayerShard& s) {
+  const long long q_len = s.q_len > 0 ? s.q_len : s.seq;
+  const long long tokens = s.batch * div_up(q_len, s.cp);
+  std::vector<Op> ops;
+  ops.push_back(elementwise("mtp_norms", 2.0 * 2.0 * static_cast<double>(tokens * md.hidden)));
+  ops.push_back(gemm("mtp_eh_proj", GemmRole::Other, tokens, div_up(md.hidden, s.tp), 2 * md.hidden));
+  apply_lora(ops, s.lora_rank, s.lora_targets);
+  return ops;
+}
+
 
 }  // namespace xpusim::workload

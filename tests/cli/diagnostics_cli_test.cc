@@ -193,6 +193,14 @@ TEST_F(DiagnosticsCli, ModelFieldOfTheWrongType) {
 
 // --- parallel plan -----------------------------------------------------------------------------
 
+TEST_F(DiagnosticsCli, MtpDepthOutsideTheModelIsBadInput) {
+  expect_bad_input(run_cli(kTrain + " --mtp-layers -1"),
+                   {"--mtp-layers: must not be negative (got '-1'; expected an integer ≥ 0)"});
+  expect_bad_input(run_cli(kTrain + " --mtp-layers 99"),
+                   {"--mtp-layers: more multi-token-prediction modules than the model has layers (got '99'; "
+                    "expected 0 to 32 (DeepSeek-V3 trains with 1))"});
+}
+
 TEST_F(DiagnosticsCli, TensorParallelDegreeThatDoesNotDivideTheHeads) {
   expect_bad_input(run_cli(kTrain + " --tp 3"),
                    {"--tp: tensor-parallel degree does not divide the 32 attention heads (got '3'; expected a "

@@ -33,7 +33,7 @@ const std::set<std::string> kUnitless = {
     // train at scale (docs/scale.md): fractions in [0, 1], counts, the PUE
     "goodput_fraction", "failure_goodput_fraction", "spare_available_fraction", "probability", "spares", "runs",
     "failures_mean", "pue", "largest_useful_chips", "stage",
-    "straggler_stage", "max_global_batch_tokens", "lora_rank",
+    "straggler_stage", "max_global_batch_tokens", "lora_rank", "mtp_layers",
     // trust (report/trust_report.h): rows behind a band, log residuals (dimensionless)
     "band_rows", "log_residual_p10", "log_residual_p90",
     // catalog: counts and ratios of the hardware

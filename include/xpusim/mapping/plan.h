@@ -71,6 +71,10 @@ struct TrainPlan {
   int lora_rank = 0;
   /// The weights the adapters sit beside (workload::LoraTargets).
   workload::LoraTargets lora_targets = workload::LoraTargets::AllLinear;
+  /// Multi-token prediction depth (DeepSeek-V3 trained with 1): that many MTP modules on the last
+  /// pipeline stage, each a copy of the last layer's block, eh_proj and a second pass through the
+  /// shared LM head and loss (workload::mtp_ops). 0: Megatron's default, none.
+  int mtp_layers = 0;
 
   int chips() const { return tp * pp * cp * dp; }
   int etp() const { return expert_tp > 0 ? expert_tp : tp; }

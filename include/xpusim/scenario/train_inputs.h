@@ -41,6 +41,8 @@ struct TrainInputs {
   /// The weights the LoRA adapters sit beside: "attention" or "all-linear" (needs lora_rank;
   /// default training.defaults.lora.all_linear).
   std::optional<std::string> lora_targets;
+  /// Multi-token prediction depth (mapping::TrainPlan::mtp_layers); absent: 0, none.
+  std::optional<long long> mtp_layers;
   std::optional<long long> global_batch, seq_len;
   /// Upper bound on the global batch in tokens for the plan search (default: the critical-batch
   /// rule); the search never exceeds it. Not with global_batch (exact).

@@ -126,6 +126,11 @@ std::vector<Op> layer_ops(const ModelSpec& m, int layer, const LayerShard& s);
 /// LM head (logits) + loss for one shard; the input embedding is a gather (elementwise).
 std::vector<Op> head_ops(const ModelSpec& m, const LayerShard& s);
 std::vector<Op> embedding_ops(const ModelSpec& m, const LayerShard& s);
+/// A multi-token-prediction module's own operators (DeepSeek-V3 MTP, Megatron's
+/// MultiTokenPredictionLayer): the RMSNorms of the hidden state and of the next token's
+/// embedding, and eh_proj from their concatenation (2h) back to h, column-parallel over tp. Its
+/// transformer block is a copy of the last layer; it shares the embedding and the LM head.
+std::vector<Op> mtp_ops(const ModelSpec& m, const LayerShard& s);
 
 /// LoRA (Hu et al. 2021): the rank-`rank` adapter of a frozen weight GEMM `frozen` (m × k · k × n),
 /// Y += (X·A)·B with A k × rank and B rank × n, as two GEMMs on the same shard: A's k and B's n
