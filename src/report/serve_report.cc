@@ -25,8 +25,11 @@ Json layout_json(const serve::ServeReport& rep) {
 }
 
 Json memory_json(const serve::ReplicaMemory& m) {
-  return Json{{"hbm", core::to_gib(m.hbm)}, {"weights", core::to_gib(m.weights)},
-              {"workspace", core::to_gib(m.workspace)}, {"kv_cache", core::to_gib(m.kv_capacity)}};
+  return Json{{"hbm", core::to_gib(m.hbm)},
+              {"weights", core::to_gib(m.weights)},
+              {"draft_weights", core::to_gib(m.draft_weights)},
+              {"workspace", core::to_gib(m.workspace)},
+              {"kv_cache", core::to_gib(m.kv_capacity)}};
 }
 
 Json step_json(const serve::StepCost& st) {
@@ -163,8 +166,10 @@ std::string serve_text(const serve::ServeReport& rep) {
                  rep.scenario.ep, rep.engines,
                  rep.decode_engines ? strformat(" + %d decode", rep.decode_engines).c_str() : "");
   const bool states_only = rep.memory.token_units == 0;
-  o << strformat("memory per chip: weights %.1f GiB, workspace %.1f GiB, %s cache %.1f GiB of %.1f GiB HBM (%lld %s/engine)\n",
-                 core::to_gib(rep.memory.weights), core::to_gib(rep.memory.workspace), states_only ? "state" : "KV",
+  const std::string draft =
+      rep.memory.draft_weights.base() > 0 ? strformat(" (+ draft %.1f GiB)", core::to_gib(rep.memory.draft_weights)) : "";
+  o << strformat("memory per chip: weights %.1f GiB%s, workspace %.1f GiB, %s cache %.1f GiB of %.1f GiB HBM (%lld %s/engine)\n",
+                 core::to_gib(rep.memory.weights), draft.c_str(), core::to_gib(rep.memory.workspace), states_only ? "state" : "KV",
                  core::to_gib(rep.memory.kv_capacity), core::to_gib(rep.memory.hbm), rep.memory.kv_tokens,
                  states_only ? "sequences" : "tokens");
   o << strformat("requests %lld in %.2f s: %.2f req/s, %.0f output tok/s (%.1f per chip)\n", s.requests,

@@ -299,6 +299,8 @@ void add_draft(const ServeScenario& sc, const ServeEnv& env, const hw::SystemSpe
   b.draft = std::make_unique<StepCostModel>(sys, *b.draft_model, dp, prof, mapping::memory_params(*env.calibration),
                                             b.topo.get());
   b.spec.spec.draft = b.draft.get();
+  // The draft's weights sit on the same chips: the target's KV cache gets what they leave.
+  b.cost->hold_draft_weights(b.draft->memory().weights);
 }
 
 // Disaggregated serving: a decode pool, and the KV hand-off timed on the whole system.
@@ -652,10 +654,10 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   if (plan.group_chips() > 1)
     b.topo = std::make_unique<net::Topology>(net::Topology::build(sys, topo_chips(sys, plan.group_chips()), topo_opts));
   b.cost = std::make_unique<StepCostModel>(sys, model, plan, prof, mapping::memory_params(params), b.topo.get());
+  add_draft(sc, env, sys, plan, prof, b);
   rep.memory = b.cost->memory();
   if (auto refusal = memory_refusal(sc, rep.memory, precisions.weights)) return core::make_error(*refusal);
   if (model.has_recurrent()) add_recurrent_state_note(sc, rep);
-  add_draft(sc, env, sys, plan, prof, b);
 
   const long long engine_chips = plan.engine_chips();
   const long long engines = configure_engines(sc, sys, prof, topo_opts, engine_chips, b, rep);

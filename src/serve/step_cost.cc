@@ -132,9 +132,18 @@ void StepCostModel::size_memory(const mapping::MemoryParams& memory) {
   mem_.weights = fixed.weights;
   mem_.workspace = fixed.workspace;
   mem_.kv_per_token = mapping::kv_bytes_per_token_per_chip(model_, plan_.plan);
-  const core::Bytes left = mem_.hbm - mem_.weights - mem_.workspace;
-  mem_.kv_capacity = left.base() > 0 ? left * profile_.kv_memory_fraction : core::bytes(0);
   mem_.state_per_sequence = mapping::state_bytes_per_sequence_per_chip(model_, plan_.plan);
+  size_cache();
+}
+
+void StepCostModel::hold_draft_weights(core::Bytes per_chip) {
+  mem_.draft_weights = per_chip;
+  size_cache();
+}
+
+void StepCostModel::size_cache() {
+  const core::Bytes left = mem_.hbm - mem_.weights - mem_.draft_weights - mem_.workspace;
+  mem_.kv_capacity = left.base() > 0 ? left * profile_.kv_memory_fraction : core::bytes(0);
   // The cache unit: a token's KV bytes; without attention, one sequence's state.
   const bool kv = mem_.kv_per_token.base() > 0;
   const core::Bytes unit = kv ? mem_.kv_per_token : mem_.state_per_sequence;

@@ -70,6 +70,7 @@ struct StepCost {
 struct ReplicaMemory {
   core::Bytes hbm;              ///< HBM capacity per chip
   core::Bytes weights;          ///< weights per chip
+  core::Bytes draft_weights;    ///< a speculative-decoding draft model's weights per chip (on the same chips)
   core::Bytes workspace;        ///< runtime context, communication buffers, fragmentation
   core::Bytes kv_capacity;      ///< KV cache per chip (fraction of what is left)
   core::Bytes kv_per_token;     ///< KV bytes per token per chip (all layers on the chip)
@@ -105,6 +106,8 @@ class StepCostModel {
   core::Seconds time(const StepWork& w) const;
   /// Memory per chip; kv_tokens ≤ 0 means the weights do not fit.
   const ReplicaMemory& memory() const { return mem_; }
+  /// A draft model's weights held on the same chips: the KV cache gets what is left after them.
+  void hold_draft_weights(core::Bytes per_chip);
   const FrameworkProfile& profile() const { return profile_; }
   const ReplicaPlan& plan() const { return plan_; }
   const workload::ModelSpec& model() const { return model_; }
@@ -137,6 +140,8 @@ class StepCostModel {
   void count_layer_kinds();
   void set_attention_shape();
   void size_memory(const mapping::MemoryParams& memory);
+  /// The KV cache (or state cache) from what HBM leaves after weights, draft and workspace.
+  void size_cache();
   void cost_lm_head();
   /// TP degree of attention and dense layers (1 with DP attention).
   int attention_tp() const;

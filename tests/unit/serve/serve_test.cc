@@ -10,6 +10,7 @@
 #include "xpusim/hw/catalog.h"
 #include "xpusim/serve/scenario.h"
 #include "xpusim/serve/search.h"
+#include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
 
 namespace xs = xpusim::serve;
@@ -262,6 +263,31 @@ TEST(Simulator, SpeculativeDecodingDividesTpotByTokensPerStep) {
   // Verifying 5 tokens costs about as much as 1 in a bandwidth-bound step.
   EXPECT_LT(spec->sim.tpot_ms.mean, plain->sim.tpot_ms.mean / k * 1.25);
   EXPECT_GT(spec->sim.tpot_ms.mean, plain->sim.tpot_ms.mean / k * 0.9);
+}
+
+// A draft model runs on the target's chips, so its weights (per chip at its own tp) come out of the
+// target's KV cache: the cache shrinks by exactly kv_memory_fraction × the draft's weights.
+TEST(Simulator, ADraftModelsWeightsComeOutOfTheKvCache) {
+  auto sc = base();
+  sc.model = "llama3.1-70b";
+  sc.chips = 4;
+  sc.tp = 4;
+  sc.load.requests = 8;
+  const auto plain = xs::run_scenario(sc, env());
+  sc.draft_len = 4;
+  sc.acceptance = 0.7;
+  sc.draft_model = "llama3.1-8b";
+  const auto spec = xs::run_scenario(sc, env());
+  ASSERT_TRUE(plain.has_value() && spec.has_value());
+  const double draft = xpusim::workload::weight_bytes(xpusim::test::model("llama3.1-8b"), xpusim::core::Dtype::Bf16).base();
+  EXPECT_NEAR(spec->memory.draft_weights.base() / (draft / 4), 1.0, 0.01);  // embedding/head split over tp too
+  const double fraction = spec->memory.kv_capacity.base() > 0
+                              ? (plain->memory.kv_capacity.base() - spec->memory.kv_capacity.base()) /
+                                    spec->memory.draft_weights.base()
+                              : 0.0;
+  EXPECT_NEAR(fraction, xs::framework_profile(xs::Framework::Vllm, catalog().system("h100-sxm-dgx").chip,
+                                              xpusim::test::shipped()).kv_memory_fraction, 1e-9);
+  EXPECT_LT(spec->memory.kv_tokens, plain->memory.kv_tokens);
 }
 
 TEST(Simulator, DisaggregationMovesKvOverTheNetwork) {
