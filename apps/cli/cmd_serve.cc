@@ -59,7 +59,8 @@ void add_plan_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f) {
   add_optional(app, "--decode-chips", in.decode_chips, "heterogeneous disaggregation: chips in the decode pool");
   add_optional(app, "--draft-len", in.draft_len, "speculative decoding: draft tokens per step");
   add_optional(app, "--acceptance", in.acceptance, "speculative decoding: per-token acceptance");
-  add_optional(app, "--draft-model", in.draft_model, "speculative decoding: draft model id");
+  add_optional(app, "--draft-model", in.draft_model,
+               "speculative decoding: draft model id, or mtp for the model's own multi-token-prediction module");
 }
 
 void add_workload_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f) {

@@ -285,22 +285,44 @@ struct Build {
   SimSpec spec;
 };
 
-// Speculative decoding: a draft model on the same chips (tp at most its heads).
-void add_draft(const ServeScenario& sc, const ServeEnv& env, const hw::SystemSpec& sys, const ReplicaPlan& plan,
-               const FrameworkProfile& prof, Build& b) {
+// Self-speculative decoding with the target's own MTP module (`draft_model: mtp`): a one-layer
+// draft sharded as the target, whose embedding and LM head are the target's, so it adds only the
+// module's share of the target's weights per chip.
+void add_mtp_draft(const ServeEnv& env, const hw::SystemSpec& sys, const workload::ModelSpec& target,
+                   const ReplicaPlan& plan, const FrameworkProfile& prof, Build& b, ServeReport& rep) {
+  if (target.mtp_modules < 1)
+    core::fail("draft_model", "the model ships no multi-token-prediction module", "mtp",
+               "a model whose config has num_nextn_predict_layers >= 1 (DeepSeek-V3), or a draft model id");
+  b.draft_model = std::make_unique<workload::ModelSpec>(workload::mtp_draft_model(target));
+  b.draft = std::make_unique<StepCostModel>(sys, *b.draft_model, plan, prof, mapping::memory_params(*env.calibration),
+                                            b.topo.get());
+  const double share = workload::mtp_module_params(target) / workload::count_params(target).total;
+  b.cost->hold_draft_weights(b.cost->memory().weights * share);
+  rep.assumptions.push_back("draft: the model's own MTP module, one layer like its last with the shared LM head, "
+                            "sharded as the target; its eh_proj (2h x h) is not timed");
+}
+
+// Speculative decoding: a draft model on the same chips (tp at most its heads), or the target's
+// own MTP module.
+void add_draft(const ServeScenario& sc, const ServeEnv& env, const hw::SystemSpec& sys, const workload::ModelSpec& target,
+               const ReplicaPlan& plan, const FrameworkProfile& prof, Build& b, ServeReport& rep) {
   b.spec.spec.draft_len = sc.draft_len;
   b.spec.spec.acceptance = sc.acceptance;
   if (sc.draft_len <= 0 || sc.draft_model.empty()) return;
-  b.draft_model = std::make_unique<workload::ModelSpec>(workload::load_model(sc.draft_model, env.models_dir));
-  ReplicaPlan dp = plan;
-  const int heads = b.draft_model->heads;
-  dp.plan.tp = heads > 0 ? std::min(sc.tp, heads) : sc.tp;
-  while (dp.plan.tp > 1 && !workload::tp_divides(*b.draft_model, dp.plan.tp)) dp.plan.tp /= 2;
-  b.draft = std::make_unique<StepCostModel>(sys, *b.draft_model, dp, prof, mapping::memory_params(*env.calibration),
-                                            b.topo.get());
+  if (sc.draft_model == "mtp") {
+    add_mtp_draft(env, sys, target, plan, prof, b, rep);
+  } else {
+    b.draft_model = std::make_unique<workload::ModelSpec>(workload::load_model(sc.draft_model, env.models_dir));
+    ReplicaPlan dp = plan;
+    const int heads = b.draft_model->heads;
+    dp.plan.tp = heads > 0 ? std::min(sc.tp, heads) : sc.tp;
+    while (dp.plan.tp > 1 && !workload::tp_divides(*b.draft_model, dp.plan.tp)) dp.plan.tp /= 2;
+    b.draft = std::make_unique<StepCostModel>(sys, *b.draft_model, dp, prof, mapping::memory_params(*env.calibration),
+                                              b.topo.get());
+    // The draft's weights sit on the same chips: the target's KV cache gets what they leave.
+    b.cost->hold_draft_weights(b.draft->memory().weights);
+  }
   b.spec.spec.draft = b.draft.get();
-  // The draft's weights sit on the same chips: the target's KV cache gets what they leave.
-  b.cost->hold_draft_weights(b.draft->memory().weights);
 }
 
 // Disaggregated serving: a decode pool, and the KV hand-off timed on the whole system.
@@ -654,7 +676,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   if (plan.group_chips() > 1)
     b.topo = std::make_unique<net::Topology>(net::Topology::build(sys, topo_chips(sys, plan.group_chips()), topo_opts));
   b.cost = std::make_unique<StepCostModel>(sys, model, plan, prof, mapping::memory_params(params), b.topo.get());
-  add_draft(sc, env, sys, plan, prof, b);
+  add_draft(sc, env, sys, model, plan, prof, b, rep);
   rep.memory = b.cost->memory();
   if (auto refusal = memory_refusal(sc, rep.memory, precisions.weights)) return core::make_error(*refusal);
   if (model.has_recurrent()) add_recurrent_state_note(sc, rep);

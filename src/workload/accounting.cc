@@ -158,6 +158,11 @@ LayerParams layer_params(const ModelSpec& m, int layer) {
   return p;
 }
 
+double mtp_module_params(const ModelSpec& m) {
+  const double h = d(m.hidden);
+  return layer_params(m, m.layers - 1).total() + 2.0 * h * h + 2.0 * h;
+}
+
 ParamCounts count_params(const ModelSpec& m) {
   ParamCounts c;
   c.embedding = embedding_params(m);

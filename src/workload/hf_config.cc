@@ -413,6 +413,7 @@ void read_llama_style(FieldReader& r, ModelSpec& m) {
   else if (t == "qwen3_moe" || t == "qwen2_moe" || t == "qwen3_next") read_qwen_moe(r, m);
   else if (t == "deepseek_v3" || t == "deepseek_v2") read_deepseek_v3(r, m);
   else if (t == "llama4_text") read_llama4_moe(r, m);
+  m.mtp_modules = static_cast<int>(int_alias(r, {"num_nextn_predict_layers"}, 0, false));
 }
 
 void read_gpt2(FieldReader& r, ModelSpec& m) {

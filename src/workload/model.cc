@@ -74,6 +74,21 @@ long long ModelSpec::v_head_dim() const {
   return attention == AttnKind::Mla ? mla.v_head_dim : head_dim;
 }
 
+ModelSpec mtp_draft_model(const ModelSpec& m) {
+  ModelSpec d = m;
+  const int last = m.layers - 1;
+  d.id = m.id + " MTP module";
+  d.layers = 1;
+  d.mtp_modules = 0;
+  if (!m.layer_blocks.empty()) d.layer_blocks = {m.layer_block(last)};
+  if (m.is_moe()) {
+    d.moe.layer_moe = {m.layer_is_moe(last)};
+    d.moe.first_dense_layers = 0;
+  }
+  if (!m.layer_is_sliding.empty()) d.layer_is_sliding = {m.layer_sliding(last)};
+  return d;
+}
+
 bool tp_divides(const ModelSpec& m, long long tp) {
   if (tp < 1) return false;
   if (m.attention_layers() > 0 && m.heads % tp != 0) return false;

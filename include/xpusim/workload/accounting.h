@@ -67,6 +67,9 @@ struct LayerParams {
   }
 };
 LayerParams layer_params(const ModelSpec& m, int layer);
+/// Weights one multi-token-prediction module adds to the model: its block (a copy of the last
+/// layer's), eh_proj (2h × h) and two norms.
+double mtp_module_params(const ModelSpec& m);
 
 /// Mean number of keys a query sees in a causal sequence of `seq` tokens with an optional
 /// sliding window (0 = none): (1/s)·Σ_{i=1..s} min(i, w); (s+1)/2 without a window.

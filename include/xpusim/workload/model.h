@@ -128,6 +128,9 @@ struct ModelSpec {
   bool norm_bias = true;       ///< LayerNorm carries a bias (MPT no_bias: false); RMSNorm never
   int norms_per_layer = 2;     ///< 1 for parallel blocks sharing one input norm (gptj, falcon-7b)
   bool lm_head_bias = false;   ///< gptj's LM head has a vocab-sized bias
+  /// Multi-token-prediction modules the checkpoint ships (num_nextn_predict_layers; DeepSeek-V3: 1),
+  /// beside the layers and not in the parameter counts; `serve --draft-model mtp` drafts with one.
+  int mtp_modules = 0;
   /// What of the config the model describes only approximately (Llama 4's chunked attention as a
   /// window, a multimodal wrapper's vision encoder left out), said wherever the model runs.
   std::vector<std::string> approximations;
@@ -163,6 +166,11 @@ struct ModelSpec {
   long long qk_head_dim() const;
   long long v_head_dim() const;
 };
+
+/// The draft model of self-speculative decoding with the model's own MTP module: one layer, a copy
+/// of the last layer's block, with the model's hidden size, vocabulary and shared LM head (its
+/// embedding and head weights are the target's; workload::mtp_module_params is what it adds).
+ModelSpec mtp_draft_model(const ModelSpec& m);
 
 /// Whether tensor parallelism of degree `tp` splits every head-sharded part of the model evenly:
 /// the attention heads, the Mamba heads and groups (Mamba-1: channels) and the linear-attention

@@ -290,6 +290,47 @@ TEST(Simulator, ADraftModelsWeightsComeOutOfTheKvCache) {
   EXPECT_LT(spec->memory.kv_tokens, plain->memory.kv_tokens);
 }
 
+// `draft_model: mtp` drafts with the target's own MTP module (DeepSeek-V3 ships one): a one-layer
+// draft of the last layer's kind, whose embedding and LM head are the target's, so it holds only
+// the module's share of the target's weights (its block, eh_proj and norms over all parameters);
+// a model without a module is bad input naming the key.
+TEST(Simulator, SelfSpeculativeDecodingWithTheMtpModule) {
+  const auto target = xpusim::test::model("deepseek-v3");
+  ASSERT_EQ(target.mtp_modules, 1);
+  const auto draft = xpusim::workload::mtp_draft_model(target);
+  EXPECT_EQ(draft.layers, 1);
+  EXPECT_TRUE(draft.layer_is_moe(0));  // DeepSeek-V3's last layer is an MoE layer
+  auto sc = base();
+  sc.system = "gb200-nvl72";
+  sc.model = "deepseek-v3";
+  sc.precision = "fp8";
+  sc.chips = 8;
+  sc.tp = 8;
+  sc.load.arrival = xs::ArrivalKind::ClosedLoop;
+  sc.load.concurrency = 4;
+  sc.load.requests = 16;
+  const auto plain = xs::run_scenario(sc, env());
+  sc.draft_len = 2;
+  sc.acceptance = 0.8;
+  sc.draft_model = "mtp";
+  const auto mtp = xs::run_scenario(sc, env());
+  ASSERT_TRUE(plain.has_value() && mtp.has_value());
+  const double share = xpusim::workload::mtp_module_params(target) / xpusim::workload::count_params(target).total;
+  EXPECT_NEAR(mtp->memory.draft_weights.base() / (share * mtp->memory.weights.base()), 1.0, 1e-9);
+  // 2.44 tokens per verify step; the verify and the two one-layer draft steps cost some of it back.
+  EXPECT_LT(mtp->sim.tpot_ms.mean, plain->sim.tpot_ms.mean / 1.5);
+  EXPECT_GT(mtp->sim.tpot_ms.mean, plain->sim.tpot_ms.mean / 2.44);
+  auto none = base();
+  none.draft_len = 2;
+  none.draft_model = "mtp";
+  try {
+    (void)xs::run_scenario(none, env());
+    ADD_FAILURE() << "mtp draft accepted for a model without an MTP module";
+  } catch (const xpusim::core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("draft_model"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Simulator, DisaggregationMovesKvOverTheNetwork) {
   auto sc = base();
   sc.chips = 8;
