@@ -114,18 +114,6 @@ bool async_tp_in_notes(const std::string& notes) {
   return named_as_setting(notes, re);
 }
 
-/// Multi-token prediction the notes state as a setting of the run: "MTP depth N" (DeepSeek-V3's
-/// wording) or "mtp_num_layers N" (Megatron's flag). "Without MTP", "w/o MTP" and unstated: 0.
-void mtp_from_notes(const std::string& notes, mapping::TrainPlan& plan, Prediction& p) {
-  static const std::regex re(R"(\b(?:mtp\s+depth|mtp_num_layers)\s*[=:]?\s*(\d{1,3})\b)", std::regex::icase);
-  std::smatch m;
-  if (!std::regex_search(notes, m, re)) return;
-  plan.mtp_layers = std::stoi(m[1].str());
-  if (plan.mtp_layers > 0)
-    p.assumptions.push_back("multi-token prediction depth " + std::to_string(plan.mtp_layers) +
-                            " (the row's notes): MTP modules on the last pipeline stage");
-}
-
 /// LoRA fine-tuning named in the notes ("LoRA", not only "without LoRA"): the adapter rank the
 /// notes give ("rank 16", "r=16", "rank-16") and the weights they adapt ("attention projections"
 /// or "all linear layers"), else the documented defaults, said so: MLPerf's benchmark
@@ -339,13 +327,6 @@ Prediction predict_train(const Row& stated, const Context& ctx) {
   s.model = workload::load_model(row.model_ref(), ctx.models_dir);
   if (!plan_from_row(row, s.model, s.plan, p)) return p;
   lora_from_notes(row.notes, *ctx.calibration, s.plan, p);
-  mtp_from_notes(row.notes, s.plan, p);
-  if (s.plan.mtp_layers > s.model.layers) {
-    p.status = Status::Unsupported;
-    p.reason = "MTP depth " + std::to_string(s.plan.mtp_layers) + " in the notes exceeds the model's " +
-               std::to_string(s.model.layers) + " layers";
-    return p;
-  }
   if (s.plan.lora_rank > s.model.hidden) {
     p.status = Status::Unsupported;
     p.reason = "LoRA rank " + std::to_string(s.plan.lora_rank) + " in the notes is above the model's hidden size " +

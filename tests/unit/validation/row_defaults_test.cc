@@ -173,23 +173,6 @@ TEST(RowDefaults, LoraNamedInTheNotesRunsAdaptersOnFrozenWeights) {
   EXPECT_EQ(validation::predict_train(absurd, context()).status, validation::Status::Unsupported);
 }
 
-// Multi-token prediction stated in the notes ("MTP depth 1", DeepSeek-V3's wording, or Megatron's
-// "mtp_num_layers 2") runs that many modules on the last stage: a longer step, said so; "without
-// MTP" and unstated run none; a depth beyond the model's layers is unsupported, named.
-TEST(RowDefaults, MtpDepthInTheNotesRunsTheModules) {
-  const auto none = validation::predict_train(lora_row("pre-training without MTP"), context());
-  const auto one = validation::predict_train(lora_row("MTP depth 1 adds ~1 layer of FLOPs"), context());
-  const auto two = validation::predict_train(lora_row("mtp_num_layers=2"), context());
-  for (const auto* p : {&none, &one, &two}) ASSERT_EQ(p->status, validation::Status::Ok) << p->reason;
-  EXPECT_FALSE(said(none, "multi-token prediction"));
-  EXPECT_TRUE(said(one, "multi-token prediction depth 1 (the row's notes)"));
-  EXPECT_GT(one.predicted, none.predicted);  // step_time_s
-  EXPECT_GT(two.predicted, one.predicted);
-  const auto absurd = validation::predict_train(lora_row("MTP depth 999"), context());
-  EXPECT_EQ(absurd.status, validation::Status::Unsupported);
-  EXPECT_NE(absurd.reason.find("MTP depth 999"), std::string::npos) << absurd.reason;
-}
-
 TEST(RowDefaults, AStatedBatchIsKept) {
   auto row = pp35_row();
   row.global_batch_seqs = 8;  // one micro-batch per rank: the row says so
