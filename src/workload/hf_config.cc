@@ -692,8 +692,10 @@ void read_mamba(FieldReader& r, ModelSpec& m) {
   s.dt_rank = read_dt_rank(r, "time_step_rank", m.hidden);
   s.conv_bias = r.boolean_or("use_conv_bias", true);
   s.proj_bias = r.boolean_or("use_bias", false);
-  for (const auto& [key, v] : {std::pair<const char*, long long>{"state_size", s.state}, {"conv_kernel", s.conv_kernel},
-                               {"intermediate_size", s.heads}, {"time_step_rank", s.dt_rank}})
+  for (const auto& [key, v] : {std::pair<const char*, long long>{"state_size", s.state}, {"conv_kernel", s.conv_kernel}})
+    require_positive(r.diagnostics(), r.path_of(key), v);
+  if (m.hidden <= 0) return;  // the widths below default from hidden_size, already diagnosed
+  for (const auto& [key, v] : {std::pair<const char*, long long>{"intermediate_size", s.heads}, {"time_step_rank", s.dt_rank}})
     require_positive(r.diagnostics(), r.path_of(key), v);
 }
 
@@ -827,7 +829,7 @@ std::string resolve_model_path(const std::string& path_or_id, const std::string&
 /// size and one another, a valid MoE routing and a layer-type list of the right length.
 void check_shape(ModelSpec& m, core::Diagnostics& diags) {
   // A model of recurrent mixers (and MLPs) only has no attention heads to check.
-  const bool attention = m.attention_layers() > 0;
+  const bool attention = m.layer_blocks.empty() || m.attention_layers() > 0;
   bool mlp = false;
   for (int i = 0; i < m.layers && !mlp; ++i) mlp = m.layer_has_mlp(i);
   require_positive(diags, "hidden_size", m.hidden);
