@@ -54,6 +54,20 @@ class SameDocumentAsTheCli(unittest.TestCase):
     def test_serve_equals_cli_json(self):
         self.assertEqual(xpusim.serve(**SERVE), cli_json("serve", *SERVE_FLAGS))
 
+    def test_mtp_training_and_a_mamba_only_model_equal_cli_json(self):
+        keys = dict(system="h100-sxm-dgx", model="deepseek-v3", chips=1024, executor="analytical", tp=1, pp=16,
+                    ep=64, global_batch=2048, seq_len=4096, mtp_layers=1)
+        doc = xpusim.train(**keys)
+        self.assertEqual(doc["plan"]["mtp_layers"], 1)
+        self.assertEqual(doc, cli_json("train", "--system", "h100-sxm-dgx", "--model", "deepseek-v3", "--chips", "1024",
+                                       "--executor", "analytical", "--tp", "1", "--pp", "16", "--ep", "64",
+                                       "--global-batch", "2048", "--seq-len", "4096", "--mtp-layers", "1"))
+        ssm = xpusim.serve(system="h100-sxm-dgx", model="mamba-2.8b", requests=20, in_len=512, out_len=64)
+        self.assertEqual(ssm["kv_tokens_per_engine"], 0)
+        self.assertGreater(ssm["state_sequences_per_engine"], 0)
+        self.assertEqual(ssm, cli_json("serve", "--system", "h100-sxm-dgx", "--model", "mamba-2.8b", "--requests", "20",
+                                       "--in-len", "512", "--out-len", "64"))
+
     def test_catalog_dir_equals_cli_json(self):
         mine = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "catalog")
         keys = dict(TRAIN, system="hypo-accel-x16")
