@@ -250,8 +250,8 @@ TrainMemory train_memory_of_stage(const ModelSpec& model, const TrainPlan& plan,
     // Untied LM head; a tied one needs a copy on the last stage when pp > 1 (Megatron).
     dense += model.tied_embeddings ? (plan.pp > 1 ? d(model.vocab) * d(model.hidden) : 0.0)
                                    : workload::lm_head_params(model);
-    // Each MTP module's own weights: two norms and eh_proj (2h → h).
-    dense += d(plan.mtp_layers) * (2.0 * d(model.hidden) + 2.0 * d(model.hidden) * d(model.hidden));
+    // Each MTP module's own weights (its block is among `layers`): two norms and eh_proj.
+    dense += d(plan.mtp_layers) * workload::mtp_own_params(model);
   }
   const double dense_chip = dense / plan.tp;
   const double expert_chip = routed / (static_cast<double>(plan.ep) * plan.etp());

@@ -269,7 +269,9 @@ std::optional<std::string> memory_refusal(const ServeScenario& sc, const Replica
   // per verified token besides under speculative decoding.
   long long longest = sc.load.in_len + sc.load.out_len;
   for (const auto& r : sc.load.trace) longest = std::max(longest, r.in_len + r.out_len);
-  const long long need = mem.token_units * longest + mem.state_tokens * (sc.draft_len > 0 ? sc.draft_len + 2 : 1);
+  SpecDecodeSpec spec;
+  spec.draft_len = sc.draft_len;
+  const long long need = mem.token_units * longest + mem.state_tokens * spec.states_per_sequence();
   if (mem.kv_tokens < need)
     return "model does not fit: " + std::string(mem.token_units ? "KV" : "state") + " cache holds " +
            std::to_string(mem.kv_tokens) + (mem.token_units ? " tokens" : " sequence states") +

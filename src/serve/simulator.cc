@@ -156,7 +156,7 @@ class Sim {
   }
   double kv_used(const Engine& en) const;
   bool is_static() const { return s_.scheduler.kind == SchedulerKind::StaticBatch && !s_.disaggregated; }
-  long long decode_q() const { return s_.spec.draft_len > 0 ? s_.spec.draft_len + 1 : 1; }
+  long long decode_q() const { return s_.spec.verified_tokens(); }
   ReqState& req(int r) { return req_[static_cast<size_t>(r - base_)]; }
   const ReqState& req(int r) const { return req_[static_cast<size_t>(r - base_)]; }
   /// Retired requests (finished, released and dropped from memory) are done too.
@@ -396,7 +396,7 @@ bool Sim::form_continuous(Engine& en) {
   en.chunks.clear();
   en.step_decodes = false;
   preempt_for_growth(en);
-  const long long q = s_.spec.draft_len > 0 ? s_.spec.draft_len + 1 : 1;
+  const long long q = decode_q();
   const bool prefill_only = sc.kind == SchedulerKind::PrefillPriority &&
                             (!en.prefilling.empty() || admissible(en, en.n_dec > 0));
   long long budget = sc.max_batched_tokens;
@@ -718,7 +718,7 @@ void Sim::add_pool(const PoolSpec& p, int pool) {
     en.kv_cap = s_.scheduler.kv_tokens_override > 0 ? s_.scheduler.kv_tokens_override : p.cost->memory().kv_tokens;
     // With speculative decoding a recurrent model's sequence also holds the states after each of
     // its draft_len + 1 verified tokens (the rollback points).
-    en.state_tokens = p.cost->memory().state_tokens * (s_.spec.draft_len > 0 ? s_.spec.draft_len + 2 : 1);
+    en.state_tokens = p.cost->memory().state_tokens * s_.spec.states_per_sequence();
     en.token_units = p.cost->memory().token_units;
     eng_.push_back(std::move(en));
   }

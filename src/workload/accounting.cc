@@ -158,10 +158,12 @@ LayerParams layer_params(const ModelSpec& m, int layer) {
   return p;
 }
 
-double mtp_module_params(const ModelSpec& m) {
+double mtp_own_params(const ModelSpec& m) {
   const double h = d(m.hidden);
-  return layer_params(m, m.layers - 1).total() + 2.0 * h * h + 2.0 * h;
+  return 2.0 * h * h + 2.0 * norm_params(m, m.hidden);
 }
+
+double mtp_module_params(const ModelSpec& m) { return layer_params(m, m.layers - 1).total() + mtp_own_params(m); }
 
 ParamCounts count_params(const ModelSpec& m) {
   ParamCounts c;

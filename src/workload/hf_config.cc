@@ -545,6 +545,25 @@ void drop_attention(ModelSpec& m) {
   m.attention = AttnKind::Mha;
 }
 
+/// The config's names of a Mamba-2 mixer's head width, head count and state size (Nemotron-H and
+/// Mamba2Config spell them differently; n_groups, conv_kernel and chunk_size are shared).
+struct Mamba2Keys {
+  const char* head_dim;
+  const char* heads;
+  const char* state;
+};
+
+/// Every Mamba-2 size positive, and the groups dividing the heads; errors name the config's keys.
+void check_mamba2_sizes(FieldReader& r, const MambaSpec& s, const Mamba2Keys& k) {
+  const std::pair<const char*, long long> sizes[] = {{k.head_dim, s.head_dim},      {k.heads, s.heads},
+                                                     {k.state, s.state},            {"n_groups", s.groups},
+                                                     {"conv_kernel", s.conv_kernel}, {"chunk_size", s.chunk}};
+  for (const auto& [key, v] : sizes) require_positive(r.diagnostics(), r.path_of(key), v);
+  if (s.groups > 0 && s.heads % s.groups != 0)
+    r.diagnostics().error(r.path_of("n_groups"), std::string("does not divide ") + k.heads, std::to_string(s.groups),
+                          "a divisor of " + std::to_string(s.heads));
+}
+
 /// NVIDIA Nemotron-H (and Nemotron Nano 2): a hybrid of Mamba-2 mixers, attention and
 /// squared-ReLU MLP blocks, one kind per layer as hybrid_override_pattern spells it ('M' Mamba-2,
 /// '*' attention, '-' MLP, 'E' a mixture of experts in Nemotron 3); RMSNorm before every block; no positional encoding (the attention
@@ -575,13 +594,7 @@ void read_nemotron_h(FieldReader& r, ModelSpec& m) {
   s.chunk = int_alias(r, {"chunk_size", "mamba_chunk_size"}, 128, false);
   s.conv_bias = r.boolean_or("use_conv_bias", true);
   s.proj_bias = r.boolean_or("mamba_proj_bias", false);
-  const std::pair<const char*, long long> sizes[] = {{"mamba_head_dim", s.head_dim}, {"mamba_num_heads", s.heads},
-                                                     {"ssm_state_size", s.state},      {"n_groups", s.groups},
-                                                     {"conv_kernel", s.conv_kernel},   {"chunk_size", s.chunk}};
-  for (const auto& [key, v] : sizes) require_positive(r.diagnostics(), r.path_of(key), v);
-  if (s.groups > 0 && s.heads % s.groups != 0)
-    r.diagnostics().error(r.path_of("n_groups"), "does not divide mamba_num_heads", std::to_string(s.groups),
-                          "a divisor of " + std::to_string(s.heads));
+  check_mamba2_sizes(r, s, {"mamba_head_dim", "mamba_num_heads", "ssm_state_size"});
   const std::string pattern = r.str("hybrid_override_pattern");
   if (pattern.empty()) return;  // missing or not a string: diagnosed by the reader
   if (static_cast<long long>(pattern.size()) != m.layers) {
@@ -712,13 +725,7 @@ void read_mamba2(FieldReader& r, ModelSpec& m) {
   s.chunk = int_alias(r, {"chunk_size"}, 256, false);
   s.conv_bias = r.boolean_or("use_conv_bias", true);
   s.proj_bias = r.boolean_or("use_bias", false);
-  const std::pair<const char*, long long> sizes[] = {{"head_dim", s.head_dim},       {"num_heads", s.heads},
-                                                     {"state_size", s.state},        {"n_groups", s.groups},
-                                                     {"conv_kernel", s.conv_kernel}, {"chunk_size", s.chunk}};
-  for (const auto& [key, v] : sizes) require_positive(r.diagnostics(), r.path_of(key), v);
-  if (s.groups > 0 && s.heads % s.groups != 0)
-    r.diagnostics().error(r.path_of("n_groups"), "does not divide num_heads", std::to_string(s.groups),
-                          "a divisor of " + std::to_string(s.heads));
+  check_mamba2_sizes(r, s, {"head_dim", "num_heads", "state_size"});
   if (s.heads > 0 && s.head_dim > 0 && m.hidden > 0 && s.heads * s.head_dim != expand * m.hidden)
     r.diagnostics().error(r.path_of("num_heads"), "num_heads × head_dim differs from expand × hidden_size",
                           std::to_string(s.heads) + " × " + std::to_string(s.head_dim),

@@ -162,6 +162,11 @@ struct SpecDecodeSpec {
   const StepCostModel* draft = nullptr;  ///< draft model engine (optional)
   /// Expected tokens emitted per verification step: (1 − α^(k+1)) / (1 − α).
   double tokens_per_step() const;
+  /// Tokens one decoding sequence runs per step: 1, or k + 1 when verifying k drafted tokens.
+  long long verified_tokens() const { return draft_len > 0 ? draft_len + 1 : 1; }
+  /// Recurrent states one running sequence holds: its own, and under speculative decoding the
+  /// state after each verified token as well (the rollback points).
+  long long states_per_sequence() const { return draft_len > 0 ? verified_tokens() + 1 : 1; }
 };
 
 /// What the serving timeline (SimResult::trace) records; off by default. Bounded so that a

@@ -67,8 +67,11 @@ struct LayerParams {
   }
 };
 LayerParams layer_params(const ModelSpec& m, int layer);
+/// Weights of a multi-token-prediction module besides its block: eh_proj (2h × h) and its two
+/// norms (of the hidden state and of the next token's embedding).
+double mtp_own_params(const ModelSpec& m);
 /// Weights one multi-token-prediction module adds to the model: its block (a copy of the last
-/// layer's), eh_proj (2h × h) and two norms.
+/// layer's) and mtp_own_params.
 double mtp_module_params(const ModelSpec& m);
 
 /// Mean number of keys a query sees in a causal sequence of `seq` tokens with an optional
