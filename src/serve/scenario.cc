@@ -300,8 +300,8 @@ void add_mtp_draft(const ServeEnv& env, const hw::SystemSpec& sys, const workloa
                                             b.topo.get());
   const double share = workload::mtp_module_params(target) / workload::count_params(target).total;
   b.cost->hold_draft_weights(b.cost->memory().weights * share);
-  rep.assumptions.push_back("draft: the model's own MTP module, one layer like its last with the shared LM head, "
-                            "sharded as the target; its eh_proj (2h x h) is not timed");
+  rep.assumptions.push_back("draft: the model's own MTP module (its norms, eh_proj 2h x h and one layer like the "
+                            "target's last) with the shared LM head, sharded as the target");
 }
 
 // Speculative decoding: a draft model on the same chips (tp at most its heads), or the target's

@@ -195,6 +195,15 @@ StepCostModel::Linear StepCostModel::linear_uncached(long long tokens, bool prom
     auto t = chip.time(op, prec_, compute::Pass::Forward);
     out.time_s += t.time.base();
   }
+  // An MTP draft's norms and eh_proj (2h → h, column-parallel) before its layer.
+  if (model_.is_mtp_module) {
+    for (const auto& op : workload::mtp_ops(model_, s)) {
+      const auto t = chip.time(op, prec_, compute::Pass::Forward);
+      out.time_s += t.time.base();
+      out.flops += t.flops.base();
+      out.bytes += t.hbm_bytes.base();
+    }
+  }
   // Token routing of each MoE layer (sort, permute/unpermute, grouped-GEMM set-up): the
   // per-routed-element cost of training's routing kernels (serving.moe.route_cost_per_element).
   const double routed = static_cast<double>(tokens) * model_.moe.experts_per_token * static_cast<double>(model_.hidden);

@@ -39,6 +39,15 @@ constexpr double kR1ReferenceOutputMean = 4043;
 constexpr double kR1ReferenceOutputMedian = 2200;
 constexpr int kDefaultSpecLen = 7;          // NxDI fused speculation default in the tutorials
 constexpr double kDefaultAcceptance = 0.70; // Llama-3.2-1B drafting for Llama-3 targets
+// How many requests a row's simulated run holds: enough that the start-up and drain are a small
+// share of the measured window (docs/serving.md, "Run lengths").
+constexpr long long kOfflineRequestsPerChip = 3000;     // MLPerf offline: at least 600 s of samples
+constexpr long long kOfflineRequestsPerEngine = 3000;   // trtllm-bench style offline runs
+constexpr long long kPrefillOnlyRequestsPerChip = 64;   // prompt-only (TTFT) offline rows
+constexpr long long kPoissonMinRequests = 4000;         // a Poisson run: at least this many arrivals,
+constexpr double kPoissonMinSeconds = 120;              // and at least this many seconds of them
+constexpr long long kClosedLoopMinRequests = 200;       // a closed loop: at least this many requests,
+constexpr long long kClosedLoopRoundsPerClient = 8;     // and this many per client
 
 /// What the notes say about the benchmark, read once.
 struct RowNotes {
@@ -216,16 +225,21 @@ void apply_offline(const Row& row, const RowNotes& notes, RowScenario& rs) {
   const long long chips = std::max<long long>(1, row.chips);
   if (notes.mlperf) {
     // MLPerf offline runs at least 600 s, repeating the sample set as needed.
-    load.requests = std::max<long long>(kOrcaSamples, 3000 * chips);
+    load.requests = std::max<long long>(kOrcaSamples, kOfflineRequestsPerChip * chips);
     rs.assumptions.push_back("MLPerf offline: " + std::to_string(load.requests) +
                              " samples queued at once");
   } else if (notes.prefill_only) {
-    load.requests = 64 * chips;
+    load.requests = kPrefillOnlyRequestsPerChip * chips;
   } else {
     const long long engines = std::max<long long>(1, row.chips / std::max<long long>(1, row.tp.value_or(1)));
-    load.requests = 3000 * engines;
-    rs.assumptions.push_back("offline: 3,000 requests per engine queued at once (trtllm-bench style)");
+    load.requests = kOfflineRequestsPerEngine * engines;
+    rs.assumptions.push_back("offline: " + core::fmt_int(kOfflineRequestsPerEngine) +
+                             " requests per engine queued at once (trtllm-bench style)");
   }
+}
+
+long long poisson_requests(double qps) {
+  return std::max<long long>(kPoissonMinRequests, static_cast<long long>(qps * kPoissonMinSeconds));
 }
 
 /// MLPerf server rate in its fixed phrasing, "Poisson, 75 QPS".
@@ -245,7 +259,7 @@ core::Result<bool> apply_mlperf_server(const RowNotes& notes, RowScenario& rs) {
   auto& load = rs.scenario.load;
   load.arrival = ArrivalKind::Poisson;
   load.rate_per_s = *qps;
-  load.requests = std::max<long long>(4000, static_cast<long long>(*qps * 120));
+  load.requests = poisson_requests(*qps);
   rs.assumptions.push_back("MLPerf server: Poisson arrivals at the submitted " + core::fmt_num(*qps) +
                            " QPS (from the notes), " + std::to_string(load.requests) + " requests");
   return true;
@@ -257,14 +271,14 @@ core::Result<bool> apply_server(const RowNotes& notes, long long concurrency, Ro
   if (auto qps = number_before(notes.text, "qps")) {
     load.arrival = ArrivalKind::Poisson;
     load.rate_per_s = *qps;
-    load.requests = std::max<long long>(4000, static_cast<long long>(*qps * 120));
+    load.requests = poisson_requests(*qps);
     rs.assumptions.push_back("Poisson arrivals at " + std::to_string(*qps).substr(0, 5) + " QPS (from the notes)");
     return true;
   }
   if (concurrency <= 0) return core::make_error("server row without a rate or a concurrency");
   load.arrival = ArrivalKind::ClosedLoop;
   load.concurrency = concurrency;
-  load.requests = std::max<long long>(200, 8 * concurrency);
+  load.requests = std::max<long long>(kClosedLoopMinRequests, kClosedLoopRoundsPerClient * concurrency);
   rs.assumptions.push_back("closed loop at concurrency " + std::to_string(concurrency) + " (AIPerf style), " +
                            std::to_string(load.requests) + " requests");
   return true;

@@ -84,7 +84,8 @@ void attention_params(const ModelSpec& m, LayerParams& p) {
     const double kvd = d(m.kv_heads) * d(m.head_dim);
     // Gated attention: q_proj also yields the output gate, another heads × head_dim.
     p.attn_matmul = h * qd * (m.gated_attention ? 2.0 : 1.0) + 2.0 * h * kvd + qd * h;
-    if (m.attn_bias) p.attn_other += qd + 2.0 * kvd + h;
+    if (m.attn_bias) p.attn_other += qd + 2.0 * kvd;
+    if (m.attn_out_bias) p.attn_other += h;
     if (m.qk_norm) p.attn_other += 2.0 * d(m.head_dim);
   }
   if (m.attn_sinks) p.attn_other += d(m.heads);

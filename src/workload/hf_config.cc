@@ -32,7 +32,7 @@ const std::vector<std::string>& supported_types() {
       "deepseek_v2", "deepseek_v3", "falcon", "gemma",   "gemma2",  "gemma3",   "gemma3_text", "gpt2",
       "gpt_oss",     "gptj",        "llama",  "llama4",  "llama4_text", "mistral", "mistral3", "mixtral",
       "mpt",         "nemotron",    "nemotron_h", "phi3", "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe",
-      "qwen3_next", "jamba",      "mamba",  "falcon_mamba", "mamba2"};
+      "qwen3_next", "jamba",      "mamba",  "falcon_mamba", "mamba2", "glm4_moe", "kimi_k2"};
   return v;
 }
 
@@ -48,6 +48,8 @@ const std::string* text_model_type(const std::string& wrapper) {
 bool is_gemma(const std::string& t) { return t == "gemma" || t == "gemma2" || t == "gemma3_text"; }
 bool is_qwen(const std::string& t) { return t == "qwen2" || t == "qwen2_moe" || t == "qwen3" || t == "qwen3_moe"; }
 bool is_cohere(const std::string& t) { return t == "cohere" || t == "cohere2"; }
+/// Kimi K2 is DeepSeek-V3's architecture under its own model_type (DeepseekV3ForCausalLM).
+bool is_deepseek(const std::string& t) { return t == "deepseek_v2" || t == "deepseek_v3" || t == "kimi_k2"; }
 
 void require_positive(core::Diagnostics& d, const std::string& field, long long v) {
   if (v <= 0) d.error(field, "must be positive", std::to_string(v), "an integer > 0");
@@ -132,8 +134,8 @@ MlpKind mlp_from_act(const std::string& act, MlpKind gated_default) {
   return gated_default;  // silu / swiglu: gated (3 matrices) in the llama-style families
 }
 
-/// llama, mistral, mixtral, qwen2/3(_moe), deepseek_v2/v3, gpt_oss, nemotron, gemma(2, 3),
-/// phi3, llama4. Shape, norms, activation and biases shared by every llama-style family.
+/// llama, mistral, mixtral, qwen2/3(_moe), deepseek_v2/v3, kimi_k2, glm4_moe, gpt_oss, nemotron,
+/// gemma(2, 3), phi3, llama4. Shape, norms, activation and biases shared by every llama-style family.
 void read_llama_shape(FieldReader& r, ModelSpec& m) {
   const std::string& t = m.family;
   m.hidden = int_alias(r, {"hidden_size"}, 0, true);
@@ -148,6 +150,8 @@ void read_llama_shape(FieldReader& r, ModelSpec& m) {
   m.tied_embeddings = r.boolean_or("tie_word_embeddings", is_gemma(t) || is_cohere(t));
   // Qwen2's q/k/v projections carry biases (no config key); gpt-oss biases everything.
   m.attn_bias = r.boolean_or("attention_bias", t == "gpt_oss" || t == "qwen2" || t == "qwen2_moe");
+  // Qwen2's and GLM-4.5's attention_bias covers q, k and v; the output projection has none.
+  m.attn_out_bias = m.attn_bias && t != "qwen2" && t != "qwen2_moe" && t != "glm4_moe";
   m.mlp_bias = r.boolean_or("mlp_bias", t == "gpt_oss");
   m.norm = t == "nemotron" || is_cohere(t) ? NormKind::LayerNorm : NormKind::RmsNorm;
   // Gemma 2 and 3 normalise before and after attention and the MLP; Cohere's attention and MLP
@@ -162,7 +166,8 @@ void read_llama_shape(FieldReader& r, ModelSpec& m) {
   r.ignore("hidden_activation");  // gemma: a gated GeLU, 3 matrices like SwiGLU
   const std::string act = r.str_or("hidden_act", t == "nemotron" ? "relu2" : "silu");
   m.mlp = t == "nemotron" ? mlp_from_act(act, MlpKind::SquaredRelu) : MlpKind::Gated;
-  m.qk_norm = t == "qwen3" || t == "qwen3_moe" || t == "qwen3_next" || t == "gemma3_text" || (is_cohere(t) && r.boolean_or("use_qk_norm", false));
+  m.qk_norm = t == "qwen3" || t == "qwen3_moe" || t == "qwen3_next" || t == "gemma3_text" ||
+              ((is_cohere(t) || t == "glm4_moe") && r.boolean_or("use_qk_norm", false));
 }
 
 /// layer_types: one "sliding_attention" or "full_attention" per layer.
@@ -298,7 +303,10 @@ void read_qwen_moe(FieldReader& r, ModelSpec& m) {
   m.moe.layer_freq = static_cast<int>(step);
 }
 
-void read_deepseek_v3(FieldReader& r, ModelSpec& m) {
+/// DeepSeek-style experts (deepseek_v2/v3, kimi_k2, glm4_moe): n_routed_experts of
+/// moe_intermediate_size, n_shared_experts beside them, dense MLPs in the first_k_dense_replace
+/// layers and then every moe_layer_freq-th layer a mixture of experts.
+void read_deepseek_moe(FieldReader& r, ModelSpec& m) {
   m.moe.num_experts = static_cast<int>(int_alias(r, {"n_routed_experts"}, 0, true));
   m.moe.experts_per_token = static_cast<int>(int_alias(r, {"num_experts_per_tok"}, 0, true));
   m.moe.expert_ffn = int_alias(r, {"moe_intermediate_size"}, 0, true);
@@ -317,7 +325,10 @@ void read_deepseek_v3(FieldReader& r, ModelSpec& m) {
     m.moe.layer_moe[i] = m.moe.num_experts > 0 && i >= m.moe.first_dense_layers &&
                          m.moe.layer_freq > 0 && i % m.moe.layer_freq == 0;
   }
-  // Multi-head latent attention.
+}
+
+/// Multi-head latent attention (deepseek_v2/v3, kimi_k2).
+void read_mla(FieldReader& r, ModelSpec& m) {
   m.attention = AttnKind::Mla;
   m.mla.q_lora_rank = int_alias(r, {"q_lora_rank"}, 0, false);
   m.mla.kv_lora_rank = int_alias(r, {"kv_lora_rank"}, 0, true);
@@ -408,11 +419,22 @@ void read_llama_style(FieldReader& r, ModelSpec& m) {
   else if (t == "qwen3_next") read_qwen3_next_layers(r, m);
   else read_sliding_windows(r, m);
   if (t == "gpt_oss") m.attn_sinks = true;
-  // Mixture of experts (and, for deepseek_v2/v3, multi-head latent attention).
-  if (t == "mixtral" || t == "gpt_oss") read_mixtral_style_moe(r, m);
-  else if (t == "qwen3_moe" || t == "qwen2_moe" || t == "qwen3_next") read_qwen_moe(r, m);
-  else if (t == "deepseek_v3" || t == "deepseek_v2") read_deepseek_v3(r, m);
-  else if (t == "llama4_text") read_llama4_moe(r, m);
+  // Mixture of experts (and, for deepseek_v2/v3 and kimi_k2, multi-head latent attention).
+  if (t == "mixtral" || t == "gpt_oss") {
+    read_mixtral_style_moe(r, m);
+  } else if (t == "qwen3_moe" || t == "qwen2_moe" || t == "qwen3_next") {
+    read_qwen_moe(r, m);
+  } else if (is_deepseek(t)) {
+    read_deepseek_moe(r, m);
+    read_mla(r, m);
+  } else if (t == "glm4_moe") {
+    // GLM-4.5: grouped-query attention with RoPE on partial_rotary_factor of each head
+    // (elementwise, not counted apart) before DeepSeek-style experts.
+    r.ignore("partial_rotary_factor");
+    read_deepseek_moe(r, m);
+  } else if (t == "llama4_text") {
+    read_llama4_moe(r, m);
+  }
   m.mtp_modules = static_cast<int>(int_alias(r, {"num_nextn_predict_layers"}, 0, false));
 }
 
@@ -429,7 +451,7 @@ void read_gpt2(FieldReader& r, ModelSpec& m) {
   m.mlp = mlp_from_act(r.str_or("activation_function", "gelu_new"), MlpKind::Gelu);
   m.norm = NormKind::LayerNorm;
   m.position = PosKind::Learned;
-  m.attn_bias = m.mlp_bias = true;
+  m.attn_bias = m.attn_out_bias = m.mlp_bias = true;
 }
 
 void read_gptj(FieldReader& r, ModelSpec& m) {
@@ -481,7 +503,7 @@ void read_mpt(FieldReader& r, ModelSpec& m) {
   const bool learned = r.boolean_or("learned_pos_emb", true);
   m.position = alibi ? PosKind::Alibi : (learned ? PosKind::Learned : PosKind::Alibi);
   const bool no_bias = r.boolean_or("no_bias", true);
-  m.attn_bias = m.mlp_bias = !no_bias;
+  m.attn_bias = m.attn_out_bias = m.mlp_bias = !no_bias;
   m.norm = NormKind::LayerNorm;
   m.norm_bias = !no_bias;
   m.mlp = MlpKind::Gelu;
@@ -578,7 +600,7 @@ void read_nemotron_h(FieldReader& r, ModelSpec& m) {
   m.max_position = int_alias(r, {"max_position_embeddings"}, 4096, false);
   m.ffn = int_alias(r, {"intermediate_size"}, 0, false);
   m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
-  m.attn_bias = r.boolean_or("attention_bias", false);
+  m.attn_bias = m.attn_out_bias = r.boolean_or("attention_bias", false);
   m.mlp_bias = r.boolean_or("mlp_bias", false);
   m.norm = NormKind::RmsNorm;
   m.norms_per_layer = 1;
@@ -747,7 +769,7 @@ void read_falcon(FieldReader& r, ModelSpec& m) {
   m.parallel_attn = new_arch || r.boolean_or("parallel_attn", true);
   m.norms_per_layer = new_arch ? 2 : (m.parallel_attn ? 1 : 2);
   const bool bias = r.boolean_or("bias", false);
-  m.attn_bias = m.mlp_bias = bias;
+  m.attn_bias = m.attn_out_bias = m.mlp_bias = bias;
   m.norm = NormKind::LayerNorm;
   m.position = r.boolean_or("alibi", false) ? PosKind::Alibi : PosKind::Rope;
   m.mlp = MlpKind::Gelu;

@@ -80,6 +80,7 @@ ModelSpec mtp_draft_model(const ModelSpec& m) {
   d.id = m.id + " MTP module";
   d.layers = 1;
   d.mtp_modules = 0;
+  d.is_mtp_module = true;
   if (!m.layer_blocks.empty()) d.layer_blocks = {m.layer_block(last)};
   if (m.is_moe()) {
     d.moe.layer_moe = {m.layer_is_moe(last)};

@@ -108,7 +108,8 @@ struct ModelSpec {
   NormKind norm = NormKind::RmsNorm;
   PosKind position = PosKind::Rope;
   AttnKind attention = AttnKind::Gqa;
-  bool attn_bias = false;      ///< q/k/v/o biases
+  bool attn_bias = false;      ///< q/k/v biases
+  bool attn_out_bias = false;  ///< the output projection's bias (with attn_bias, but for Qwen2 and GLM-4.5)
   bool mlp_bias = false;
   bool qk_norm = false;        ///< per-head q/k RMSNorm (qwen3)
   bool parallel_attn = false;  ///< attention and MLP read the same input (falcon, gptj)
@@ -131,6 +132,9 @@ struct ModelSpec {
   /// Multi-token-prediction modules the checkpoint ships (num_nextn_predict_layers; DeepSeek-V3: 1),
   /// beside the layers and not in the parameter counts; `serve --draft-model mtp` drafts with one.
   int mtp_modules = 0;
+  /// This model is one MTP module drafting for its target (mtp_draft_model): each step also runs
+  /// the module's own operators (workload::mtp_ops) before its layer.
+  bool is_mtp_module = false;
   /// What of the config the model describes only approximately (Llama 4's chunked attention as a
   /// window, a multimodal wrapper's vision encoder left out), said wherever the model runs.
   std::vector<std::string> approximations;

@@ -8,6 +8,7 @@
 
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/hw/catalog.h"
+#include "xpusim/mapping/memory.h"
 #include "xpusim/serve/scenario.h"
 #include "xpusim/serve/search.h"
 #include "xpusim/workload/accounting.h"
@@ -329,6 +330,31 @@ TEST(Simulator, SelfSpeculativeDecodingWithTheMtpModule) {
   } catch (const xpusim::core::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("draft_model"), std::string::npos) << e.what();
   }
+}
+
+// An MTP draft step also runs the module's eh_proj (2h → h, column-parallel over tp) and two
+// norms. At decode's few tokens eh_proj is a weight read: DeepSeek-V3 at tp 8 in fp8 reads
+// 2 · 7168 · 7168 / 8 bytes per chip per step at the achievable HBM rate, plus three launches (the
+// activations' fp8 cast, the GEMM, the norms) at the serving profile's kernel overhead.
+TEST(Simulator, AnMtpDraftStepReadsItsEhProj) {
+  const auto& sys = xpusim::test::catalog().system("gb200-nvl72");
+  xs::ReplicaPlan plan;
+  plan.plan.tp = 8;
+  plan.plan.math_dtype = plan.plan.weight_dtype = xpusim::core::Dtype::Fp8;
+  const auto draft = xpusim::workload::mtp_draft_model(xpusim::test::model("deepseek-v3"));
+  auto layer_only = draft;
+  layer_only.is_mtp_module = false;
+  const auto profile = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip, xpusim::test::shipped());
+  const auto memory = xpusim::mapping::memory_params(xpusim::test::shipped());
+  const xs::StepCostModel with(sys, draft, plan, profile, memory, nullptr);
+  const xs::StepCostModel without(sys, layer_only, plan, profile, memory, nullptr);
+  xs::StepWork w;
+  w.decode_seqs = 4;
+  w.decode_context = 4.0 * 1024;
+  const double extra = with.time(w).base() - without.time(w).base();
+  const double read = 2.0 * 7168 * 7168 / 8 / with.hbm_rate().base();
+  const double expected = read + 3.0 * profile.calibration.kernel_overhead.base();
+  EXPECT_NEAR(extra / expected, 1.0, 0.03) << extra << " s against " << read << " s of weight read";
 }
 
 TEST(Simulator, DisaggregationMovesKvOverTheNetwork) {

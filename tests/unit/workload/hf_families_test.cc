@@ -246,3 +246,52 @@ TEST(HfFamilies, DbrxReadsItsNestedAttentionAndExpertConfigs) {
   EXPECT_NE(config_error("dbrx-no-ffn", R"({"model_type": "dbrx", "d_model": 64, "n_heads": 4, "n_layers": 2,
     "vocab_size": 100, "attn_config": {"kv_n_heads": 2}})").find("ffn_config"), std::string::npos);
 }
+
+// GLM-4.5-Air (glm4_moe): GQA with biased q/k/v (96 heads of 128, 8 KV heads), a dense first
+// layer and 45 layers of 128 experts of 1408 (top 8) with one shared expert, untied. Block by
+// block: embeddings 2·151,552·4096; attention 46·(2·4096·12,288 + 2·4096·1024 + 12,288 + 2·1024
+// + 4096 biases); norms 46·2·4096 + 4096; dense MLP 3·4096·10,944; experts
+// 45·(129·3·4096·1408 + 4096·128 + 128) = 106,852,251,264: the card's 106 B (12 B active without
+// the embeddings). The MTP layer (num_nextn_predict_layers 1) is not counted.
+TEST(HfFamilies, Glm45AirIsGroupedQueryAttentionBeforeDeepseekStyleExperts) {
+  const ModelSpec m = workload::load_model("glm-4.5-air", kFamilyModels);
+  const auto p = count_params(m);
+  EXPECT_DOUBLE_EQ(p.total, 106852251264.0);
+  EXPECT_NEAR((p.active - 2.0 * 151552 * 4096) / 12e9, 1.0, 0.02) << p.active;
+  EXPECT_EQ(m.attention, workload::AttnKind::Gqa);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_FALSE(m.qk_norm);
+  EXPECT_TRUE(m.attn_bias);
+  EXPECT_FALSE(m.layer_is_moe(0));
+  for (int i : {1, 45}) EXPECT_TRUE(m.layer_is_moe(i)) << i;
+  EXPECT_EQ(m.moe.shared_experts, 1);
+  EXPECT_TRUE(m.moe.router_bias);  // e_score_correction_bias
+  EXPECT_EQ(m.mtp_modules, 1);
+}
+
+// GLM-4.5: three dense layers, q/k norms (use_qk_norm); 352.8 B without its MTP layer, the
+// card's 355 B with it, 32 B active.
+TEST(HfFamilies, Glm45ReadsUseQkNormAndThreeDenseLayers) {
+  const ModelSpec m = workload::load_model("glm-4.5", kFamilyModels);
+  const auto p = count_params(m);
+  EXPECT_NEAR(p.total / 352.8e9, 1.0, 0.001) << p.total;
+  EXPECT_NEAR((p.active - 2.0 * 151552 * 5120) / 32e9, 1.0, 0.03) << p.active;
+  EXPECT_TRUE(m.qk_norm);
+  for (int i : {0, 2}) EXPECT_FALSE(m.layer_is_moe(i)) << i;
+  EXPECT_TRUE(m.layer_is_moe(3));
+}
+
+// Kimi K2 is DeepSeek-V3's architecture (DeepseekV3ForCausalLM) under model_type kimi_k2, with
+// 64 heads and 384 experts: 1.03 T total, 32 B active (the card's 1 T and 32 B).
+TEST(HfFamilies, KimiK2IsDeepseekV3WithMoreExpertsAndHalfTheHeads) {
+  const ModelSpec m = workload::load_model("kimi-k2", kFamilyModels);
+  const auto p = count_params(m);
+  EXPECT_NEAR(p.total / 1.0264e12, 1.0, 0.001) << p.total;
+  EXPECT_NEAR(p.active / 32.9e9, 1.0, 0.01) << p.active;
+  EXPECT_EQ(m.attention, workload::AttnKind::Mla);
+  EXPECT_EQ(m.heads, 64);
+  EXPECT_EQ(m.moe.num_experts, 384);
+  EXPECT_EQ(m.moe.first_dense_layers, 1);
+  EXPECT_EQ(m.mtp_modules, 0);
+}
