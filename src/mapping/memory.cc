@@ -27,11 +27,27 @@ constexpr double kOptimizerBytes = 12.0;
 /// Activation units (multiples of s·b·h bytes) of an MLP of intermediate size f: the tensors
 /// between its GEMMs. Two-matrix MLP: activation input and output, 2·(2f) bytes → 4f/h
 /// (16 for f = 4h, Korthikanti). Gated (Megatron fused SwiGLU): the fc1 output [gate, up] 4f and
-/// the fc2 input 2f → 6f/h.
-double mlp_inner_units(const ModelSpec& m, long long f, bool fp8_inputs = false) {
-  // With fp8/MX GEMMs, Transformer Engine saves the fc2 input as its 1-byte copy.
-  const double k = (m.mlp == MlpKind::Gated ? 6.0 : 4.0) - (fp8_inputs ? 1.0 : 0.0);
-  return k * d(f) / d(m.hidden);
+/// the fc2 input 2f → 6f/h. With fp8/MX GEMMs, Transformer Engine saves the fc2 input as its
+/// 1-byte copy; a `frozen` fc2 (LoRA without an adapter on it) saves none: its backward is the
+/// input gradient only, which needs the weight, not the input.
+double mlp_inner_units(const ModelSpec& m, long long f, bool fp8_inputs, bool frozen) {
+  const double fc1_out = m.mlp == MlpKind::Gated ? 4.0 : 2.0;
+  const double fc2_in = frozen ? 0.0 : (fp8_inputs ? 1.0 : 2.0);
+  return (fc1_out + fc2_in) * d(f) / d(m.hidden);
+}
+
+/// Which of a layer's MLP weights LoRA fine-tuning leaves frozen (workload::Op::lora_adapted):
+/// the router and routed experts always, the dense MLP and shared experts unless every linear
+/// layer is adapted.
+/// PyTorch autograd and Transformer Engine keep a GEMM's input only for its weight's gradient, so
+/// a frozen GEMM's input is not saved. Without LoRA nothing is frozen.
+struct FrozenMlp {
+  bool dense = false, shared = false, router = false, routed = false;
+};
+FrozenMlp frozen_mlp(const TrainPlan& p) {
+  if (p.lora_rank <= 0) return {};
+  const bool all = p.lora_targets == workload::LoraTargets::AllLinear;
+  return {!all, !all, true, true};
 }
 
 /// Per-token widths of a recurrent mixer's tensors: in_proj output, conv channels, scan output.
@@ -53,7 +69,7 @@ struct LayerUnits {
 /// GPT layer (MHA, 4h GeLU MLP, two LayerNorms) replicated = 10 and sharded = 24: 34 in all.
 /// With `fp8_inputs` (1-byte GEMM precision), the inputs saved for the backward of the QKV,
 /// output-projection, fc1 and fc2 GEMMs are their 1-byte copies (Transformer Engine).
-LayerUnits layer_units(const ModelSpec& m, int layer, bool fp8_inputs) {
+LayerUnits layer_units(const ModelSpec& m, int layer, bool fp8_inputs, FrozenMlp frozen) {
   const double h = d(m.hidden);
   const double in = fp8_inputs ? 1.0 : 2.0;  // bytes per saved GEMM-input element
   LayerUnits u;
@@ -79,17 +95,22 @@ LayerUnits layer_units(const ModelSpec& m, int layer, bool fp8_inputs) {
     }
   }
   if (m.layer_has_mlp(layer)) {
-    // MLP: its input 2 and dropout mask 1 (replicated) + the inner tensors (sharded).
-    u.replicated += in + 1.0;
-    if (m.layer_is_moe(layer)) {
-      // MoE: the router's fp32 logits, k permuted copies of the input, and the inner tensors of
-      // k experts of expert_ffn (+ shared experts): "scale by top-k × expert_ffn / ffn".
+    // MLP: its input 2 (kept while a GEMM reading it is trained) and dropout mask 1
+    // (replicated) + the inner tensors (sharded).
+    const bool moe = m.layer_is_moe(layer);
+    const bool input_read = moe ? !frozen.router || (m.moe.shared_experts > 0 && !frozen.shared) : !frozen.dense;
+    u.replicated += (input_read ? in : 0.0) + 1.0;
+    if (moe) {
+      // MoE: the router's fp32 logits, k permuted copies of the input (the routed experts' fc1
+      // inputs), and the inner tensors of k experts of expert_ffn (+ shared experts): "scale by
+      // top-k × expert_ffn / ffn".
       const double topk = m.moe.experts_per_token;
       u.replicated += 4.0 * d(m.moe.num_experts) / h;
-      u.sharded += 2.0 * topk + topk * mlp_inner_units(m, m.moe.expert_ffn, fp8_inputs) +
-                   m.moe.shared_experts * mlp_inner_units(m, m.moe.shared_ffn, fp8_inputs);
+      u.sharded += (frozen.routed ? 0.0 : 2.0 * topk) +
+                   topk * mlp_inner_units(m, m.moe.expert_ffn, fp8_inputs, frozen.routed) +
+                   m.moe.shared_experts * mlp_inner_units(m, m.moe.shared_ffn, fp8_inputs, frozen.shared);
     } else {
-      u.sharded += mlp_inner_units(m, m.ffn, fp8_inputs);
+      u.sharded += mlp_inner_units(m, m.ffn, fp8_inputs, frozen.dense);
     }
   }
   // Norm inputs, 2 bytes each.
@@ -131,7 +152,7 @@ double sbh(const ModelSpec& m, const TrainPlan& p) {
 double sp_div(const TrainPlan& p) { return p.sequence_parallel ? p.tp : 1.0; }
 
 double layer_no_recompute(const ModelSpec& m, const TrainPlan& p, int layer) {
-  const LayerUnits u = layer_units(m, layer, core::bytes_per_element(p.precision) < 1.5);
+  const LayerUnits u = layer_units(m, layer, core::bytes_per_element(p.precision) < 1.5, frozen_mlp(p));
   double bytes = sbh(m, p) * (u.replicated / sp_div(p) + u.sharded / p.tp);
   if (!p.flash_attention && m.layer_has_attention(layer)) {
     // Softmax output 2, dropout mask 1, dropout output 2 bytes per score: 5·a·s²·b/t.

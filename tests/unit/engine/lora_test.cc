@@ -10,6 +10,7 @@
 
 #include "xpusim/compute/chip_model.h"
 #include "xpusim/engine/train.h"
+#include "xpusim/mapping/memory.h"
 #include "xpusim/workload/accounting.h"
 #include "xpusim/workload/ops.h"
 
@@ -165,4 +166,32 @@ TEST(Lora, TheStepDropsTheBaseWeightGradientsAndTheirReduction) {
                     (flops.model * 8192.0 * 32.0),
                 1.0, 1e-9);
   }
+}
+
+// Activations: PyTorch autograd and Transformer Engine keep a GEMM's input only for its weight's
+// gradient, so a frozen GEMM without an adapter keeps none. Llama-2-70B in fp8 (1-byte saved
+// inputs) with adapters on the attention projections: each layer drops the MLP's input
+// (h bytes per token, replicated unless sequence-parallel) and the down-projection's input
+// (ffn bytes per token over tp); the gate and up outputs stay (the SwiGLU backward reads them).
+// Adapting every linear layer keeps them all. Mixtral's router and routed experts are never
+// adapted: with all-linear adapters its MoE layer drops the input, the k permuted copies of it
+// (2·k·h bytes) and the k experts' down-projection inputs (k·ffn).
+TEST(Lora, AFrozenGemmKeepsNoInputForItsBackward) {
+  const auto per_token = [](const workload::ModelSpec& m, const mapping::TrainPlan& p) {
+    return core::to_bytes(mapping::activation_bytes_per_layer_no_recompute(m, p, 1)) / (8192.0 * p.micro_batch);
+  };
+  auto s = lora_scenario(0);
+  const double sp = s.plan.sequence_parallel ? 8.0 : 1.0;
+  const double full = per_token(s.model, s.plan);
+  s.plan.lora_rank = 16;
+  EXPECT_NEAR(full - per_token(s.model, s.plan), 8192.0 / sp + 28672.0 / 8.0, 1e-6);
+  s.plan.lora_targets = kAllLinear;
+  EXPECT_DOUBLE_EQ(per_token(s.model, s.plan), full);
+
+  s.model = test::model("mixtral-8x7b");
+  s.plan.lora_rank = 0;
+  const double moe_full = per_token(s.model, s.plan);
+  s.plan.lora_rank = 16;
+  const double h = 4096, k = 2, ffn = 14336;
+  EXPECT_NEAR(moe_full - per_token(s.model, s.plan), h / sp + (2.0 * k * h + k * ffn) / 8.0, 1e-6);
 }
