@@ -93,6 +93,13 @@ LayerUnits layer_units(const ModelSpec& m, int layer, bool fp8_inputs, FrozenMlp
       // The low-rank latents (q_a output, kv_a output) are inputs of the q_b / kv_b GEMMs.
       u.replicated += 2.0 * d(m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) / h;
     }
+    if (m.dsa.enabled()) {
+      // Sparse attention: the indexer's queries (sharded) and keys, and each query's top-k key
+      // indices (int32), which the sparse attention's backward reads.
+      const workload::SparseAttentionSpec& a = m.dsa;
+      u.sharded += 2.0 * d(a.index_heads * a.index_head_dim) / h;
+      u.replicated += (2.0 * d(a.index_head_dim) + 4.0 * d(a.topk)) / h;
+    }
   }
   if (m.layer_has_mlp(layer)) {
     // MLP: its input 2 (kept while a GEMM reading it is trained) and dropout mask 1
@@ -341,11 +348,13 @@ namespace {
 
 /// KV elements per token per chip of one layer.
 double kv_elems_layer_chip(const ModelSpec& m, const ServePlan& p) {
+  // Sparse attention keeps each token's indexer key beside it, replicated over tp.
+  const double indexer_key = m.dsa.enabled() ? d(m.dsa.index_head_dim) : 0.0;
   if (m.attention == workload::AttnKind::Mla) {
-    return d(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);  // latent, replicated over tp
+    return d(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) + indexer_key;  // latent, replicated over tp
   }
   const long long kv_per_chip = (m.kv_heads + p.tp - 1) / p.tp;  // replicated when tp > kv
-  return 2.0 * d(kv_per_chip) * d(m.head_dim);
+  return 2.0 * d(kv_per_chip) * d(m.head_dim) + indexer_key;
 }
 
 /// Recurrent state of layer `layer` for one sequence on one chip (in the plan's state dtype;

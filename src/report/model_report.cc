@@ -208,6 +208,10 @@ void shape_text(std::ostream& o, const ModelSpec& m) {
     for (int i = 0; i < m.layers; ++i) n += m.layer_sliding(i) ? 1 : 0;
     o << "  window      " << m.sliding_window << " tokens in " << n << " of " << m.layers << " layers\n";
   }
+  if (m.dsa.enabled())
+    o << "  sparse      DeepSeek Sparse Attention: each query attends its top " << m.dsa.topk
+      << " keys, chosen by a lightning indexer of " << m.dsa.index_heads << " heads × " << m.dsa.index_head_dim
+      << " over every key\n";
   for (const auto& note : m.approximations) o << "  approximate " << note << "\n";
 }
 
@@ -255,6 +259,9 @@ Json model_show_document(const Provenance& provenance, const std::string& what, 
   if (m.has_block(workload::LayerBlock::LinearAttentionMlp)) j["linear_attention"] = linear_attention_json(m);
   if (!m.approximations.empty()) j["approximations"] = m.approximations;
   if (m.attention == workload::AttnKind::Mla) j["mla"] = mla_json(m);
+  if (m.dsa.enabled())
+    j["sparse_attention"] = {{"topk", m.dsa.topk}, {"index_heads", m.dsa.index_heads},
+                             {"index_head_dim", m.dsa.index_head_dim}};
   j["params_total"] = as_count(f.params.total);
   j["params_active"] = as_count(f.params.active);
   j["params_embedding"] = as_count(f.params.embedding);

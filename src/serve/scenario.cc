@@ -382,7 +382,7 @@ void fill_sample_steps(const ServeScenario& sc, const SchedulerSpec& sched, cons
   w.decode_context = static_cast<double>(w.decode_seqs) * static_cast<double>(sc.load.in_len + sc.load.out_len / 2);
   rep.sample_decode_step = cost.cost(compiled_decode(sched.static_shapes, sched.batch_size(), w));
   StepWork pw;
-  add_whole_prompt(sched.static_shapes, sc.load.in_len, pw);
+  add_whole_prompt(sched.static_shapes, sc.load.in_len, cost.model().dsa.topk, pw);
   pw.prefill_seqs = pw.sampled_prefills = 1;
   rep.sample_prefill_step = cost.cost(pw);
 }

@@ -157,6 +157,8 @@ class Sim {
   double kv_used(const Engine& en) const;
   bool is_static() const { return s_.scheduler.kind == SchedulerKind::StaticBatch && !s_.disaggregated; }
   long long decode_q() const { return s_.spec.verified_tokens(); }
+  /// Sparse attention's top-k of the served model (0 = dense attention): caps a prompt's pairs.
+  long long key_cap() const { return s_.pool.cost ? s_.pool.cost->model().dsa.topk : 0; }
   ReqState& req(int r) { return req_[static_cast<size_t>(r - base_)]; }
   const ReqState& req(int r) const { return req_[static_cast<size_t>(r - base_)]; }
   /// Retired requests (finished, released and dropped from memory) are done too.
@@ -414,7 +416,7 @@ StepWork Sim::static_step_work(const Engine& en) const {
   StepWork w;
   const double b = static_cast<double>(en.static_batch.size());
   if (en.static_step < 0) {
-    for (int r : en.static_batch) add_whole_prompt(s_.scheduler.static_shapes, req(r).in_len, w);
+    for (int r : en.static_batch) add_whole_prompt(s_.scheduler.static_shapes, req(r).in_len, key_cap(), w);
     w.prefill_seqs = w.sampled_prefills = static_cast<long long>(b);
     return w;
   }
@@ -430,13 +432,10 @@ StepWork Sim::continuous_step_work(const Engine& en) const {
   for (const auto& c : en.chunks) {
     long long done = 0;
     for (const auto& p : en.prefilling) if (p.req == c.req) done = p.done;
-    const double qd = static_cast<double>(c.tokens);
-    if (done == 0 && c.tokens >= req(c.req).prompt) {
-      add_whole_prompt(s_.scheduler.static_shapes, c.tokens, w);
-    } else {
-      w.prefill_tokens += c.tokens;
-      w.prefill_pairs += qd * (static_cast<double>(done) + qd / 2.0);
-    }
+    if (done == 0 && c.tokens >= req(c.req).prompt)
+      add_whole_prompt(s_.scheduler.static_shapes, c.tokens, key_cap(), w);
+    else
+      add_prefill_chunk(static_cast<double>(done), static_cast<double>(c.tokens), key_cap(), w);
     ++w.prefill_seqs;
     if (done + c.tokens >= req(c.req).prompt) ++w.sampled_prefills;
   }
@@ -873,11 +872,8 @@ SimResult Sim::run() {
 
 }  // namespace
 
-void add_whole_prompt(const StaticShapes& shapes, long long tokens, StepWork& w) {
-  const long long padded = shapes.bucket(tokens);
-  const double t = static_cast<double>(padded);
-  w.prefill_tokens += padded;
-  w.prefill_pairs += t * t / 2.0;
+void add_whole_prompt(const StaticShapes& shapes, long long tokens, long long key_cap, StepWork& w) {
+  add_prefill_chunk(0.0, static_cast<double>(shapes.bucket(tokens)), key_cap, w);
 }
 
 // The bucket is taken at the mean context (NxD Inference takes the longest sequence's: the same

@@ -19,6 +19,22 @@ constexpr long long kCacheTokens = 1 << 16;
 
 }  // namespace
 
+double chunk_pairs(double done, double q, long long key_cap) {
+  const double full = q * (done + q / 2.0);
+  if (key_cap <= 0) return full;
+  // Queries at positions done+1 .. done+q see min(position, cap) keys: the ones below the cap
+  // see their position (the continuous causal mean), the rest cap each.
+  const double cap = static_cast<double>(key_cap);
+  const double below = std::clamp(cap - done, 0.0, q);
+  return below * (done + below / 2.0) + (q - below) * cap;
+}
+
+void add_prefill_chunk(double done, double q, long long key_cap, StepWork& w) {
+  w.prefill_tokens += static_cast<long long>(q);
+  w.prefill_pairs += chunk_pairs(done, q, 0);
+  w.prefill_attended_pairs += chunk_pairs(done, q, key_cap);
+}
+
 StepCostModel::StepCostModel(const hw::SystemSpec& sys, const workload::ModelSpec& model,
                              ReplicaPlan plan, FrameworkProfile profile,
                              const mapping::MemoryParams& memory, const net::Topology* topo)
@@ -116,6 +132,10 @@ void StepCostModel::set_attention_shape() {
     d_v_ = static_cast<double>(model_.v_head_dim());
   }
   kv_elem_bytes_ = core::bytes_per_element(plan_.plan.kv_dtype);
+  // The lightning indexer's query heads on this chip times their width (0 without sparse attention).
+  if (model_.dsa.enabled())
+    indexer_width_ = static_cast<double>(std::max(1LL, (model_.dsa.index_heads + tp - 1) / tp)) *
+                     static_cast<double>(model_.dsa.index_head_dim);
   const auto& cal = profile_.calibration;
   attn_rate_ = sys_.chip.peak_for(chip_->best_dtype(Dtype::Bf16)).base() * cal.attention_efficiency *
                cal.power_cap_factor;
@@ -283,12 +303,19 @@ void StepCostModel::add_prefill_attention(const StepWork& w, Attention& attn) co
   if (w.prefill_tokens <= 0) return;
   const double layers = static_cast<double>(attention_layers_per_chip_);
   const double kov = profile_.calibration.kernel_overhead.base();
-  const double f = 2.0 * w.prefill_pairs * (d_qk_ + d_v_) * heads_;
+  const bool sparse = model_.dsa.enabled();
+  const double pairs = sparse ? w.prefill_attended_pairs : w.prefill_pairs;
+  const double f = 2.0 * pairs * (d_qk_ + d_v_) * heads_;
   const double rate = attn_rate_ * std::min(1.0, profile_.prefill_efficiency);
   const double b = static_cast<double>(w.prefill_tokens) * (heads_ * (d_qk_ + d_v_) * 2.0 +
                                                             kv_heads_ * (d_qk_ + d_v_) * kv_elem_bytes_);
   attn.seconds += layers * (std::max(f / rate, b / hbm_rate_) + kov);
   attn.flops += layers * f;
+  if (!sparse) return;
+  // Sparse attention's lightning indexer scores every earlier key of every prompt token.
+  const double fi = 2.0 * w.prefill_pairs * indexer_width_;
+  attn.seconds += layers * (fi / rate + kov);
+  attn.flops += layers * fi;
 }
 
 // Decode: every sequence's KV cache streamed from HBM (per query head before XQA), sliding
@@ -301,9 +328,14 @@ void StepCostModel::add_decode_attention(const StepWork& w, Attention& attn) con
   if (model_.sliding_window > 0)
     ctx_sl = std::min(ctx, static_cast<double>(model_.sliding_window) * w.decode_seqs);
   const double q = static_cast<double>(w.decode_q);
+  // Sparse attention: each query attends its top-k keys; the lightning indexer scores, and reads
+  // the indexer key of, every token the layer keeps.
+  const bool sparse = model_.dsa.enabled();
+  const double ctx_attended = sparse ? std::min(ctx, static_cast<double>(model_.dsa.topk) * w.decode_seqs) : ctx;
   for (const auto& k : kinds_) {
     if (!model_.layer_has_attention(k.layer)) continue;
-    const double c = k.sliding ? ctx_sl : ctx;
+    const double kept = k.sliding ? ctx_sl : ctx;
+    const double c = std::min(kept, ctx_attended);
     const double f = 2.0 * c * q * (d_qk_ + d_v_) * heads_;
     const double kvh = profile_.gqa_kv_sharing ? kv_heads_ : std::max(kv_heads_, heads_);
     const double b = c * kv_elem_bytes_ *
@@ -311,6 +343,12 @@ void StepCostModel::add_decode_attention(const StepWork& w, Attention& attn) con
     attn.seconds += k.count * (std::max(f / attn_rate_, b / hbm_rate_) + kov);
     attn.flops += k.count * f;
     attn.kv_bytes += k.count * b;
+    if (!sparse) continue;
+    const double fi = 2.0 * kept * q * indexer_width_;
+    const double bi = kept * kv_elem_bytes_ * static_cast<double>(model_.dsa.index_head_dim);
+    attn.seconds += k.count * (std::max(fi / attn_rate_, bi / hbm_rate_) + kov);
+    attn.flops += k.count * fi;
+    attn.kv_bytes += k.count * bi;
   }
 }
 

@@ -61,6 +61,8 @@ double rate_log_residual(const RowResult& r) {
 
 std::string model_type_of(const workload::ModelSpec& model) {
   if (model.has_recurrent()) return model.attention_layers() == 0 ? "ssm" : "hybrid";
+  // DeepSeek Sparse Attention: no validation row runs it.
+  if (model.dsa.enabled()) return model.moe.num_experts > 0 ? "moe-sparse-attention" : "sparse-attention";
   return model.moe.num_experts > 0 ? "moe" : "dense";
 }
 

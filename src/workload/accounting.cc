@@ -29,12 +29,17 @@ void mlp_params(const ModelSpec& m, long long f, double& matmul, double& bias) {
 
 double head_matmul(const ModelSpec& m) { return d(m.vocab) * d(m.hidden); }
 
-/// Forward attention FLOPs per token summed over layers, each layer seeing `keys(layer)` keys.
-template <typename Keys>
-double attention_flops_all_layers(const ModelSpec& m, Keys keys) {
+/// Forward attention FLOPs per token summed over layers, each layer's queries attending
+/// `attended(layer)` keys; with sparse attention the lightning indexer also scores the
+/// `kept(layer)` keys the layer keeps.
+template <typename Attended, typename Kept>
+double attention_flops_all_layers(const ModelSpec& m, Attended attended, Kept kept) {
   double f = 0;
-  for (int i = 0; i < m.layers; ++i)
-    if (m.layer_has_attention(i)) f += attention_flops_per_token(m, i, keys(i));
+  for (int i = 0; i < m.layers; ++i) {
+    if (!m.layer_has_attention(i)) continue;
+    f += attention_flops_per_token(m, i, attended(i));
+    if (m.dsa.enabled()) f += indexer_flops_per_token(m, kept(i));
+  }
   return f;
 }
 
@@ -47,8 +52,9 @@ double over_layers(const ModelSpec& m, PerLayer per_layer) {
 }
 
 double kv_elements_per_token_layer(const ModelSpec& m) {
-  if (m.attention == AttnKind::Mla) return d(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
-  return 2.0 * d(m.kv_heads) * d(m.head_dim);
+  const double indexer_key = m.dsa.enabled() ? d(m.dsa.index_head_dim) : 0.0;
+  if (m.attention == AttnKind::Mla) return d(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) + indexer_key;
+  return 2.0 * d(m.kv_heads) * d(m.head_dim) + indexer_key;
 }
 
 }  // namespace
@@ -89,6 +95,14 @@ void attention_params(const ModelSpec& m, LayerParams& p) {
     if (m.qk_norm) p.attn_other += 2.0 * d(m.head_dim);
   }
   if (m.attn_sinks) p.attn_other += d(m.heads);
+  if (m.dsa.enabled()) {
+    // The lightning indexer: wq_b from the query latent, wk and weights_proj from the input, and
+    // the LayerNorm (weight and bias) of its key.
+    const SparseAttentionSpec& a = m.dsa;
+    const double q_in = m.attention == AttnKind::Mla && m.mla.q_lora_rank > 0 ? d(m.mla.q_lora_rank) : h;
+    p.attn_matmul += q_in * d(a.index_heads * a.index_head_dim) + h * d(a.index_head_dim) + h * d(a.index_heads);
+    p.attn_other += 2.0 * d(a.index_head_dim);
+  }
 }
 
 /// Mamba-2 mixer weights (HF Mamba2Mixer / Megatron MambaMixer), counted as the layer's token
@@ -211,6 +225,10 @@ double attention_flops_per_token(const ModelSpec& m, int layer, double keys) {
   return 2.0 * d(m.heads) * d(m.qk_head_dim() + m.v_head_dim()) * keys;
 }
 
+double indexer_flops_per_token(const ModelSpec& m, double keys) {
+  return 2.0 * d(m.dsa.index_heads) * d(m.dsa.index_head_dim) * keys;
+}
+
 double mamba_scan_flops_per_token(const ModelSpec& m, long long seq) {
   const MambaSpec& s = m.mamba;
   const double q = d(std::max<long long>(1, std::min(s.chunk, seq)));
@@ -279,9 +297,9 @@ double lora_params(const ModelSpec& m, int rank, LoraTargets targets) {
 TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKind rc, int lora_rank,
                                  LoraTargets lora_targets) {
   const double dense = count_params(m).matmul_active;
-  const double attn = attention_flops_all_layers(m, [&](int i) {
-    return causal_mean_keys(seq, m.layer_sliding(i) ? m.sliding_window : 0);
-  });
+  const double attn = attention_flops_all_layers(
+      m, [&](int i) { return causal_mean_keys(seq, m.layer_key_cap(i)); },
+      [&](int i) { return causal_mean_keys(seq, m.layer_sliding(i) ? m.sliding_window : 0); });
   // The recurrent layers' chunked scans count like attention: forward, and twice it backward.
   const double scan = over_layers(m, [&](int i) { return recurrent_scan_flops_per_token(m, i, seq); });
   const double adapters = lora_params(m, lora_rank, lora_targets);
@@ -310,9 +328,9 @@ TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKin
 double prefill_flops_per_token(const ModelSpec& m, long long prompt_len) {
   const double mm = count_params(m).matmul_active;
   const double head = head_matmul(m);
-  const double attn = attention_flops_all_layers(m, [&](int i) {
-    return causal_mean_keys(prompt_len, m.layer_sliding(i) ? m.sliding_window : 0);
-  });
+  const double attn = attention_flops_all_layers(
+      m, [&](int i) { return causal_mean_keys(prompt_len, m.layer_key_cap(i)); },
+      [&](int i) { return causal_mean_keys(prompt_len, m.layer_sliding(i) ? m.sliding_window : 0); });
   const double p = prompt_len > 0 ? d(prompt_len) : 1.0;
   const double scan = over_layers(m, [&](int i) { return recurrent_scan_flops_per_token(m, i, prompt_len); });
   return 2.0 * (mm - head) + 2.0 * head / p + attn + scan;
@@ -321,7 +339,8 @@ double prefill_flops_per_token(const ModelSpec& m, long long prompt_len) {
 double decode_flops_per_token(const ModelSpec& m, long long context) {
   const double mm = count_params(m).matmul_active;
   const double attn = attention_flops_all_layers(
-      m, [&](int i) { return d(m.layer_context(i, context)); });
+      m, [&](int i) { return d(m.layer_attended_keys(i, context)); },
+      [&](int i) { return d(m.layer_context(i, context)); });
   return 2.0 * mm + attn + over_layers(m, [&](int i) { return recurrent_step_flops_per_token(m, i); });
 }
 

@@ -32,7 +32,7 @@ const std::vector<std::string>& supported_types() {
       "deepseek_v2", "deepseek_v3", "falcon", "gemma",   "gemma2",  "gemma3",   "gemma3_text", "gpt2",
       "gpt_oss",     "gptj",        "llama",  "llama4",  "llama4_text", "mistral", "mistral3", "mixtral",
       "mpt",         "nemotron",    "nemotron_h", "phi3", "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe",
-      "qwen3_next", "jamba",      "mamba",  "falcon_mamba", "mamba2", "glm4_moe", "kimi_k2"};
+      "qwen3_next", "jamba",      "mamba",  "falcon_mamba", "mamba2", "glm4_moe", "kimi_k2", "deepseek_v32"};
   return v;
 }
 
@@ -48,8 +48,11 @@ const std::string* text_model_type(const std::string& wrapper) {
 bool is_gemma(const std::string& t) { return t == "gemma" || t == "gemma2" || t == "gemma3_text"; }
 bool is_qwen(const std::string& t) { return t == "qwen2" || t == "qwen2_moe" || t == "qwen3" || t == "qwen3_moe"; }
 bool is_cohere(const std::string& t) { return t == "cohere" || t == "cohere2"; }
-/// Kimi K2 is DeepSeek-V3's architecture under its own model_type (DeepseekV3ForCausalLM).
-bool is_deepseek(const std::string& t) { return t == "deepseek_v2" || t == "deepseek_v3" || t == "kimi_k2"; }
+/// Kimi K2 is DeepSeek-V3's architecture under its own model_type (DeepseekV3ForCausalLM);
+/// DeepSeek-V3.2 adds sparse attention to it.
+bool is_deepseek(const std::string& t) {
+  return t == "deepseek_v2" || t == "deepseek_v3" || t == "kimi_k2" || t == "deepseek_v32";
+}
 
 void require_positive(core::Diagnostics& d, const std::string& field, long long v) {
   if (v <= 0) d.error(field, "must be positive", std::to_string(v), "an integer > 0");
@@ -61,14 +64,16 @@ long long field_limit(const std::string& key) {
   static const std::pair<std::vector<std::string>, long long> kTable[] = {
       {{"num_hidden_layers", "n_layer", "n_layers", "first_k_dense_replace", "decoder_sparse_step",
         "moe_layer_freq"}, L::kLayers},
-      {{"num_attention_heads", "n_head", "n_heads", "num_key_value_heads", "num_kv_heads", "kv_n_heads"}, L::kHeads},
+      {{"num_attention_heads", "n_head", "n_heads", "num_key_value_heads", "num_kv_heads", "kv_n_heads",
+        "index_n_heads"}, L::kHeads},
       {{"num_local_experts", "num_experts", "n_routed_experts", "n_shared_experts", "num_experts_per_tok",
         "experts_per_token", "n_group", "topk_group"}, L::kExperts},
       {{"vocab_size"}, L::kVocab},
       {{"intermediate_size", "n_inner", "ffn_hidden_size", "moe_intermediate_size", "intermediate_size_mlp",
         "shared_expert_intermediate_size"}, L::kIntermediate},
       {{"interleave_moe_layer_step", "sliding_window_pattern"}, L::kLayers},
-      {{"max_position_embeddings", "n_positions", "max_seq_len", "sliding_window", "attention_chunk_size"},
+      {{"max_position_embeddings", "n_positions", "max_seq_len", "sliding_window", "attention_chunk_size",
+        "index_topk"},
        L::kPositions}};
   for (const auto& [keys, max] : kTable)
     for (const auto& k : keys)
@@ -339,6 +344,18 @@ void read_mla(FieldReader& r, ModelSpec& m) {
   m.kv_heads = m.heads;
 }
 
+/// DeepSeek Sparse Attention (deepseek_v32): the lightning indexer's heads and head size, and the
+/// keys each query keeps.
+void read_sparse_attention(FieldReader& r, ModelSpec& m) {
+  SparseAttentionSpec& a = m.dsa;
+  a.topk = int_alias(r, {"index_topk"}, 0, true);
+  a.index_heads = int_alias(r, {"index_n_heads"}, 0, true);
+  a.index_head_dim = int_alias(r, {"index_head_dim"}, 0, true);
+  for (const auto& [key, v] : {std::pair<const char*, long long>{"index_topk", a.topk},
+                               {"index_n_heads", a.index_heads}, {"index_head_dim", a.index_head_dim}})
+    if (r.has(key)) require_positive(r.diagnostics(), r.path_of(key), v);
+}
+
 /// Llama 4: routed experts and one shared expert, each of intermediate_size; dense layers of
 /// intermediate_size_mlp; layer i is MoE iff it is in moe_layers, or else iff
 /// (i + 1) mod interleave_moe_layer_step = 0 (HF Llama4TextConfig).
@@ -427,6 +444,7 @@ void read_llama_style(FieldReader& r, ModelSpec& m) {
   } else if (is_deepseek(t)) {
     read_deepseek_moe(r, m);
     read_mla(r, m);
+    if (t == "deepseek_v32") read_sparse_attention(r, m);
   } else if (t == "glm4_moe") {
     // GLM-4.5: grouped-query attention with RoPE on partial_rotary_factor of each head
     // (elementwise, not counted apart) before DeepSeek-style experts.

@@ -66,6 +66,17 @@ long long ModelSpec::layer_context(int i, long long context) const {
   return layer_sliding(i) ? std::min(context, sliding_window) : context;
 }
 
+long long ModelSpec::layer_key_cap(int i) const {
+  const long long window = layer_sliding(i) ? sliding_window : 0;
+  if (!dsa.enabled() || !layer_has_attention(i)) return window;
+  return window > 0 ? std::min(window, dsa.topk) : dsa.topk;
+}
+
+long long ModelSpec::layer_attended_keys(int i, long long context) const {
+  const long long kept = layer_context(i, context), cap = layer_key_cap(i);
+  return cap > 0 ? std::min(kept, cap) : kept;
+}
+
 long long ModelSpec::qk_head_dim() const {
   return attention == AttnKind::Mla ? mla.qk_nope_head_dim + mla.qk_rope_head_dim : head_dim;
 }

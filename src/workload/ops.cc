@@ -135,8 +135,7 @@ Op attention_op(const ModelSpec& md, int layer, const LayerShard& s, const Layer
   at.causal = true;
   at.d_qk = d_qk;
   at.d_v = d_v;
-  if (layer < static_cast<int>(md.layer_is_sliding.size()) && md.layer_is_sliding[static_cast<size_t>(layer)])
-    at.window = md.sliding_window;
+  at.window = md.layer_key_cap(layer);  // the sliding window, or sparse attention's top-k
   if (s.cp > 1) {
     // Balanced ring attention: every chip does 1/cp of the causal work over the full context.
     at.q_len = q_len / s.cp;
@@ -148,6 +147,31 @@ Op attention_op(const ModelSpec& md, int layer, const LayerShard& s, const Layer
     at.kv_chunks = s.cp;
   }
   return at;
+}
+
+/// DeepSeek Sparse Attention's lightning indexer: queries from the query latent (index_heads of
+/// index_head_dim, split over tp like the attention heads), one key per token and per-head
+/// weights from the layer input, then the scores of every earlier key (QKᵀ alone: no values; the
+/// ReLU and the head-weighted sum are elementwise) and the top-k selection over them.
+void add_lightning_indexer(const ModelSpec& md, int layer, const LayerShard& s, const LayerDims& d,
+                           const Op& attention, std::vector<Op>& ops) {
+  const SparseAttentionSpec& a = md.dsa;
+  const long long heads = std::max<long long>(1, a.index_heads / d.tp);
+  const long long q_in = md.attention == AttnKind::Mla && md.mla.q_lora_rank > 0 ? md.mla.q_lora_rank : d.hidden;
+  ops.push_back(gemm("indexer_q", GemmRole::Other, d.tokens, heads * a.index_head_dim, q_in));
+  ops.push_back(gemm("indexer_k", GemmRole::Other, d.tokens, a.index_head_dim, d.hidden));
+  ops.push_back(gemm("indexer_weights", GemmRole::Other, d.tokens, heads, d.hidden));
+  Op scores = attention;
+  scores.name = "indexer_scores";
+  scores.heads = heads;
+  scores.kv_heads = 1;
+  scores.d_qk = a.index_head_dim;
+  scores.d_v = 0;
+  scores.window = md.layer_sliding(layer) ? md.sliding_window : 0;  // every key the layer keeps
+  ops.push_back(scores);
+  // Top-k over each query's scores: read them once.
+  ops.push_back(elementwise("indexer_topk", static_cast<double>(s.batch) * static_cast<double>(scores.q_len) *
+                                                scores.mean_keys()));
 }
 
 /// Local experts whose grouped-GEMM member runs (and reads its weights): all of them, or on the
@@ -324,6 +348,7 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
     long long d_qk = 0, d_v = 0;
     add_qkv_projections(md, d, ops, d_qk, d_v);
     const Op at = attention_op(md, layer, s, d, d_qk, d_v);
+    if (md.dsa.enabled()) add_lightning_indexer(md, layer, s, d, at, ops);
     if (md.position == PosKind::Rope) {
       const double qk = static_cast<double>(tokens) *
                         static_cast<double>(heads + (md.attention == AttnKind::Mla ? 0 : kvh)) *

@@ -72,6 +72,7 @@ const Command kCommands[] = {
     Command{"model_list", "model list"},
     Command{"model_show", "model show llama3.1-405b --seq 8192"},
     Command{"model_show_ssm", "model show falcon-mamba-7b"},
+    Command{"model_show_sparse", "model show deepseek-v3.2"},
     Command{"serve_ssm", "serve --system h100-sxm-dgx --model mamba-2.8b --rate 20 --requests 200 --in-len 2048 "
                          "--out-len 256 --json"},
     Command{"demo", "demo"},

@@ -49,6 +49,8 @@ const std::set<std::string> kUnitless = {
     // model: a hybrid's Mamba-2 mixer (docs/models.md, Hybrid models)
     "mamba_layers", "attention_layers", "mlp_layers", "state", "groups", "conv_kernel", "chunk",
     "linear_attention_layers", "key_heads", "value_heads", "key_dim", "value_dim", "mamba_version", "dt_rank",
+    // model: DeepSeek Sparse Attention (docs/models.md, Sparse attention)
+    "topk", "index_heads", "index_head_dim",
     // collective and demo
     "bus_factor", "replicas", "train_chips", "serve_chips", "serve_tp", "serve_pp",
     // mx: tensor shapes and errors in the tensor's own unit, fractions, bits per element
@@ -151,6 +153,7 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"model_show_deltanet", "model show qwen3-next-80b-a3b --json"},
         Command{"model_show_mamba1", "model show jamba-1.5-mini --json"},
         Command{"model_show_ssm", "model show mamba-2.8b --json"},
+        Command{"model_show_sparse", "model show deepseek-v3.2 --json"},
         Command{"serve_ssm", "serve --system h100-sxm-dgx --model mamba-codestral-7b --chips 2 --prefill-chips 1 "
                              "--requests 32 --in-len 512 --out-len 64 --json"},
         Command{"demo", "demo --json"},

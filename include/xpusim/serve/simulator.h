@@ -122,8 +122,8 @@ struct StaticShapes {
 };
 
 /// A whole prompt of `tokens` added to a step as the engine runs it: padded to its bucket with
-/// static shapes.
-void add_whole_prompt(const StaticShapes& shapes, long long tokens, StepWork& w);
+/// static shapes; `key_cap` is sparse attention's top-k (0 = none).
+void add_whole_prompt(const StaticShapes& shapes, long long tokens, long long key_cap, StepWork& w);
 /// A decode step as the compiled graph runs it: with static shapes every line of the compiled
 /// batch attends over the bucket of the batch's (mean) context; unchanged otherwise.
 StepWork compiled_decode(const StaticShapes& shapes, long long compiled_batch, StepWork w);

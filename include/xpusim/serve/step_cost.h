@@ -45,12 +45,21 @@ struct ReplicaPlan {
 struct StepWork {
   long long prefill_tokens = 0;  ///< prompt tokens processed in this step (all chunks)
   double prefill_pairs = 0;      ///< Σ over chunks q·(p + q/2): causal query-key pairs
+  /// The same pairs with each query's keys capped at sparse attention's top-k (prefill_pairs
+  /// for a model without sparse attention).
+  double prefill_attended_pairs = 0;
   long long prefill_seqs = 0;    ///< chunks in the step
   long long sampled_prefills = 0;  ///< chunks that end their prompt (produce a first token)
   long long decode_seqs = 0;     ///< sequences decoding in this step
   double decode_context = 0;     ///< Σ context (tokens in the KV cache) of decoding sequences
   long long decode_q = 1;        ///< tokens per decoding sequence (1 + draft length when verifying)
 };
+
+/// Causal query-key pairs of a prompt chunk of `q` tokens after `done` earlier ones, each query
+/// seeing at most `key_cap` keys (0 = every earlier key, q·(done + q/2)).
+double chunk_pairs(double done, double q, long long key_cap);
+/// A prompt chunk added to a step: its tokens and its pairs, full and capped at `key_cap`.
+void add_prefill_chunk(double done, double q, long long key_cap, StepWork& w);
 
 /// Breakdown of one step's time (the parts add up to `total`).
 struct StepCost {
@@ -185,6 +194,7 @@ class StepCostModel {
   double tp_reductions_per_chip_ = 0;
   // Attention shape per chip.
   double heads_ = 1, kv_heads_ = 1, d_qk_ = 128, d_v_ = 128, kv_elem_bytes_ = 2;
+  double indexer_width_ = 0;  ///< sparse attention: the indexer's query heads on a chip × their width
   double attn_rate_ = 1, hbm_rate_ = 1, head_rate_ = 1;  // FLOP/s and B/s, fixed per model
   double head_time_per_token_ = 0, head_flops_per_token_ = 0, head_bytes_ = 0;
   mutable std::vector<Linear> cache_, cache_prompt_;

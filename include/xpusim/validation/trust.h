@@ -52,7 +52,8 @@ struct Assessment {
 bool is_time_metric(const std::string& metric);
 /// The rate-oriented log residual of an ok row result.
 double rate_log_residual(const RowResult& r);
-/// "dense" or "moe" (routed experts).
+/// "dense" or "moe" (routed experts); "sparse-attention" or "moe-sparse-attention" with DeepSeek
+/// Sparse Attention; "hybrid" (recurrent and attention layers) or "ssm" (recurrent only).
 std::string model_type_of(const workload::ModelSpec& model);
 /// The family of a row's system (compute::family_of), "unknown" when not in the catalog.
 std::string family_of_row(const Row& row, const hw::Catalog& catalog);

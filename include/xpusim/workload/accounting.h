@@ -82,6 +82,10 @@ double causal_mean_keys(long long seq, long long window);
 /// `keys` keys: 2·heads·(d_qk + d_v)·keys.
 double attention_flops_per_token(const ModelSpec& m, int layer, double keys);
 
+/// Forward FLOPs of sparse attention's lightning indexer for one query scoring `keys` keys:
+/// 2·index_heads·index_head_dim·keys (its projections are among the layer's GEMM weights).
+double indexer_flops_per_token(const ModelSpec& m, double keys);
+
 /// Active GEMM weights per token of layer `layer` downstream of the attention core or the MLP
 /// activation: the output projection, the down-projections (routed top-k and shared) and the
 /// router. A remat policy that saves only the QKV and up-projection outputs recomputes these.

@@ -44,6 +44,17 @@ struct MambaSpec {
   long long in_proj_width() const { return version == 1 ? 2 * inner() : 2 * inner() + 2 * groups * state + heads; }
 };
 
+/// DeepSeek Sparse Attention (DeepSeek-V3.2, arXiv 2512.02556): a lightning indexer of
+/// `index_heads` heads of `index_head_dim` (queries from the query latent, one shared key per token)
+/// scores every earlier token, and each query's MLA attention reads only the `topk` best. The KV
+/// cache keeps every token's latent and its indexer key.
+struct SparseAttentionSpec {
+  long long topk = 0;            ///< keys each query attends (index_topk); 0 = dense attention
+  long long index_heads = 0;     ///< index_n_heads
+  long long index_head_dim = 0;  ///< index_head_dim
+  bool enabled() const { return topk > 0; }
+};
+
 struct MoeSpec {
   int num_experts = 0;            ///< routed experts per MoE layer (0 = dense model)
   int experts_per_token = 0;      ///< top-k
@@ -116,6 +127,7 @@ struct ModelSpec {
   bool attn_sinks = false;     ///< gpt-oss learned sinks (one scalar per head)
   MoeSpec moe;
   MlaSpec mla;
+  SparseAttentionSpec dsa;     ///< DeepSeek Sparse Attention of every attention layer (deepseek_v32)
   long long sliding_window = 0;        ///< 0 = none
   std::vector<bool> layer_is_sliding;  ///< per layer (gpt-oss layer_types); empty = all full
   /// Per layer block kind (Nemotron-H hybrid_override_pattern); empty = every layer AttentionMlp.
@@ -163,9 +175,14 @@ struct ModelSpec {
   bool layer_is_moe(int i) const;
   /// Whether layer `i` uses sliding-window attention (window = sliding_window).
   bool layer_sliding(int i) const;
-  /// Keys one query of layer `i` sees when the context holds `context` tokens (window cap); 0 for
-  /// a layer without attention.
+  /// Tokens layer `i` keeps in its KV cache when the context holds `context` tokens (the sliding
+  /// window's cap); 0 for a layer without attention.
   long long layer_context(int i, long long context) const;
+  /// Most keys one query of layer `i` attends: the sliding window, or sparse attention's top-k;
+  /// 0 = every earlier key.
+  long long layer_key_cap(int i) const;
+  /// Keys one query of layer `i` attends when the context holds `context` tokens.
+  long long layer_attended_keys(int i, long long context) const;
   /// Query/key head dimension (MLA: qk_nope + qk_rope) and value head dimension.
   long long qk_head_dim() const;
   long long v_head_dim() const;

@@ -44,7 +44,7 @@ bool contains(const std::string& s, const std::string& part) {
 
 TEST(HfConfig, ModelIdsAreTheSortedFileStems) {
   const auto ids = workload::model_ids(kHfModels);
-  ASSERT_EQ(ids.size(), 47u);
+  ASSERT_EQ(ids.size(), 48u);
   EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
   EXPECT_EQ(ids.front(), "deepseek-v3");
 }
@@ -171,7 +171,7 @@ TEST(HfConfigDiagnostics, UnknownIdListsIdsAndClosest) {
   const std::string e = load_error("llama3.1-8", kHfModels);
   EXPECT_TRUE(contains(e, "unknown model 'llama3.1-8'")) << e;
   EXPECT_TRUE(contains(e, "did you mean 'llama3.1-8b'?")) << e;
-  EXPECT_TRUE(contains(e, "one of: deepseek-v3, falcon-180b")) << e;
+  EXPECT_TRUE(contains(e, "one of: deepseek-v3, deepseek-v3.2, falcon-180b")) << e;
 }
 
 TEST(HfConfigDiagnostics, MissingFileNamesThePath) {

@@ -26,6 +26,7 @@ struct CountCase {
 
 const CountCase kCounts[] = {
     {"deepseek-v3", 671.03, 37.55},
+    {"deepseek-v3.2", 671.88, 38.40},
     {"gpt-oss-120b", 116.83, 5.71},
     {"qwen3-30b-a3b", 30.53, 3.35},
     {"qwen3-235b-a22b", 235.09, 22.19},
