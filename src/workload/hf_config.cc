@@ -32,7 +32,8 @@ const std::vector<std::string>& supported_types() {
       "deepseek_v2", "deepseek_v3", "falcon", "gemma",   "gemma2",  "gemma3",   "gemma3_text", "gpt2",
       "gpt_oss",     "gptj",        "llama",  "llama4",  "llama4_text", "mistral", "mistral3", "mixtral",
       "mpt",         "nemotron",    "nemotron_h", "phi3", "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe",
-      "qwen3_next", "jamba",      "mamba",  "falcon_mamba", "mamba2", "glm4_moe", "kimi_k2", "deepseek_v32"};
+      "qwen3_next", "jamba",      "mamba",  "falcon_mamba", "mamba2", "glm4_moe", "kimi_k2", "deepseek_v32",
+      "qwen3_vl", "qwen3_vl_moe"};
   return v;
 }
 
@@ -40,9 +41,18 @@ const std::vector<std::string>& supported_types() {
 /// modelled), with the text model's type when `text_config` does not state it.
 const std::string* text_model_type(const std::string& wrapper) {
   static const std::map<std::string, std::string> m = {
-      {"gemma3", "gemma3_text"}, {"llama4", "llama4_text"}, {"mistral3", "mistral"}};
+      {"gemma3", "gemma3_text"}, {"llama4", "llama4_text"}, {"mistral3", "mistral"},
+      {"qwen3_vl", "qwen3_vl_text"}, {"qwen3_vl_moe", "qwen3_vl_moe_text"}};
   const auto it = m.find(wrapper);
   return it == m.end() ? nullptr : &it->second;
+}
+
+/// The architecture a multimodal model's language model shares with a text-only family: Qwen3-VL's
+/// is Qwen3's (dense or MoE; its interleaved multimodal RoPE changes no cost). Other types are their own.
+std::string text_architecture(const std::string& text_type) {
+  if (text_type == "qwen3_vl_text") return "qwen3";
+  if (text_type == "qwen3_vl_moe_text") return "qwen3_moe";
+  return text_type;
 }
 
 bool is_gemma(const std::string& t) { return t == "gemma" || t == "gemma2" || t == "gemma3_text"; }
@@ -813,7 +823,12 @@ void read_family(FieldReader& r, ModelSpec& m) {
                             "the language model's type, e.g. " + *text_type);
       return;
     }
+    m.family = text_architecture(m.family);
     read_family(t, m);
+    // The wrapper's own tie_word_embeddings is what its model uses when text_config has none
+    // (Qwen3-VL writes it at the top level).
+    if (!t.has("tie_word_embeddings") && r.has("tie_word_embeddings"))
+      m.tied_embeddings = r.boolean_or("tie_word_embeddings", m.tied_embeddings);
   } else if (m.family == "gpt2") {
     read_gpt2(r, m);
   } else if (m.family == "gptj") {

@@ -295,3 +295,30 @@ TEST(HfFamilies, KimiK2IsDeepseekV3WithMoreExpertsAndHalfTheHeads) {
   EXPECT_EQ(m.moe.first_dense_layers, 1);
   EXPECT_EQ(m.mtp_modules, 0);
 }
+
+// Qwen/Qwen3-VL-30B-A3B-Instruct's config.json, trimmed of its vision_config: the language model
+// under text_config (qwen3_vl_moe_text) is Qwen3-30B-A3B's shape, so its count is that model's
+// (the card's 31 B adds the vision encoder, which is not modelled); tie_word_embeddings sits at the
+// top level. A small dense Qwen3-VL whose top level ties the embeddings counts its LM head once.
+TEST(HfFamilies, Qwen3VlReadsItsLanguageModelAsQwen3) {
+  const ModelSpec vl = load_text("qwen3-vl-30b-a3b", R"({"architectures": ["Qwen3VLMoeForConditionalGeneration"],
+    "image_token_id": 151655, "model_type": "qwen3_vl_moe", "tie_word_embeddings": false,
+    "text_config": {"attention_bias": false, "decoder_sparse_step": 1, "head_dim": 128, "hidden_act": "silu",
+      "hidden_size": 2048, "intermediate_size": 6144, "max_position_embeddings": 262144, "mlp_only_layers": [],
+      "model_type": "qwen3_vl_moe_text", "moe_intermediate_size": 768, "norm_topk_prob": true,
+      "num_attention_heads": 32, "num_experts": 128, "num_experts_per_tok": 8, "num_hidden_layers": 48,
+      "num_key_value_heads": 4, "rms_norm_eps": 1e-06, "rope_theta": 5000000, "vocab_size": 151936},
+    "video_token_id": 151656})");
+  const ModelSpec text = workload::load_model("qwen3-30b-a3b", kFamilyModels);
+  EXPECT_EQ(vl.family, "qwen3_moe");
+  EXPECT_TRUE(vl.qk_norm);
+  EXPECT_DOUBLE_EQ(count_params(vl).total, count_params(text).total);
+  EXPECT_FALSE(vl.approximations.empty());  // the vision encoder is left out, and said
+  const char* dense = R"({"model_type": "qwen3_vl", "tie_word_embeddings": true, "text_config": {
+    "model_type": "qwen3_vl_text", "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 64, "num_hidden_layers": 2, "vocab_size": 1000}})";
+  const ModelSpec small = load_text("qwen3-vl-small", dense);
+  EXPECT_EQ(small.family, "qwen3");
+  EXPECT_TRUE(small.tied_embeddings);
+  EXPECT_DOUBLE_EQ(count_params(small).lm_head, 0.0);
+}
