@@ -340,6 +340,10 @@ void read_deepseek_moe(FieldReader& r, ModelSpec& m) {
     m.moe.layer_moe[i] = m.moe.num_experts > 0 && i >= m.moe.first_dense_layers &&
                          m.moe.layer_freq > 0 && i % m.moe.layer_freq == 0;
   }
+  if (m.moe.num_experts > 0 && m.layers > 0 && m.moe.first_dense_layers >= m.layers)
+    r.diagnostics().error(r.path_of("first_k_dense_replace"), "leaves no mixture-of-experts layer",
+                          std::to_string(m.moe.first_dense_layers),
+                          "fewer than num_hidden_layers (" + std::to_string(m.layers) + ")");
 }
 
 /// Multi-head latent attention (deepseek_v2/v3, kimi_k2).

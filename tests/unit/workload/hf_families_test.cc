@@ -322,3 +322,14 @@ TEST(HfFamilies, Qwen3VlReadsItsLanguageModelAsQwen3) {
   EXPECT_TRUE(small.tied_embeddings);
   EXPECT_DOUBLE_EQ(count_params(small).lm_head, 0.0);
 }
+
+// A DeepSeek-style config whose dense layers are all its layers declares experts it never uses:
+// a typo, named with the layer count.
+TEST(HfFamilies, DenseLayersCoveringTheModelAreNamed) {
+  const std::string e = config_error("dense-everywhere", R"({"model_type": "deepseek_v3", "hidden_size": 64,
+    "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128,
+    "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "kv_lora_rank": 16,
+    "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8, "first_k_dense_replace": 2})");
+  EXPECT_NE(e.find("first_k_dense_replace"), std::string::npos) << e;
+  EXPECT_NE(e.find("no mixture-of-experts layer"), std::string::npos) << e;
+}
