@@ -346,17 +346,6 @@ TrainMemory train_memory_per_chip(const ModelSpec& model, const TrainPlan& plan,
 
 namespace {
 
-/// KV elements per token per chip of one layer.
-double kv_elems_layer_chip(const ModelSpec& m, const ServePlan& p) {
-  // Sparse attention keeps each token's indexer key beside it, replicated over tp.
-  const double indexer_key = m.dsa.enabled() ? d(m.dsa.index_head_dim) : 0.0;
-  if (m.attention == workload::AttnKind::Mla) {
-    return d(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) + indexer_key;  // latent, replicated over tp
-  }
-  const long long kv_per_chip = (m.kv_heads + p.tp - 1) / p.tp;  // replicated when tp > kv
-  return 2.0 * d(kv_per_chip) * d(m.head_dim) + indexer_key;
-}
-
 /// Recurrent state of layer `layer` for one sequence on one chip (in the plan's state dtype;
 /// heads split over tp); 0 for a layer that is not recurrent.
 double state_layer_chip(const ModelSpec& m, int layer, const ServePlan& p) {
@@ -387,7 +376,7 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
   ServeMemory mem;
   // Experts: ep-ways within the tp group of the stage, each expert tensor-split over tp/ep.
   mem.weights = core::bytes(wb * (dense / plan.tp + routed / std::max(plan.tp, plan.ep)));
-  mem.kv_cache = core::bytes(d(sequences) * kv_tokens * kv_elems_layer_chip(model, plan) *
+  mem.kv_cache = core::bytes(d(sequences) * kv_tokens * workload::kv_elements_per_token_layer(model, plan.tp) *
                              core::bytes_per_element(plan.kv_dtype));
   if (state > 0) mem.kv_cache += core::bytes(d(sequences) * state);
   // Transient activations of one step of `step_tokens` tokens: residual stream and norm output
@@ -431,7 +420,7 @@ MemoryParams memory_params(const calib::Params& params) {
 core::Bytes kv_bytes_per_token_per_chip(const ModelSpec& model, const ServePlan& plan) {
   int layers = 0;
   for (int i : stage_layers(model.layers, plan.pp, 1, 0)) layers += model.layer_has_attention(i) ? 1 : 0;
-  return core::bytes(d(layers) * kv_elems_layer_chip(model, plan) *
+  return core::bytes(d(layers) * workload::kv_elements_per_token_layer(model, plan.tp) *
                      core::bytes_per_element(plan.kv_dtype));
 }
 

@@ -51,13 +51,15 @@ double over_layers(const ModelSpec& m, PerLayer per_layer) {
   return total;
 }
 
-double kv_elements_per_token_layer(const ModelSpec& m) {
+}  // namespace
+
+double kv_elements_per_token_layer(const ModelSpec& m, long long tp) {
+  // Sparse attention keeps each token's indexer key beside it, replicated over tp.
   const double indexer_key = m.dsa.enabled() ? d(m.dsa.index_head_dim) : 0.0;
   if (m.attention == AttnKind::Mla) return d(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) + indexer_key;
-  return 2.0 * d(m.kv_heads) * d(m.head_dim) + indexer_key;
+  const long long kv_per_chip = (m.kv_heads + tp - 1) / std::max<long long>(1, tp);  // replicated when tp > kv
+  return 2.0 * d(kv_per_chip) * d(m.head_dim) + indexer_key;
 }
-
-}  // namespace
 
 double embedding_params(const ModelSpec& m) {
   double e = d(m.vocab) * d(m.hidden);
@@ -299,7 +301,7 @@ TrainFlops train_flops_per_token(const ModelSpec& m, long long seq, RecomputeKin
   const double dense = count_params(m).matmul_active;
   const double attn = attention_flops_all_layers(
       m, [&](int i) { return causal_mean_keys(seq, m.layer_key_cap(i)); },
-      [&](int i) { return causal_mean_keys(seq, m.layer_sliding(i) ? m.sliding_window : 0); });
+      [&](int i) { return causal_mean_keys(seq, m.layer_window(i)); });
   // The recurrent layers' chunked scans count like attention: forward, and twice it backward.
   const double scan = over_layers(m, [&](int i) { return recurrent_scan_flops_per_token(m, i, seq); });
   const double adapters = lora_params(m, lora_rank, lora_targets);
@@ -330,7 +332,7 @@ double prefill_flops_per_token(const ModelSpec& m, long long prompt_len) {
   const double head = head_matmul(m);
   const double attn = attention_flops_all_layers(
       m, [&](int i) { return causal_mean_keys(prompt_len, m.layer_key_cap(i)); },
-      [&](int i) { return causal_mean_keys(prompt_len, m.layer_sliding(i) ? m.sliding_window : 0); });
+      [&](int i) { return causal_mean_keys(prompt_len, m.layer_window(i)); });
   const double p = prompt_len > 0 ? d(prompt_len) : 1.0;
   const double scan = over_layers(m, [&](int i) { return recurrent_scan_flops_per_token(m, i, prompt_len); });
   return 2.0 * (mm - head) + 2.0 * head / p + attn + scan;

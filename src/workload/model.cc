@@ -67,7 +67,7 @@ long long ModelSpec::layer_context(int i, long long context) const {
 }
 
 long long ModelSpec::layer_key_cap(int i) const {
-  const long long window = layer_sliding(i) ? sliding_window : 0;
+  const long long window = layer_window(i);
   if (!dsa.enabled() || !layer_has_attention(i)) return window;
   return window > 0 ? std::min(window, dsa.topk) : dsa.topk;
 }

@@ -167,7 +167,7 @@ void add_lightning_indexer(const ModelSpec& md, int layer, const LayerShard& s, 
   scores.kv_heads = 1;
   scores.d_qk = a.index_head_dim;
   scores.d_v = 0;
-  scores.window = md.layer_sliding(layer) ? md.sliding_window : 0;  // every key the layer keeps
+  scores.window = md.layer_window(layer);  // every key the layer keeps
   ops.push_back(scores);
   // Top-k over each query's scores: read them once.
   ops.push_back(elementwise("indexer_topk", static_cast<double>(s.batch) * static_cast<double>(scores.q_len) *

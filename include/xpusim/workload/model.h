@@ -175,6 +175,8 @@ struct ModelSpec {
   bool layer_is_moe(int i) const;
   /// Whether layer `i` uses sliding-window attention (window = sliding_window).
   bool layer_sliding(int i) const;
+  /// Layer `i`'s sliding window, 0 for a full-attention layer: the most tokens it keeps.
+  long long layer_window(int i) const { return layer_sliding(i) ? sliding_window : 0; }
   /// Tokens layer `i` keeps in its KV cache when the context holds `context` tokens (the sliding
   /// window's cap); 0 for a layer without attention.
   long long layer_context(int i, long long context) const;

@@ -36,6 +36,20 @@ xs::ServeScenario base() {
   return s;
 }
 
+/// A scenario run as given, then with speculative decoding of `draft_len` tokens at `acceptance`
+/// (drafted by `draft_model`, "" for the folded-in draft, "mtp" for the model's own module).
+struct DraftRuns {
+  xpusim::core::Result<xs::ServeReport> plain, drafted;
+};
+DraftRuns runs_without_and_with_draft(xs::ServeScenario sc, int draft_len, double acceptance,
+                                      const std::string& draft_model) {
+  auto plain = xs::run_scenario(sc, env());
+  sc.draft_len = draft_len;
+  sc.acceptance = acceptance;
+  sc.draft_model = draft_model;
+  return {std::move(plain), xs::run_scenario(sc, env())};
+}
+
 TEST(StepCost, BandwidthBoundDecodeEqualsBytesOverBandwidthPlusOverheads) {
   const auto& sys = catalog().system("h100-sxm-dgx");
   auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
@@ -251,10 +265,7 @@ TEST(Simulator, SpeculativeDecodingDividesTpotByTokensPerStep) {
   sc.load.arrival = xs::ArrivalKind::ClosedLoop;
   sc.load.concurrency = 1;
   sc.load.requests = 2;
-  auto plain = xs::run_scenario(sc, env());
-  sc.draft_len = 4;
-  sc.acceptance = 0.8;
-  auto spec = xs::run_scenario(sc, env());
+  const auto [plain, spec] = runs_without_and_with_draft(sc, 4, 0.8, "");
   ASSERT_TRUE(plain.has_value() && spec.has_value());
   xs::SpecDecodeSpec sd;
   sd.draft_len = 4;
@@ -274,11 +285,7 @@ TEST(Simulator, ADraftModelsWeightsComeOutOfTheKvCache) {
   sc.chips = 4;
   sc.tp = 4;
   sc.load.requests = 8;
-  const auto plain = xs::run_scenario(sc, env());
-  sc.draft_len = 4;
-  sc.acceptance = 0.7;
-  sc.draft_model = "llama3.1-8b";
-  const auto spec = xs::run_scenario(sc, env());
+  const auto [plain, spec] = runs_without_and_with_draft(sc, 4, 0.7, "llama3.1-8b");
   ASSERT_TRUE(plain.has_value() && spec.has_value());
   const double draft = xpusim::workload::weight_bytes(xpusim::test::model("llama3.1-8b"), xpusim::core::Dtype::Bf16).base();
   EXPECT_NEAR(spec->memory.draft_weights.base() / (draft / 4), 1.0, 0.01);  // embedding/head split over tp too
@@ -310,11 +317,7 @@ TEST(Simulator, SelfSpeculativeDecodingWithTheMtpModule) {
   sc.load.arrival = xs::ArrivalKind::ClosedLoop;
   sc.load.concurrency = 4;
   sc.load.requests = 16;
-  const auto plain = xs::run_scenario(sc, env());
-  sc.draft_len = 2;
-  sc.acceptance = 0.8;
-  sc.draft_model = "mtp";
-  const auto mtp = xs::run_scenario(sc, env());
+  const auto [plain, mtp] = runs_without_and_with_draft(sc, 2, 0.8, "mtp");
   ASSERT_TRUE(plain.has_value() && mtp.has_value());
   const double share = xpusim::workload::mtp_module_params(target) / xpusim::workload::count_params(target).total;
   EXPECT_NEAR(mtp->memory.draft_weights.base() / (share * mtp->memory.weights.base()), 1.0, 1e-9);
