@@ -207,12 +207,12 @@ void add_tp_comm(const Context& x, LayerCost& lc, double blocks) {
 
 /// CP: ring attention passes the K/V chunk around the cp ranks, overlapped with the attention of
 /// the chunk in hand; backward also passes dK/dV (twice the bytes).
-void add_cp_comm(const Context& x, LayerCost& lc) {
+void add_cp_comm(const Context& x, LayerCost& lc, int layer) {
   const auto& plan = x.s.plan;
   const auto& md = x.s.model;
   if (plan.cp <= 1) return;
   const double kv_chunk = static_cast<double>(x.tokens_chip) * 2.0 *
-                          static_cast<double>(std::max(1, md.kv_heads / plan.tp)) *
+                          static_cast<double>(std::max(1, md.layer_kv_heads(layer) / plan.tp)) *
                           static_cast<double>(md.head_dim) * kActBytes;
   cost::Activity tmp;
   const Seconds step = x.coll(CollectiveKind::SendRecv, kv_chunk, net::Group{2, plan.tp}, tmp, 1.0);
@@ -300,9 +300,11 @@ LayerCost layer_cost(const Context& x, int layer) {
   const auto& md = x.s.model;
   // A mixer then an MLP closes two TP regions (Megatron's training layers: attention and MLP are
   // sequential even where inference runs them in parallel); a hybrid's single-part block one.
-  const bool two_parts = md.layer_has_mlp(layer) && (md.layer_has_attention(layer) || md.layer_is_recurrent(layer));
-  add_tp_comm(x, lc, two_parts ? 2.0 : 1.0);
-  if (md.layer_has_attention(layer)) add_cp_comm(x, lc);
+  // Nemotron-NAS linear replacements count as the part they replace.
+  const bool mixer = md.layer_has_attention(layer) || md.layer_is_recurrent(layer) || md.layer_linear_mixer(layer);
+  const bool mlp = md.layer_has_mlp(layer) || md.layer_linear_mlp(layer);
+  add_tp_comm(x, lc, mixer && mlp ? 2.0 : 1.0);
+  if (md.layer_has_attention(layer)) add_cp_comm(x, lc, layer);
   if (md.layer_is_recurrent(layer)) add_recurrent_cp_comm(x, lc, layer);
   if (md.layer_is_moe(layer)) add_moe_comm(x, lc);
   add_fsdp_comm(x, lc);
@@ -310,7 +312,7 @@ LayerCost layer_cost(const Context& x, int layer) {
 }
 
 /// Layer costs memoised per layer class (MoE or dense, sliding or full attention, the block of a
-/// hybrid).
+/// hybrid, a heterogeneous model's layer sizes).
 class LayerCosts {
  public:
   explicit LayerCosts(const Context& x) : x_(x) {}
@@ -318,7 +320,8 @@ class LayerCosts {
     const auto& md = x_.s.model;
     const bool sliding = layer < static_cast<int>(md.layer_is_sliding.size()) &&
                          md.layer_is_sliding[static_cast<size_t>(layer)];
-    const auto key = std::make_tuple(md.layer_is_moe(layer), sliding, static_cast<int>(md.layer_block(layer)));
+    const auto key =
+        std::make_tuple(md.layer_is_moe(layer), sliding, static_cast<int>(md.layer_block(layer)), md.layer_shape(layer));
     auto it = memo_.find(key);
     if (it == memo_.end()) it = memo_.emplace(key, layer_cost(x_, layer)).first;
     return it->second;
@@ -326,7 +329,7 @@ class LayerCosts {
 
  private:
   const Context& x_;
-  std::map<std::tuple<bool, bool, int>, LayerCost> memo_;
+  std::map<std::tuple<bool, bool, int, workload::LayerShape>, LayerCost> memo_;
 };
 
 void add_layer(StageCost& sc, const LayerCost& lc) {

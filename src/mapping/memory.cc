@@ -60,6 +60,13 @@ RecurrentWidths recurrent_widths(const ModelSpec& m, int layer) {
   return {d(m.linear.in_proj_width()), d(m.linear.conv_channels()), d(m.linear.value_width())};
 }
 
+/// The widest dense MLP of any layer (a heterogeneous model's widths differ per layer).
+long long widest_ffn(const ModelSpec& m) {
+  long long f = m.ffn;
+  for (int i = 0; i < m.layers && m.heterogeneous(); ++i) f = std::max(f, m.layer_ffn(i));
+  return f;
+}
+
 struct LayerUnits {
   double replicated = 0;  ///< stored once per TP rank without SP, split by t with SP
   double sharded = 0;     ///< split by t
@@ -84,7 +91,7 @@ LayerUnits layer_units(const ModelSpec& m, int layer, bool fp8_inputs, FrozenMlp
     // output-projection input, 2 bytes per element (sharded; 8 for MHA).
     u.replicated += in + 1.0;
     const double q = d(m.heads) * d(m.qk_head_dim());
-    const double heads_kv = m.attention == workload::AttnKind::Mla ? d(m.heads) : d(m.kv_heads);
+    const double heads_kv = m.attention == workload::AttnKind::Mla ? d(m.heads) : d(m.layer_kv_heads(layer));
     const double k = heads_kv * d(m.qk_head_dim());
     const double v = heads_kv * d(m.v_head_dim());
     const double o_in = d(m.heads) * d(m.v_head_dim());
@@ -117,11 +124,14 @@ LayerUnits layer_units(const ModelSpec& m, int layer, bool fp8_inputs, FrozenMlp
                    topk * mlp_inner_units(m, m.moe.expert_ffn, fp8_inputs, frozen.routed) +
                    m.moe.shared_experts * mlp_inner_units(m, m.moe.shared_ffn, fp8_inputs, frozen.shared);
     } else {
-      u.sharded += mlp_inner_units(m, m.ffn, fp8_inputs, frozen.dense);
+      u.sharded += mlp_inner_units(m, m.layer_ffn(layer), fp8_inputs, frozen.dense);
     }
   }
+  // Nemotron-NAS linear replacements: each keeps its input for the weight gradient.
+  if (m.layer_linear_mixer(layer)) u.replicated += in;
+  if (m.layer_linear_mlp(layer)) u.replicated += in;
   // Norm inputs, 2 bytes each.
-  u.replicated += 2.0 * m.norms_per_layer;
+  u.replicated += 2.0 * m.layer_norms(layer);
   return u;
 }
 
@@ -132,7 +142,7 @@ LayerUnits layer_units(const ModelSpec& m, int layer, bool fp8_inputs, FrozenMlp
 LayerUnits projection_units(const ModelSpec& m, int layer) {
   const double h = d(m.hidden);
   const double mats_in = m.mlp == MlpKind::Gated ? 2.0 : 1.0;
-  const double heads_kv = m.attention == workload::AttnKind::Mla ? d(m.heads) : d(m.kv_heads);
+  const double heads_kv = m.attention == workload::AttnKind::Mla ? d(m.heads) : d(m.layer_kv_heads(layer));
   LayerUnits u;
   u.replicated = 2.0;
   if (m.layer_is_recurrent(layer))
@@ -145,7 +155,7 @@ LayerUnits projection_units(const ModelSpec& m, int layer) {
     u.sharded += 2.0 * topk * (1.0 + mats_in * d(m.moe.expert_ffn) / h) +
                  2.0 * mats_in * m.moe.shared_experts * d(m.moe.shared_ffn) / h;
   } else {
-    u.sharded += 2.0 * mats_in * d(m.ffn) / h;
+    u.sharded += 2.0 * mats_in * d(m.layer_ffn(layer)) / h;
   }
   return u;
 }
@@ -357,13 +367,13 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
   const std::vector<int> layers = stage_layers(model.layers, plan.pp, 1, r);
   const bool first = r == 0, last = r == plan.pp - 1;
   double dense = 0, routed = 0;
-  double kv_tokens = 0;  // Σ over this stage's layers of the tokens each keeps per sequence
+  double kv_elements = 0;  // Σ over this stage's layers of the KV elements each keeps per sequence
   double state = 0;  // Σ over this stage's recurrent layers of one sequence's state per chip
   for (int i : layers) {
     const LayerParams lp = workload::layer_params(model, i);
     dense += lp.non_routed();
     routed += lp.routed();
-    kv_tokens += d(model.layer_context(i, context));
+    kv_elements += d(model.layer_context(i, context)) * workload::kv_elements_per_token_layer(model, i, plan.tp);
     state += state_layer_chip(model, i, plan);
   }
   if (first) dense += workload::embedding_params(model);
@@ -376,8 +386,7 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
   ServeMemory mem;
   // Experts: ep-ways within the tp group of the stage, each expert tensor-split over tp/ep.
   mem.weights = core::bytes(wb * (dense / plan.tp + routed / std::max(plan.tp, plan.ep)));
-  mem.kv_cache = core::bytes(d(sequences) * kv_tokens * workload::kv_elements_per_token_layer(model, plan.tp) *
-                             core::bytes_per_element(plan.kv_dtype));
+  mem.kv_cache = core::bytes(d(sequences) * kv_elements * core::bytes_per_element(plan.kv_dtype));
   if (state > 0) mem.kv_cache += core::bytes(d(sequences) * state);
   // Transient activations of one step of `step_tokens` tokens: residual stream and norm output
   // (2h), the largest inner MLP tensor (sharded over tp), and, on the last stage, fp32 logits
@@ -385,8 +394,8 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
   const double ab = core::bytes_per_element(plan.math_dtype);
   const double inner = model.is_moe() ? d(model.moe.experts_per_token) * d(model.moe.expert_ffn) +
                                             d(model.moe.shared_experts) * d(model.moe.shared_ffn)
-                                      : d(model.ffn);
-  const double inner_width = std::max(inner, d(model.ffn)) * (model.mlp == MlpKind::Gated ? 3.0 : 2.0);
+                                      : d(widest_ffn(model));
+  const double inner_width = std::max(inner, d(widest_ffn(model))) * (model.mlp == MlpKind::Gated ? 3.0 : 2.0);
   double act = d(step_tokens) * ab * (2.0 * d(model.hidden) + inner_width / plan.tp);
   if (last) act += d(sequences) * 4.0 * d(model.vocab) / plan.tp;
   mem.activations = core::bytes(act);
@@ -418,10 +427,9 @@ MemoryParams memory_params(const calib::Params& params) {
 }
 
 core::Bytes kv_bytes_per_token_per_chip(const ModelSpec& model, const ServePlan& plan) {
-  int layers = 0;
-  for (int i : stage_layers(model.layers, plan.pp, 1, 0)) layers += model.layer_has_attention(i) ? 1 : 0;
-  return core::bytes(d(layers) * workload::kv_elements_per_token_layer(model, plan.tp) *
-                     core::bytes_per_element(plan.kv_dtype));
+  double elements = 0;
+  for (int i : stage_layers(model.layers, plan.pp, 1, 0)) elements += workload::kv_elements_per_token_layer(model, i, plan.tp);
+  return core::bytes(elements * core::bytes_per_element(plan.kv_dtype));
 }
 
 core::Bytes state_bytes_per_sequence_per_chip(const ModelSpec& model, const ServePlan& plan) {

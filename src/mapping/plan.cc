@@ -128,10 +128,8 @@ core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::Model
     why.push_back("tp = " + s(plan.tp) + " does not divide the " + s(model.heads) +
                   " attention heads");
   }
-  if (model.attention != workload::AttnKind::Mla && model.kv_heads > 0 &&
-      model.kv_heads % plan.tp != 0 && plan.tp % model.kv_heads != 0) {
-    why.push_back("tp = " + s(plan.tp) + " and the " + s(model.kv_heads) +
-                  " key/value heads: neither divides the other");
+  if (const int kv = workload::kv_heads_mismatching_tp(model, plan.tp)) {
+    why.push_back("tp = " + s(plan.tp) + " and the " + s(kv) + " key/value heads: neither divides the other");
   }
   const bool mamba = model.has_block(workload::LayerBlock::Mamba) || model.has_block(workload::LayerBlock::MambaMlp);
   if (mamba && model.mamba.version == 1 && model.mamba.inner() % plan.tp != 0) {

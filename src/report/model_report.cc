@@ -93,7 +93,7 @@ Json moe_json(const ModelSpec& m) {
 
 /// Layers of each block kind of a hybrid model.
 struct BlockCounts {
-  int mamba = 0, attention = 0, mlp = 0, attention_mlp = 0, linear_mlp = 0, mamba_mlp = 0;
+  int mamba = 0, attention = 0, mlp = 0, attention_mlp = 0, linear_mlp = 0, mamba_mlp = 0, linear = 0;
 };
 BlockCounts block_counts(const ModelSpec& m) {
   BlockCounts c;
@@ -105,6 +105,7 @@ BlockCounts block_counts(const ModelSpec& m) {
       case workload::LayerBlock::AttentionMlp: ++c.attention_mlp; break;
       case workload::LayerBlock::LinearAttentionMlp: ++c.linear_mlp; break;
       case workload::LayerBlock::MambaMlp: ++c.mamba_mlp; break;
+      case workload::LayerBlock::Linear: ++c.linear; break;
     }
   }
   return c;
@@ -140,6 +141,50 @@ Json linear_attention_json(const ModelSpec& m) {
           {"conv_kernel", la.conv_kernel},
           {"chunk", la.chunk},
           {"state_bytes_per_sequence_bf16", core::to_bytes(workload::recurrent_state_bytes_per_sequence(m, core::Dtype::Bf16))}};
+}
+
+/// A heterogeneous (Nemotron-NAS) model's layers: block kinds, linear replacements and the range
+/// of KV heads and MLP widths.
+struct NasSummary {
+  BlockCounts blocks;
+  int linear_mixers = 0, linear_mlps = 0;
+  long long kv_min = 0, kv_max = 0, ffn_min = 0, ffn_max = 0;
+};
+NasSummary nas_summary(const ModelSpec& m) {
+  NasSummary n;
+  n.blocks = block_counts(m);
+  for (int i = 0; i < m.layers; ++i) {
+    n.linear_mixers += m.layer_linear_mixer(i) ? 1 : 0;
+    n.linear_mlps += m.layer_linear_mlp(i) ? 1 : 0;
+    if (const long long kv = m.layer_kv_heads(i); kv > 0) {
+      n.kv_min = n.kv_min == 0 ? kv : std::min(n.kv_min, kv);
+      n.kv_max = std::max(n.kv_max, kv);
+    }
+    if (const long long f = m.layer_has_mlp(i) ? m.layer_ffn(i) : 0; f > 0) {
+      n.ffn_min = n.ffn_min == 0 ? f : std::min(n.ffn_min, f);
+      n.ffn_max = std::max(n.ffn_max, f);
+    }
+  }
+  return n;
+}
+
+Json nas_json(const ModelSpec& m) {
+  const NasSummary n = nas_summary(m);
+  return {{"attention_mlp_layers", n.blocks.attention_mlp}, {"attention_only_layers", n.blocks.attention},
+          {"mlp_only_layers", n.blocks.mlp}, {"linear_only_layers", n.blocks.linear},
+          {"linear_attention_replacements", n.linear_mixers}, {"linear_mlp_replacements", n.linear_mlps},
+          {"kv_heads_min", n.kv_min}, {"kv_heads_max", n.kv_max}, {"ffn_min", n.ffn_min}, {"ffn_max", n.ffn_max}};
+}
+
+void nas_text(std::ostream& o, const ModelSpec& m) {
+  const NasSummary n = nas_summary(m);
+  const auto range = [](long long lo, long long hi) {
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + "–" + std::to_string(hi);
+  };
+  o << "  layers      per layer (Nemotron-NAS): " << n.blocks.attention_mlp << " attention + MLP, " << n.blocks.attention
+    << " attention only, " << n.blocks.mlp << " MLP only, " << n.blocks.linear << " linear only; linear in place of "
+    << n.linear_mixers << " attention and " << n.linear_mlps << " MLP; kv heads " << range(n.kv_min, n.kv_max)
+    << ", MLP " << range(n.ffn_min, n.ffn_max) << "\n";
 }
 
 Json mla_json(const ModelSpec& m) {
@@ -208,6 +253,7 @@ void shape_text(std::ostream& o, const ModelSpec& m) {
     for (int i = 0; i < m.layers; ++i) n += m.layer_sliding(i) ? 1 : 0;
     o << "  window      " << m.sliding_window << " tokens in " << n << " of " << m.layers << " layers\n";
   }
+  if (m.heterogeneous()) nas_text(o, m);
   if (m.dsa.enabled())
     o << "  sparse      DeepSeek Sparse Attention: each query attends its top " << m.dsa.topk
       << " keys, chosen by a lightning indexer of " << m.dsa.index_heads << " heads × " << m.dsa.index_head_dim
@@ -258,6 +304,7 @@ Json model_show_document(const Provenance& provenance, const std::string& what, 
   if (m.has_block(workload::LayerBlock::Mamba) || m.has_block(workload::LayerBlock::MambaMlp)) j["mamba"] = mamba_json(m);
   if (m.has_block(workload::LayerBlock::LinearAttentionMlp)) j["linear_attention"] = linear_attention_json(m);
   if (!m.approximations.empty()) j["approximations"] = m.approximations;
+  if (m.heterogeneous()) j["heterogeneous_layers"] = nas_json(m);
   if (m.attention == workload::AttnKind::Mla) j["mla"] = mla_json(m);
   if (m.dsa.enabled())
     j["sparse_attention"] = {{"topk", m.dsa.topk}, {"index_heads", m.dsa.index_heads},

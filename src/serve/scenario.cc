@@ -152,8 +152,8 @@ void check_model_split(const ServeScenario& sc, const workload::ModelSpec& model
                 std::to_string(sc.tp));
   if (model.has_recurrent() && !workload::tp_divides(model, sc.tp) && (model.heads % sc.tp == 0 || pads_heads))
     diags.error("tp", "tp must divide the " + workload::tp_divisors_text(model), std::to_string(sc.tp));
-  if (!pads_heads && model.kv_heads > 0 && model.kv_heads % sc.tp != 0 && sc.tp % model.kv_heads != 0)
-    diags.error("tp", "tp and the KV heads (" + std::to_string(model.kv_heads) + ") must divide one another",
+  if (const int kv = workload::kv_heads_mismatching_tp(model, sc.tp); kv > 0 && !pads_heads)
+    diags.error("tp", "tp and the KV heads (" + std::to_string(kv) + ") must divide one another",
                 std::to_string(sc.tp));
   if (sc.pp > model.layers) diags.error("pp", "more pipeline stages than layers", std::to_string(sc.pp));
   if (sc.ep > 1 && (!model.is_moe() || model.moe.num_experts % sc.ep != 0))

@@ -92,17 +92,24 @@ void StepCostModel::count_layer_kinds() {
   for (int i = 0; i < layers_per_chip_ && i < model_.layers; ++i) {
     const bool moe = model_.layer_is_moe(i), sliding = model_.layer_sliding(i);
     const workload::LayerBlock block = model_.layer_block(i);
+    const workload::LayerShape shape = model_.layer_shape(i);
     auto it = std::find_if(kinds_.begin(), kinds_.end(), [&](const Kind& k) {
-      return k.moe == moe && k.sliding == sliding && k.block == block;
+      return k.moe == moe && k.sliding == sliding && k.block == block && k.shape == shape;
     });
     if (it == kinds_.end()) {
-      Kind k{moe, sliding, 1, i, block, false, workload::Op{}, 0.0, 0.0};
+      Kind k{moe, sliding, 1, i, block, shape, false, workload::Op{}, 0.0, 0.0};
       describe_recurrent(k);
       kinds_.push_back(k);
     } else {
       ++it->count;
     }
-    attention_layers_per_chip_ += model_.layer_has_attention(i) ? 1 : 0;
+    if (model_.layer_has_attention(i)) {
+      ++attention_layers_per_chip_;
+      const double kv = kv_heads_on_chip(i);
+      auto g = std::find_if(kv_head_groups_.begin(), kv_head_groups_.end(), [&](const auto& e) { return e.first == kv; });
+      if (g == kv_head_groups_.end()) kv_head_groups_.emplace_back(kv, 1);
+      else ++g->second;
+    }
     // Megatron TP: one all-reduce after each row-parallel output (one for a parallel block).
     tp_reductions_per_chip_ += model_.layer_tp_regions(i);
   }
@@ -118,16 +125,20 @@ void StepCostModel::describe_recurrent(Kind& k) const {
     if (op.kind == workload::OpKind::Scan) k.scan = op;
 }
 
+double StepCostModel::kv_heads_on_chip(int layer) const {
+  if (model_.attention == workload::AttnKind::Mla) return 1.0;
+  const int tp = attention_tp();
+  return static_cast<double>(std::max(1, (model_.layer_kv_heads(layer) + tp - 1) / tp));
+}
+
 void StepCostModel::set_attention_shape() {
   const int tp = attention_tp();
   heads_ = std::max(1, (model_.heads + tp - 1) / tp);  // padded heads
   if (model_.attention == workload::AttnKind::Mla) {
     // Absorbed MLA decode: every head reads the shared latent (kv_lora + rope) per token.
-    kv_heads_ = 1;
     d_qk_ = static_cast<double>(model_.mla.kv_lora_rank + model_.mla.qk_rope_head_dim);
     d_v_ = static_cast<double>(model_.mla.kv_lora_rank);
   } else {
-    kv_heads_ = std::max(1, (model_.kv_heads + tp - 1) / tp);
     d_qk_ = static_cast<double>(model_.qk_head_dim());
     d_v_ = static_cast<double>(model_.v_head_dim());
   }
@@ -301,17 +312,20 @@ StepCostModel::Comm StepCostModel::communication(long long tokens) const {
 // Q/K/V/O bytes when those dominate, on every layer of the chip.
 void StepCostModel::add_prefill_attention(const StepWork& w, Attention& attn) const {
   if (w.prefill_tokens <= 0) return;
-  const double layers = static_cast<double>(attention_layers_per_chip_);
   const double kov = profile_.calibration.kernel_overhead.base();
   const bool sparse = model_.dsa.enabled();
   const double pairs = sparse ? w.prefill_attended_pairs : w.prefill_pairs;
   const double f = 2.0 * pairs * (d_qk_ + d_v_) * heads_;
   const double rate = attn_rate_ * std::min(1.0, profile_.prefill_efficiency);
-  const double b = static_cast<double>(w.prefill_tokens) * (heads_ * (d_qk_ + d_v_) * 2.0 +
-                                                            kv_heads_ * (d_qk_ + d_v_) * kv_elem_bytes_);
-  attn.seconds += layers * (std::max(f / rate, b / hbm_rate_) + kov);
-  attn.flops += layers * f;
+  for (const auto& [kv_heads, count] : kv_head_groups_) {
+    const double layers = static_cast<double>(count);
+    const double b = static_cast<double>(w.prefill_tokens) * (heads_ * (d_qk_ + d_v_) * 2.0 +
+                                                              kv_heads * (d_qk_ + d_v_) * kv_elem_bytes_);
+    attn.seconds += layers * (std::max(f / rate, b / hbm_rate_) + kov);
+    attn.flops += layers * f;
+  }
   if (!sparse) return;
+  const double layers = static_cast<double>(attention_layers_per_chip_);
   // Sparse attention's lightning indexer scores every earlier key of every prompt token.
   const double fi = 2.0 * w.prefill_pairs * indexer_width_;
   attn.seconds += layers * (fi / rate + kov);
@@ -337,7 +351,8 @@ void StepCostModel::add_decode_attention(const StepWork& w, Attention& attn) con
     const double kept = k.sliding ? ctx_sl : ctx;
     const double c = std::min(kept, ctx_attended);
     const double f = 2.0 * c * q * (d_qk_ + d_v_) * heads_;
-    const double kvh = profile_.gqa_kv_sharing ? kv_heads_ : std::max(kv_heads_, heads_);
+    const double kv_heads = kv_heads_on_chip(k.layer);
+    const double kvh = profile_.gqa_kv_sharing ? kv_heads : std::max(kv_heads, heads_);
     const double b = c * kv_elem_bytes_ *
                      (model_.attention == workload::AttnKind::Mla ? d_qk_ : kvh * (d_qk_ + d_v_));
     attn.seconds += k.count * (std::max(f / attn_rate_, b / hbm_rate_) + kov);

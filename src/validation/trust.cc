@@ -63,6 +63,8 @@ std::string model_type_of(const workload::ModelSpec& model) {
   if (model.has_recurrent()) return model.attention_layers() == 0 ? "ssm" : "hybrid";
   // DeepSeek Sparse Attention: no validation row runs it.
   if (model.dsa.enabled()) return model.moe.num_experts > 0 ? "moe-sparse-attention" : "sparse-attention";
+  // Nemotron-NAS: layers of different shapes; no validation row runs one.
+  if (model.heterogeneous()) return "dense-heterogeneous";
   return model.moe.num_experts > 0 ? "moe" : "dense";
 }
 

@@ -53,11 +53,13 @@ double over_layers(const ModelSpec& m, PerLayer per_layer) {
 
 }  // namespace
 
-double kv_elements_per_token_layer(const ModelSpec& m, long long tp) {
+double kv_elements_per_token_layer(const ModelSpec& m, int layer, long long tp) {
+  if (!m.layer_has_attention(layer)) return 0.0;
   // Sparse attention keeps each token's indexer key beside it, replicated over tp.
   const double indexer_key = m.dsa.enabled() ? d(m.dsa.index_head_dim) : 0.0;
   if (m.attention == AttnKind::Mla) return d(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) + indexer_key;
-  const long long kv_per_chip = (m.kv_heads + tp - 1) / std::max<long long>(1, tp);  // replicated when tp > kv
+  const long long kv = m.layer_kv_heads(layer);
+  const long long kv_per_chip = (kv + tp - 1) / std::max<long long>(1, tp);  // replicated when tp > kv
   return 2.0 * d(kv_per_chip) * d(m.head_dim) + indexer_key;
 }
 
@@ -75,7 +77,7 @@ double lm_head_params(const ModelSpec& m) {
 namespace {
 
 /// Attention weights of one layer (q/k/v/o, MLA's low-rank projections; biases, q/k norms, sinks).
-void attention_params(const ModelSpec& m, LayerParams& p) {
+void attention_params(const ModelSpec& m, int layer, LayerParams& p) {
   const double h = d(m.hidden);
   if (m.attention == AttnKind::Mla) {
     const MlaSpec& a = m.mla;
@@ -89,7 +91,7 @@ void attention_params(const ModelSpec& m, LayerParams& p) {
     p.attn_other = (a.q_lora_rank > 0 ? d(a.q_lora_rank) : 0.0) + d(a.kv_lora_rank);
   } else {
     const double qd = d(m.heads) * d(m.head_dim);
-    const double kvd = d(m.kv_heads) * d(m.head_dim);
+    const double kvd = d(m.layer_kv_heads(layer)) * d(m.head_dim);
     // Gated attention: q_proj also yields the output gate, another heads × head_dim.
     p.attn_matmul = h * qd * (m.gated_attention ? 2.0 : 1.0) + 2.0 * h * kvd + qd * h;
     if (m.attn_bias) p.attn_other += qd + 2.0 * kvd;
@@ -150,9 +152,12 @@ LayerParams layer_params(const ModelSpec& m, int layer) {
   const LayerBlock block = m.layer_block(layer);
   if (m.layer_is_mamba(layer)) mamba_params(m, p);
   else if (block == LayerBlock::LinearAttentionMlp) linear_attention_params(m, p);
-  else if (m.layer_has_attention(layer)) attention_params(m, p);
+  else if (m.layer_has_attention(layer)) attention_params(m, layer, p);
+  else if (m.layer_linear_mixer(layer)) p.attn_matmul = h * h;  // Nemotron-NAS: attention as a linear layer
   p.attn_other += norm_params(m, m.hidden);  // the attention (or shared, or only) input norm
-  p.mlp_norm = m.norms_per_layer >= 2 && m.layer_has_mlp(layer) ? norm_params(m, m.hidden) : 0.0;
+  const bool mlp_part = m.layer_has_mlp(layer) || m.layer_linear_mlp(layer);
+  p.mlp_norm = m.layer_norms(layer) >= 2 && mlp_part ? norm_params(m, m.hidden) : 0.0;
+  if (m.layer_linear_mlp(layer)) p.dense_matmul = h * h;  // Nemotron-NAS: the MLP as a linear layer
   if (!m.layer_has_mlp(layer)) return p;
 
   // MLP.
@@ -170,7 +175,7 @@ LayerParams layer_params(const ModelSpec& m, int layer) {
       p.shared_bias = m.moe.shared_experts * sb;
     }
   } else {
-    mlp_params(m, m.ffn, p.dense_matmul, p.dense_bias);
+    mlp_params(m, m.layer_ffn(layer), p.dense_matmul, p.dense_bias);
   }
   return p;
 }
@@ -208,8 +213,10 @@ double output_side_matmul(const ModelSpec& m, int layer) {
   if (m.layer_is_mamba(layer)) o = d(m.mamba.inner()) * h;  // out_proj
   else if (m.layer_is_linear_attention(layer)) o = d(m.linear.value_width()) * h;
   else if (m.layer_has_attention(layer)) o = d(m.heads) * d(m.v_head_dim()) * h;
+  else if (m.layer_linear_mixer(layer)) o = h * h;
+  if (m.layer_linear_mlp(layer)) o += h * h;
   if (!m.layer_has_mlp(layer)) return o;
-  if (!p.moe) return o + h * d(m.ffn);
+  if (!p.moe) return o + h * d(m.layer_ffn(layer));
   const double shared = d(m.moe.shared_experts) * h * d(m.moe.shared_ffn);
   return o + p.router_matmul + d(p.top_k) * h * d(m.moe.expert_ffn) + shared;
 }
@@ -355,13 +362,15 @@ core::Bytes active_weight_bytes(const ModelSpec& m, core::Dtype dtype) {
 }
 
 core::Bytes kv_bytes_per_token(const ModelSpec& m, core::Dtype dtype) {
-  return core::bytes(kv_elements_per_token_layer(m) * m.attention_layers() * core::bytes_per_element(dtype));
+  return core::bytes(over_layers(m, [&](int i) { return kv_elements_per_token_layer(m, i); }) *
+                     core::bytes_per_element(dtype));
 }
 
 core::Bytes kv_bytes_for_context(const ModelSpec& m, core::Dtype dtype, long long context) {
-  double tokens = 0;  // Σ over layers of the tokens each layer keeps
-  for (int i = 0; i < m.layers; ++i) tokens += d(m.layer_context(i, context));
-  return core::bytes(tokens * kv_elements_per_token_layer(m) * core::bytes_per_element(dtype));
+  // Σ over layers of the tokens each layer keeps times its elements per token.
+  const double elements = over_layers(
+      m, [&](int i) { return d(m.layer_context(i, context)) * kv_elements_per_token_layer(m, i); });
+  return core::bytes(elements * core::bytes_per_element(dtype));
 }
 
 }  // namespace xpusim::workload

@@ -33,7 +33,7 @@ const std::vector<std::string>& supported_types() {
       "gpt_oss",     "gptj",        "llama",  "llama4",  "llama4_text", "mistral", "mistral3", "mixtral",
       "mpt",         "nemotron",    "nemotron_h", "phi3", "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe",
       "qwen3_next", "jamba",      "mamba",  "falcon_mamba", "mamba2", "glm4_moe", "kimi_k2", "deepseek_v32",
-      "qwen3_vl", "qwen3_vl_moe"};
+      "qwen3_vl", "qwen3_vl_moe", "nemotron-nas"};
   return v;
 }
 
@@ -159,7 +159,8 @@ void read_llama_shape(FieldReader& r, ModelSpec& m) {
   m.kv_heads = static_cast<int>(int_alias(r, {"num_key_value_heads"}, m.heads, false));
   m.vocab = int_alias(r, {"vocab_size"}, 0, true);
   m.max_position = int_alias(r, {"max_position_embeddings"}, 2048, false);
-  m.ffn = int_alias(r, {"intermediate_size"}, 0, t != "gpt_oss");
+  // gpt-oss has only experts; Nemotron-NAS sizes each layer's MLP in block_configs.
+  m.ffn = int_alias(r, {"intermediate_size"}, 0, t != "gpt_oss" && t != "nemotron-nas");
   m.head_dim = r.has("head_dim") ? bounded_integer(r, "head_dim") : 0;
   // GemmaConfig and CohereConfig tie by default.
   m.tied_embeddings = r.boolean_or("tie_word_embeddings", is_gemma(t) || is_cohere(t));
@@ -468,6 +469,130 @@ void read_llama_style(FieldReader& r, ModelSpec& m) {
     read_llama4_moe(r, m);
   }
   m.mtp_modules = static_cast<int>(int_alias(r, {"num_nextn_predict_layers"}, 0, false));
+}
+
+/// DeciLM's MLP width for an ffn_mult (_ffn_mult_to_intermediate_size): int(2·ffn_mult·hidden/3)
+/// rounded up to a multiple of 256.
+long long nas_ffn_width(double ffn_mult, long long hidden) {
+  constexpr long long kMultiple = 256;
+  const auto f = static_cast<long long>(2.0 * ffn_mult * static_cast<double>(hidden) / 3.0);
+  return (f + kMultiple - 1) / kMultiple * kMultiple;
+}
+
+/// One part (attention or ffn) of a Nemotron-NAS block config: no_op, replace_with_linear, or the
+/// part itself; the options this model does not cost (sparsify, sink tokens, a window) must be
+/// absent or null.
+enum class NasPart { Full, NoOp, Linear };
+NasPart read_nas_part(FieldReader& p, const Json& part, std::initializer_list<const char*> unsupported) {
+  const bool no_op = p.boolean_or("no_op", false), linear = p.boolean_or("replace_with_linear", false);
+  if (no_op && linear)
+    p.diagnostics().error(p.path_of("replace_with_linear"), "contradicts no_op", "true", "at most one of no_op and replace_with_linear");
+  for (const char* key : unsupported) {
+    p.ignore(key);
+    if (p.has(key))
+      p.diagnostics().error(p.path_of(key), "not supported", config::brief(part.at(key)),
+                            "null (xpusim does not model this Nemotron-NAS option)");
+  }
+  return no_op ? NasPart::NoOp : linear ? NasPart::Linear : NasPart::Full;
+}
+
+/// KV heads of a Nemotron-NAS attention: heads / n_heads_in_group, which must divide them (0 after
+/// a diagnostic).
+int read_nas_kv_heads(FieldReader& a, const Json& attn, int heads) {
+  const bool integer = a.has("n_heads_in_group") && attn.at("n_heads_in_group").is_number_integer();
+  const long long group = a.integer("n_heads_in_group");  // a missing or non-integer one is diagnosed here
+  if (!integer) return 0;
+  if (group <= 0 || heads <= 0 || heads % group != 0) {
+    a.diagnostics().error(a.path_of("n_heads_in_group"), "does not divide num_attention_heads", std::to_string(group),
+                          "a positive divisor of " + std::to_string(heads));
+    return 0;
+  }
+  return static_cast<int>(heads / group);
+}
+
+/// MLP width of a Nemotron-NAS ffn from its ffn_mult (0 after a diagnostic).
+long long read_nas_ffn(FieldReader& f, const Json& ffn, long long hidden) {
+  const bool number = f.has("ffn_mult") && ffn.at("ffn_mult").is_number();
+  const double mult = f.number("ffn_mult");  // a missing or non-numeric one is diagnosed here
+  if (!number) return 0;
+  if (!(mult > 0.0) || mult > 1e3) {
+    f.diagnostics().error(f.path_of("ffn_mult"), "out of range", config::brief(ffn.at("ffn_mult")), "a number in (0, 1000]");
+    return 0;
+  }
+  return nas_ffn_width(mult, hidden);
+}
+
+/// One layer of block_configs: its shape, and whether it holds anything (a layer whose attention
+/// and MLP are both no_op is the identity).
+bool read_nas_block(FieldReader& b, const ModelSpec& m, LayerShape& shape) {
+  const Json* attn = b.object("attention", true);
+  const Json* ffn = b.object("ffn", true);
+  if (!attn || !ffn) return false;
+  FieldReader a(*attn, b.path_of("attention"), b.diagnostics(), false);
+  FieldReader f(*ffn, b.path_of("ffn"), b.diagnostics(), false);
+  const NasPart ap = read_nas_part(a, *attn, {"sparsify", "num_sink_tokens", "window_length"});
+  const NasPart fp = read_nas_part(f, *ffn, {"sparsify"});
+  if (ap == NasPart::Full) shape.kv_heads = read_nas_kv_heads(a, *attn, m.heads);
+  else a.ignore("n_heads_in_group");
+  if (fp == NasPart::Full) shape.ffn = read_nas_ffn(f, *ffn, m.hidden);
+  else f.ignore("ffn_mult");
+  shape.linear_mixer = ap == NasPart::Linear;
+  shape.linear_mlp = fp == NasPart::Linear;
+  return ap != NasPart::NoOp || fp != NasPart::NoOp;
+}
+
+LayerBlock nas_block_kind(const LayerShape& s) {
+  const bool attention = s.kv_heads > 0, mlp = s.ffn > 0;
+  return attention && mlp ? LayerBlock::AttentionMlp
+         : attention      ? LayerBlock::Attention
+         : mlp            ? LayerBlock::Mlp
+                          : LayerBlock::Linear;
+}
+
+/// Nemotron-NAS (DeciLM: Llama-3.1-Nemotron-51B, Llama-3.3-Nemotron-Super-49B,
+/// Llama-3.1-Nemotron-Ultra-253B): a Llama whose layers a neural architecture search reshaped.
+/// block_configs gives each layer's attention (n_heads_in_group query heads per KV head, no_op or
+/// replace_with_linear) and MLP (ffn_mult, no_op or replace_with_linear). A layer with neither part
+/// is the identity and is left out.
+void read_nemotron_nas(FieldReader& r, ModelSpec& m) {
+  read_llama_shape(r, m);
+  const Json* blocks = r.array("block_configs", true);
+  if (!blocks) return;
+  if (static_cast<int>(blocks->size()) != m.layers) {
+    r.diagnostics().error(r.path_of("block_configs"), "length differs from num_hidden_layers",
+                          std::to_string(blocks->size()), std::to_string(m.layers));
+    return;
+  }
+  std::vector<LayerShape> shapes;
+  for (size_t i = 0; i < blocks->size(); ++i) {
+    const std::string where = r.path_of("block_configs") + "[" + std::to_string(i) + "]";
+    if (!(*blocks)[i].is_object()) {
+      r.diagnostics().error(where, "wrong type", config::brief((*blocks)[i]), "an object with attention and ffn");
+      continue;
+    }
+    FieldReader b((*blocks)[i], where, r.diagnostics(), false);
+    LayerShape shape;
+    if (read_nas_block(b, m, shape)) shapes.push_back(shape);
+  }
+  if (!r.diagnostics().empty()) return;
+  if (std::none_of(shapes.begin(), shapes.end(), [](const LayerShape& s) { return s.kv_heads > 0; })) {
+    r.diagnostics().error(r.path_of("block_configs"), "has no attention layer", std::to_string(blocks->size()) + " blocks",
+                          "at least one block whose attention is not no_op or replace_with_linear");
+    return;
+  }
+  m.layers = static_cast<int>(shapes.size());
+  m.layer_blocks.clear();
+  for (const LayerShape& s : shapes) m.layer_blocks.push_back(nas_block_kind(s));
+  m.layer_shapes = std::move(shapes);
+  // The model-wide values describe its widest layers (messages, reports); layer_kv_heads(i) and
+  // layer_ffn(i) are what the costs read.
+  m.kv_heads = m.heads;
+  int max_kv = 0;
+  for (const LayerShape& s : m.layer_shapes) {
+    max_kv = std::max(max_kv, s.kv_heads);
+    m.ffn = std::max(m.ffn, s.ffn);
+  }
+  if (max_kv > 0) m.kv_heads = max_kv;
 }
 
 void read_gpt2(FieldReader& r, ModelSpec& m) {
@@ -845,6 +970,8 @@ void read_family(FieldReader& r, ModelSpec& m) {
     read_dbrx(r, m);
   } else if (m.family == "nemotron_h") {
     read_nemotron_h(r, m);
+  } else if (m.family == "nemotron-nas") {
+    read_nemotron_nas(r, m);
   } else if (m.family == "jamba") {
     read_jamba(r, m);
   } else if (m.family == "mamba" || m.family == "falcon_mamba") {

@@ -24,9 +24,42 @@ bool ModelSpec::layer_has_mlp(int i) const {
 
 int ModelSpec::layer_tp_regions(int i) const {
   const LayerBlock b = layer_block(i);
+  // A linear replacement is row-parallel like the part it replaces (workload::layer_ops).
+  const int replaced = (layer_linear_mixer(i) ? 1 : 0) + (layer_linear_mlp(i) ? 1 : 0);
   if (b == LayerBlock::LinearAttentionMlp || b == LayerBlock::MambaMlp) return 2;
   if (b == LayerBlock::AttentionMlp) return parallel_attn ? 1 : 2;
-  return 1;
+  if (b == LayerBlock::Linear) return replaced;
+  return 1 + replaced;
+}
+
+int ModelSpec::layer_kv_heads(int i) const {
+  if (layer_shapes.empty()) return layer_has_attention(i) ? kv_heads : 0;
+  return i >= 0 && i < static_cast<int>(layer_shapes.size()) ? layer_shapes[static_cast<size_t>(i)].kv_heads : 0;
+}
+
+long long ModelSpec::layer_ffn(int i) const {
+  if (layer_shapes.empty()) return ffn;
+  return i >= 0 && i < static_cast<int>(layer_shapes.size()) ? layer_shapes[static_cast<size_t>(i)].ffn : 0;
+}
+
+bool ModelSpec::layer_linear_mixer(int i) const {
+  return i >= 0 && i < static_cast<int>(layer_shapes.size()) && layer_shapes[static_cast<size_t>(i)].linear_mixer;
+}
+
+bool ModelSpec::layer_linear_mlp(int i) const {
+  return i >= 0 && i < static_cast<int>(layer_shapes.size()) && layer_shapes[static_cast<size_t>(i)].linear_mlp;
+}
+
+int ModelSpec::layer_norms(int i) const {
+  if (layer_shapes.empty()) return norms_per_layer;
+  const bool has_mixer = layer_has_attention(i) || layer_is_recurrent(i) || layer_linear_mixer(i);
+  const bool has_mlp = layer_has_mlp(i) || layer_linear_mlp(i);
+  return (has_mixer ? 1 : 0) + (has_mlp ? 1 : 0);
+}
+
+LayerShape ModelSpec::layer_shape(int i) const {
+  if (layer_shapes.empty()) return LayerShape{};
+  return i >= 0 && i < static_cast<int>(layer_shapes.size()) ? layer_shapes[static_cast<size_t>(i)] : LayerShape{};
 }
 
 bool ModelSpec::has_block(LayerBlock b) const {
@@ -98,7 +131,17 @@ ModelSpec mtp_draft_model(const ModelSpec& m) {
     d.moe.first_dense_layers = 0;
   }
   if (!m.layer_is_sliding.empty()) d.layer_is_sliding = {m.layer_sliding(last)};
+  if (!m.layer_shapes.empty()) d.layer_shapes = {m.layer_shape(last)};
   return d;
+}
+
+int kv_heads_mismatching_tp(const ModelSpec& m, long long tp) {
+  if (m.attention == AttnKind::Mla || tp < 1) return 0;
+  for (int i = 0; i < m.layers; ++i) {
+    const int kv = m.layer_kv_heads(i);
+    if (kv > 0 && kv % tp != 0 && tp % kv != 0) return kv;
+  }
+  return 0;
 }
 
 bool tp_divides(const ModelSpec& m, long long tp) {

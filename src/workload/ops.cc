@@ -82,7 +82,7 @@ struct LayerDims {
   long long q_len, kv_len, tokens, hidden, tp, heads, kv_heads;
 };
 
-LayerDims layer_dims(const ModelSpec& md, const LayerShard& s) {
+LayerDims layer_dims(const ModelSpec& md, int layer, const LayerShard& s) {
   LayerDims d;
   d.q_len = s.q_len > 0 ? s.q_len : s.seq;
   d.kv_len = s.kv_len > 0 ? s.kv_len : s.seq;
@@ -90,7 +90,7 @@ LayerDims layer_dims(const ModelSpec& md, const LayerShard& s) {
   d.hidden = md.hidden;
   d.tp = s.tp;
   d.heads = std::max<long long>(1, md.heads / d.tp);
-  d.kv_heads = std::max<long long>(1, md.kv_heads / d.tp);
+  d.kv_heads = std::max<long long>(1, md.layer_kv_heads(layer) / d.tp);
   return d;
 }
 
@@ -324,10 +324,19 @@ void apply_lora(std::vector<Op>& ops, int rank, LoraTargets targets) {
   ops = std::move(out);
 }
 
+/// Nemotron-NAS: attention or an MLP replaced by one hidden × hidden linear layer, with its norm and
+/// residual add. It is costed row-parallel (hidden/tp inputs on each chip, one tensor-parallel
+/// region, ModelSpec::layer_tp_regions), as the output projection of the part it replaces.
+void add_linear_replacement(const char* name, const LayerDims& d, double act, std::vector<Op>& ops) {
+  ops.push_back(elementwise("linear_norm", 2.0 * act));
+  ops.push_back(gemm(name, GemmRole::Other, d.tokens, d.hidden, std::max<long long>(1, d.hidden / d.tp)));
+  ops.push_back(elementwise("linear_residual", 3.0 * act));
+}
+
 }  // namespace
 
 std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
-  const LayerDims d = layer_dims(md, s);
+  const LayerDims d = layer_dims(md, layer, s);
   const long long tokens = d.tokens, h = d.hidden, tp = d.tp, heads = d.heads, kvh = d.kv_heads;
   std::vector<Op> ops;
   ops.reserve(16);  // a layer has at most about a dozen operators: one allocation
@@ -360,14 +369,17 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
       ops.push_back(elementwise("attn_gate", 3.0 * static_cast<double>(tokens) * static_cast<double>(heads * d_v)));
     ops.push_back(gemm("o_proj", GemmRole::Other, tokens, h, heads * d_v));
     ops.push_back(elementwise("attn_residual", 3.0 * act));
+  } else if (md.layer_linear_mixer(layer)) {
+    add_linear_replacement("attn_linear", d, act, ops);
   }
+  if (md.layer_linear_mlp(layer)) add_linear_replacement("mlp_linear", d, act, ops);
   if (md.layer_has_mlp(layer)) {
     ops.push_back(elementwise("mlp_norm", 2.0 * act));
     const int mats_in = md.mlp == MlpKind::Gated ? 2 : 1;
     if (md.layer_is_moe(layer)) {
       add_moe_mlp(md, s, d, mats_in, ops);
     } else {
-      const long long f = md.ffn / tp;
+      const long long f = md.layer_ffn(layer) / tp;
       ops.push_back(gemm("mlp_up", GemmRole::UpProjection, tokens, mats_in * f, h));
       // Activation: reads the up-projection (gate and up for gated MLPs), writes one output.
       ops.push_back(elementwise("mlp_act", static_cast<double>(tokens) * static_cast<double>(f) * (mats_in + 1)));

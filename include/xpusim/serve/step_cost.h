@@ -173,13 +173,14 @@ class StepCostModel {
   ReplicaMemory mem_;
   compute::Precision prec_;
   int layers_per_chip_ = 1;
-  // Layer kinds on the busiest pipeline stage: (is_moe, sliding, block) → count.
+  // Layer kinds on the busiest pipeline stage: (is_moe, sliding, block, shape) → count.
   struct Kind {
     bool moe;
     bool sliding;
     int count;
     int layer;
     workload::LayerBlock block = workload::LayerBlock::AttentionMlp;
+    workload::LayerShape shape;  ///< a heterogeneous model's per-layer sizes (Nemotron-NAS)
     // A recurrent kind (Mamba, DeltaNet): its scan over a long prompt (m and q_len are set per
     // step), and per sequence on this chip its state bytes and the FLOPs of one decode token.
     bool recurrent = false;
@@ -190,10 +191,14 @@ class StepCostModel {
   void describe_recurrent(Kind& k) const;
   std::vector<Kind> kinds_;
   int attention_layers_per_chip_ = 0;
+  /// Attention layers on this chip by their KV heads on the chip (one entry unless they vary).
+  std::vector<std::pair<double, int>> kv_head_groups_;
+  /// KV heads of layer `layer`'s attention on this chip (padded up; MLA's shared latent: 1).
+  double kv_heads_on_chip(int layer) const;
   /// Row-parallel outputs (attention, MLP or Mamba out_proj) each followed by a TP all-reduce.
   double tp_reductions_per_chip_ = 0;
   // Attention shape per chip.
-  double heads_ = 1, kv_heads_ = 1, d_qk_ = 128, d_v_ = 128, kv_elem_bytes_ = 2;
+  double heads_ = 1, d_qk_ = 128, d_v_ = 128, kv_elem_bytes_ = 2;
   double indexer_width_ = 0;  ///< sparse attention: the indexer's query heads on a chip × their width
   double attn_rate_ = 1, hbm_rate_ = 1, head_rate_ = 1;  // FLOP/s and B/s, fixed per model
   double head_time_per_token_ = 0, head_flops_per_token_ = 0, head_bytes_ = 0;

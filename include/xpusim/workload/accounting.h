@@ -82,10 +82,10 @@ double causal_mean_keys(long long seq, long long window);
 /// `keys` keys: 2·heads·(d_qk + d_v)·keys.
 double attention_flops_per_token(const ModelSpec& m, int layer, double keys);
 
-/// KV-cache elements per token of one attention layer on one of `tp` chips: K and V of the kv
+/// KV-cache elements per token of layer `layer` on one of `tp` chips: K and V of the layer's kv
 /// heads on the chip (replicated when tp exceeds them), MLA's latent and rope key (replicated),
-/// and sparse attention's indexer key (replicated).
-double kv_elements_per_token_layer(const ModelSpec& m, long long tp = 1);
+/// and sparse attention's indexer key (replicated); 0 for a layer without attention.
+double kv_elements_per_token_layer(const ModelSpec& m, int layer, long long tp = 1);
 
 /// Forward FLOPs of sparse attention's lightning indexer for one query scoring `keys` keys:
 /// 2·index_heads·index_head_dim·keys (its projections are among the layer's GEMM weights).

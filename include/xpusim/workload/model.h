@@ -5,6 +5,7 @@
 // parameter, FLOP and byte counts.
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace xpusim::workload {
@@ -18,7 +19,23 @@ enum class AttnKind { Mha, Gqa, Mla };
 /// (Nemotron-H) interleave blocks that hold one of a Mamba-2 mixer, attention or an MLP; Qwen3-Next
 /// layers are a gated DeltaNet (linear attention) or attention, each then an MLP; Jamba layers a
 /// Mamba-1 mixer or attention, each then an MLP.
-enum class LayerBlock { AttentionMlp, Attention, Mlp, Mamba, LinearAttentionMlp, MambaMlp };
+/// Nemotron-NAS layers may replace attention and the MLP by linear layers (LayerShape); a layer whose
+/// only parts are such replacements is a `Linear` block.
+enum class LayerBlock { AttentionMlp, Attention, Mlp, Mamba, LinearAttentionMlp, MambaMlp, Linear };
+
+/// One layer's own sizes in a heterogeneous model: Nemotron-NAS (DeciLM `block_configs`, found by
+/// neural architecture search) varies the KV heads and the MLP width per layer, and may replace a
+/// layer's attention or its MLP by one hidden × hidden linear layer.
+struct LayerShape {
+  int kv_heads = 0;          ///< KV heads of the layer's attention (0: none)
+  long long ffn = 0;         ///< the layer's MLP intermediate size (0: none)
+  bool linear_mixer = false; ///< attention replaced by one hidden × hidden linear layer (no KV cache)
+  bool linear_mlp = false;   ///< the MLP replaced by one hidden × hidden linear layer
+  bool operator==(const LayerShape&) const = default;
+  bool operator<(const LayerShape& o) const {
+    return std::tie(kv_heads, ffn, linear_mixer, linear_mlp) < std::tie(o.kv_heads, o.ffn, o.linear_mixer, o.linear_mlp);
+  }
+};
 
 /// Mamba mixer. Mamba-2 (Dao & Gu 2024, "state space duality"): in_proj to [z, x, B, C, dt], a
 /// causal depthwise conv over [x, B, C], the chunked SSD scan, a gated RMSNorm and out_proj.
@@ -132,6 +149,9 @@ struct ModelSpec {
   std::vector<bool> layer_is_sliding;  ///< per layer (gpt-oss layer_types); empty = all full
   /// Per layer block kind (Nemotron-H hybrid_override_pattern); empty = every layer AttentionMlp.
   std::vector<LayerBlock> layer_blocks;
+  /// Per layer sizes of a heterogeneous model (Nemotron-NAS); empty = every layer has kv_heads
+  /// and ffn. Filled by the loader, one per layer, with layer_blocks.
+  std::vector<LayerShape> layer_shapes;
   MambaSpec mamba;                     ///< the Mamba-2 mixer of LayerBlock::Mamba layers
   LinearAttentionSpec linear;          ///< the gated DeltaNet of LayerBlock::LinearAttentionMlp layers
   /// The query projection also yields a per-element sigmoid gate on the attention output
@@ -164,6 +184,18 @@ struct ModelSpec {
   bool layer_is_recurrent(int i) const { return layer_is_mamba(i) || layer_is_linear_attention(i); }
   /// Whether any layer is recurrent (a hybrid model).
   bool has_recurrent() const;
+  /// Layer `i`'s KV heads (its attention's; kv_heads unless the layers vary) and MLP width.
+  int layer_kv_heads(int i) const;
+  long long layer_ffn(int i) const;
+  /// Layer `i`'s attention, or its MLP, replaced by one hidden × hidden linear layer (Nemotron-NAS).
+  bool layer_linear_mixer(int i) const;
+  bool layer_linear_mlp(int i) const;
+  /// Norms of layer `i`: norms_per_layer, or for a heterogeneous model one before each part it has.
+  int layer_norms(int i) const;
+  /// The sizes that make layer `i` differ from another of its block kind (for per-kind caches).
+  LayerShape layer_shape(int i) const;
+  /// Whether the layers differ in KV heads, MLP width or linear replacements.
+  bool heterogeneous() const { return !layer_shapes.empty(); }
   /// Row-parallel outputs of layer `i`, each closing a tensor-parallel region: 2 for a mixer then
   /// an MLP (1 when they run in parallel on one input), 1 for a hybrid's single-part block.
   int layer_tp_regions(int i) const;
@@ -194,6 +226,11 @@ struct ModelSpec {
 /// of the last layer's block, with the model's hidden size, vocabulary and shared LM head (its
 /// embedding and head weights are the target's; workload::mtp_module_params is what it adds).
 ModelSpec mtp_draft_model(const ModelSpec& m);
+
+/// KV heads of the first attention layer whose KV heads and `tp` divide neither one another (0 if
+/// none): tensor parallelism shards a layer's KV heads, or replicates them when tp exceeds them.
+/// MLA has no KV heads to split.
+int kv_heads_mismatching_tp(const ModelSpec& m, long long tp);
 
 /// Whether tensor parallelism of degree `tp` splits every head-sharded part of the model evenly:
 /// the attention heads, the Mamba heads and groups (Mamba-1: channels) and the linear-attention

@@ -10,6 +10,7 @@
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
+#include "config_text.h"
 
 using namespace xpusim;
 using workload::count_params;
@@ -19,20 +20,9 @@ namespace {
 
 const std::string kFamilyModels = std::string(XS_TESTDATA_DIR) + "/models";
 
-ModelSpec load_text(const std::string& name, const std::string& json) {
-  const std::string path = ::testing::TempDir() + name + ".json";
-  std::ofstream(path) << json;
-  return workload::load_model(path, kFamilyModels);
-}
+ModelSpec load_text(const std::string& name, const std::string& json) { return test::load_config_text(name, json); }
 
-std::string config_error(const std::string& name, const std::string& json) {
-  try {
-    load_text(name, json);
-  } catch (const core::InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string config_error(const std::string& name, const std::string& json) { return test::config_text_error(name, json); }
 
 // Qwen/Qwen2.5-7B config.json; model card: 7.61 B parameters, 6.53 B without embeddings.
 const char* kQwen25_7b = R"({"architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 3584,
