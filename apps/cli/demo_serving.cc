@@ -30,9 +30,12 @@ constexpr long long kIn = 1024, kOut = 1024;
 constexpr double kTtftSloS = 2.0, kTpotSloMs = 50.0;
 const DemoLoad kLoads[] = {{"llama3.3-70b", 40.0}, {"deepseek-v3", 20.0}};
 
+/// Chips of one replica: a tp group, or with DP attention the ep chips its experts span.
+long long replica_chips(const serve::PlanCandidate& c) { return c.dp_attention ? c.ep : c.tp; }
+
 std::string plan_text(const serve::PlanCandidate& c) {
-  const long long engine = c.tp;
-  std::string s = "TP" + std::to_string(c.tp);
+  const long long engine = replica_chips(c);
+  std::string s = c.dp_attention ? "DP-attn" : "TP" + std::to_string(c.tp);
   if (c.ep > 1) s += " EP" + std::to_string(c.ep);
   if (c.prefill_chips > 0) {
     s += ", " + fmt_int(c.prefill_chips / engine) + "P+" + fmt_int((c.chips - c.prefill_chips) / engine) + "D";
@@ -54,8 +57,9 @@ nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& m
     << fmt_num(kTtftSloS, 2) << " s and TPOT p90 <= " << fmt_num(kTpotSloMs, 2)
     << " ms; fp8 weights, math and KV cache;\n"
        "   default framework per chip: TensorRT-LLM on NVIDIA, NxD Inference on Trainium; plans tried:\n"
-       "   TP within the scale-up domain (EP = TP for MoE) x max_num_seqs 64 or 256, colocated or 1:1\n"
-       "   prefill:decode; each candidate simulated request by request)\n\n";
+       "   TP within the scale-up domain (EP = TP for MoE; for MoE also DP attention beside EP groups)\n"
+       "   x max_num_seqs 64 or 256, colocated or 1:1 prefill:decode; each candidate simulated request\n"
+       "   by request)\n\n";
   for (const auto& load : kLoads) {
     serve::SearchSpec spec;
     spec.base.model = load.model;
@@ -93,7 +97,8 @@ nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& m
                      fmt_num(c.dollars_per_million_output_tokens, 3).c_str(), price_est ? "*" : " ",
                      fmt_num(c.joules_per_output_token, 3).c_str());
       jr["chips"] = c.chips;
-      jr["plan"] = {{"tp", c.tp}, {"ep", c.ep}, {"replicas", c.prefill_chips > 0 ? 0 : c.chips / c.tp},
+      jr["plan"] = {{"tp", c.tp}, {"ep", c.ep}, {"dp_attention", c.dp_attention},
+                    {"replicas", c.prefill_chips > 0 ? 0 : c.chips / replica_chips(c)},
                     {"prefill_chips", c.prefill_chips}, {"max_num_seqs", c.max_num_seqs}};
       jr["ttft_p90_ms"] = c.ttft_p90_ms;
       jr["tpot_p90_ms"] = c.tpot_p90_ms;

@@ -530,14 +530,16 @@ namespace xpusim::engine {
 std::vector<OpProfile> layer_op_profile(const TrainScenario& s) {
   const compute::ChipModel chip(s.system->chip, detail::calibration(s));
   const compute::Precision prec = detail::precision_of(s.plan);
-  // The middle layer; a hybrid's first layer of each block kind (Mamba-2, DeltaNet, attention, MLP).
+  // The middle layer; a hybrid's first layer of each block kind (Mamba-2, DeltaNet, attention, MLP),
+  // a heterogeneous model's first of each block kind and shape.
   std::vector<int> layers = {s.model.layers / 2};
-  if (s.model.has_recurrent()) {
+  if (s.model.has_recurrent() || s.model.heterogeneous()) {
     layers.clear();
-    std::vector<workload::LayerBlock> seen;
+    std::vector<std::pair<workload::LayerBlock, workload::LayerShape>> seen;
     for (int i = 0; i < s.model.layers; ++i) {
-      if (std::find(seen.begin(), seen.end(), s.model.layer_block(i)) != seen.end()) continue;
-      seen.push_back(s.model.layer_block(i));
+      const auto kind = std::make_pair(s.model.layer_block(i), s.model.layer_shape(i));
+      if (std::find(seen.begin(), seen.end(), kind) != seen.end()) continue;
+      seen.push_back(kind);
       layers.push_back(i);
     }
   }

@@ -41,10 +41,14 @@ void score(PlanCandidate& c, const ServeReport& rep, const SearchSpec& spec, con
 
 double price_per_hour(const hw::SystemSpec& sys) { return core::to_dollars_per_hour(sys.price_per_chip_hour.value); }
 
-// What every candidate of a search varies besides the slices: tp, ep and the batch limit.
+// What every candidate of a search varies besides the slices: tp, ep, the batch limit, and for a
+// mixture of experts whether attention runs data-parallel beside ep-way experts (each of the ep
+// chips its own engine, tp 1).
 struct Layout {
   int tp = 1, ep = 1;
   long long seqs = 0;
+  bool dp_attention = false;
+  long long chips() const { return dp_attention ? ep : tp; }
 };
 
 // One slice of the deployment, at its share of the rate: the layout on spec.base's systems.
@@ -52,6 +56,7 @@ ServeScenario slice_scenario(const SearchSpec& spec, const Layout& l, long long 
   ServeScenario sc = spec.base;
   sc.tp = l.tp;
   sc.ep = l.ep;
+  sc.attention_dp = l.dp_attention;
   sc.pp = 1;
   sc.max_num_seqs = l.seqs;
   sc.load.arrival = ArrivalKind::Poisson;
@@ -75,6 +80,7 @@ PlanCandidate candidate_of(const Layout& l) {
   PlanCandidate c;
   c.tp = l.tp;
   c.ep = l.ep;
+  c.dp_attention = l.dp_attention;
   c.max_num_seqs = l.seqs;
   return c;
 }
@@ -84,8 +90,8 @@ PlanCandidate candidate_of(const Layout& l) {
 PlanCandidate evaluate(const SearchSpec& spec, const ServeEnv& env, const Layout& l, long long slices,
                        long long prefill_engines, long long requests) {
   ServeScenario sc = slice_scenario(spec, l, slices, requests);
-  sc.chips = static_cast<long long>(l.tp) * (prefill_engines > 0 ? prefill_engines + 1 : 1);
-  sc.prefill_chips = prefill_engines > 0 ? prefill_engines * l.tp : 0;
+  sc.chips = l.chips() * (prefill_engines > 0 ? prefill_engines + 1 : 1);
+  sc.prefill_chips = prefill_engines > 0 ? prefill_engines * l.chips() : 0;
   PlanCandidate c = candidate_of(l);
   c.chips = sc.chips * slices;
   c.prefill_chips = sc.prefill_chips * slices;
@@ -187,6 +193,28 @@ std::vector<int> tp_candidates(const SearchSpec& spec, long long domain) {
   return tps;
 }
 
+// The layouts a search tries on one scale-up domain: each tp (experts ep = tp ways inside the
+// group), and for a mixture of experts DP attention beside each expert-parallel group of two or
+// more chips the domain holds.
+std::vector<Layout> search_layouts(const SearchSpec& spec, const workload::ModelSpec& model, long long domain) {
+  std::vector<Layout> out;
+  const auto groups = tp_candidates(spec, domain);
+  for (int tp : groups)
+    if (tp <= domain && workload::tp_divides(model, tp))
+      for (long long seqs : spec.max_num_seqs_candidates) out.push_back(Layout{tp, expert_parallel(model, tp), seqs});
+  if (!model.is_moe() || !spec.try_dp_attention) return out;
+  for (int ep : groups)
+    if (ep >= 2 && ep <= domain && model.moe.num_experts % ep == 0)
+      for (long long seqs : spec.max_num_seqs_candidates) out.push_back(Layout{1, ep, seqs, true});
+  return out;
+}
+
+// Fewer chips wins; then fewer dollars per million tokens.
+bool fewer_chips(const PlanCandidate& a, const PlanCandidate& b) {
+  if (a.chips != b.chips) return a.chips < b.chips;
+  return a.dollars_per_million_output_tokens < b.dollars_per_million_output_tokens;
+}
+
 }  // namespace
 
 SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
@@ -194,27 +222,18 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
   res.system = spec.base.system;
   const auto& sys = env.catalog->system(spec.base.system, "system");
   const auto model = workload::load_model(spec.base.model, env.models_dir);
-  const long long dom = std::max(1, sys.chips_per_domain);
-  for (int tp : tp_candidates(spec, dom)) {
-    if (tp > dom || !workload::tp_divides(model, tp)) continue;
-    const int ep = expert_parallel(model, tp);
-    for (long long seqs : spec.max_num_seqs_candidates) {
-      for (long long pre : {0LL, 1LL}) {
-        if (pre > 0 && !spec.try_disaggregated) continue;
-        const long long unit = tp * (pre > 0 ? pre + 1 : 1);
-        auto eval = [&](long long slices, long long requests) {
-          return evaluate(spec, env, Layout{tp, ep, seqs}, slices, pre, requests);
-        };
-        auto best_here = fewest_slices(eval, spec, unit, res.tried);
-        if (!best_here) continue;
-        best_here->note = pre > 0 ? "disaggregated 1:1 prefill:decode" : "colocated";
-        res.tried.push_back(*best_here);
-        if (!res.found || best_here->chips < res.best.chips ||
-            (best_here->chips == res.best.chips &&
-             best_here->dollars_per_million_output_tokens < res.best.dollars_per_million_output_tokens)) {
-          res.best = *best_here;
-          res.found = true;
-        }
+  for (const Layout& l : search_layouts(spec, model, std::max(1, sys.chips_per_domain))) {
+    for (long long pre : {0LL, 1LL}) {
+      if (pre > 0 && (!spec.try_disaggregated || l.dp_attention)) continue;
+      const long long unit = l.chips() * (pre > 0 ? pre + 1 : 1);
+      auto eval = [&](long long slices, long long requests) { return evaluate(spec, env, l, slices, pre, requests); };
+      auto best_here = fewest_slices(eval, spec, unit, res.tried);
+      if (!best_here) continue;
+      best_here->note = l.dp_attention ? "colocated, DP attention" : pre > 0 ? "disaggregated 1:1 prefill:decode" : "colocated";
+      res.tried.push_back(*best_here);
+      if (!res.found || fewer_chips(*best_here, res.best)) {
+        res.best = *best_here;
+        res.found = true;
       }
     }
   }

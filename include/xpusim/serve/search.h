@@ -22,6 +22,8 @@ struct SearchSpec {
   core::Seconds tpot_p90_slo = core::milliseconds(100);
   long long requests = 2000;     ///< requests per trial simulation
   bool try_disaggregated = true;
+  /// Mixture-of-experts models: also try DP attention beside each expert-parallel group (colocated).
+  bool try_dp_attention = true;
   /// Tensor-parallel degrees to try (empty = every power of two within the scale-up domain).
   std::vector<int> tp_candidates;
   /// max_num_seqs values to try per engine.
@@ -33,6 +35,7 @@ struct SearchSpec {
 struct PlanCandidate {
   int tp = 1;
   int ep = 1;                    ///< mixture-of-experts models: experts sharded over the tp chips
+  bool dp_attention = false;     ///< DP attention: each of the ep chips an engine (tp 1), experts ep ways
   long long max_num_seqs = 0;
   long long prefill_chips = 0;   ///< 0 = colocated
   long long decode_chips = 0;    ///< heterogeneous only: chips of the decode system

@@ -1,6 +1,8 @@
 // Mechanisms of the serving layer, with expectations derived in each test.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "serve_env.h"
 
 #include <algorithm>
@@ -487,6 +489,7 @@ TEST(Search, MixtureOfExpertsShardsExpertsOverTheTpGroup) {
   s.requests = 400;
   s.rate_per_s = 4;
   s.try_disaggregated = false;
+  s.try_dp_attention = false;
   s.tp_candidates = {8};
   s.max_num_seqs_candidates = {64};
   auto r = xs::search_plan(s, env());
@@ -494,6 +497,61 @@ TEST(Search, MixtureOfExpertsShardsExpertsOverTheTpGroup) {
   EXPECT_EQ(r.best.tp, 8);
   EXPECT_EQ(r.best.ep, 8);
   EXPECT_EQ(r.best.chips % 8, 0);
+}
+
+// A mixture of experts is also tried with DP attention beside each expert-parallel group (each of
+// the ep chips its own engine at tp 1): the search takes the fewest chips over both kinds, and a
+// DP-attention plan it reports is what `serve --dp-attention --ep N` gives for one slice at its
+// share of the rate. A dense model gets no DP-attention candidate.
+TEST(Search, MixtureOfExpertsAlsoTriesDpAttentionBesideEachExpertGroup) {
+  xs::SearchSpec s;
+  s.base = base();
+  s.base.system = "h200-sxm-hgx";
+  s.base.model = "qwen3-235b-a22b";
+  s.base.precision = "fp8";
+  s.base.framework = xs::Framework::TensorRtLlm;
+  s.base.load.in_len = 1024;
+  s.base.load.out_len = 256;
+  s.requests = 300;
+  s.rate_per_s = 5;
+  s.try_disaggregated = false;
+  s.tp_candidates = {2, 4};
+  s.max_num_seqs_candidates = {64};
+  const auto both = xs::search_plan(s, env());
+  s.try_dp_attention = false;
+  const auto tp_only = xs::search_plan(s, env());
+  ASSERT_TRUE(both.found && tp_only.found) << both.best.note << tp_only.best.note;
+  std::set<int> dp_groups;
+  const xs::PlanCandidate* dp_found = nullptr;  // a DP-attention layout's fewest slices meeting the SLOs
+  for (const auto& c : both.tried)
+    if (c.dp_attention) {
+      EXPECT_EQ(c.tp, 1);
+      dp_groups.insert(c.ep);
+      if (c.meets_slo) dp_found = &c;
+    }
+  EXPECT_EQ(dp_groups, (std::set<int>{2, 4}));
+  EXPECT_LE(both.best.chips, tp_only.best.chips);
+  EXPECT_LE(both.best.chips, dp_found ? dp_found->chips : both.best.chips);
+  ASSERT_NE(dp_found, nullptr) << "some DP-attention layout serves 5 req/s of Qwen3-235B on H200";
+  // That plan, replayed as one slice at its share of the rate.
+  const long long slices = dp_found->chips / dp_found->ep;
+  xs::ServeScenario slice = s.base;
+  slice.tp = 1;
+  slice.ep = dp_found->ep;
+  slice.attention_dp = true;
+  slice.chips = dp_found->ep;
+  slice.max_num_seqs = dp_found->max_num_seqs;
+  slice.load.arrival = xs::ArrivalKind::Poisson;
+  slice.load.rate_per_s = s.rate_per_s / static_cast<double>(slices);
+  slice.load.requests = s.requests;
+  const auto run = xs::run_scenario(slice, env());
+  ASSERT_TRUE(run.has_value()) << run.error();
+  EXPECT_DOUBLE_EQ(run->sim.ttft_ms.p90, dp_found->ttft_p90_ms);
+  EXPECT_DOUBLE_EQ(run->sim.tpot_ms.p90, dp_found->tpot_p90_ms);
+  // A dense model: no DP-attention candidate.
+  s.base.model = "llama3.1-8b";
+  s.try_dp_attention = true;
+  for (const auto& c : xs::search_plan(s, env()).tried) EXPECT_FALSE(c.dp_attention);
 }
 
 // Prefill on GB300, decode on Trainium4, one NVLink Fusion rack (docs/fusion.md).
