@@ -475,20 +475,27 @@ TEST(StepCost, PrefillEfficiencyScalesTheMathRateNotWeightStreaming) {
               0.02 * (sb.total - sb.overhead).base());
 }
 
+/// A colocated search for a mixture-of-experts model in fp8 on TensorRT-LLM.
+xs::SearchSpec moe_search(const std::string& system, const std::string& model, long long in_len, long long out_len,
+                          long long requests, double rate) {
+  xs::SearchSpec s;
+  s.base = base();
+  s.base.system = system;
+  s.base.model = model;
+  s.base.precision = "fp8";
+  s.base.framework = xs::Framework::TensorRtLlm;
+  s.base.load.in_len = in_len;
+  s.base.load.out_len = out_len;
+  s.requests = requests;
+  s.rate_per_s = rate;
+  s.try_disaggregated = false;
+  return s;
+}
+
 TEST(Search, MixtureOfExpertsShardsExpertsOverTheTpGroup) {
   // deepseek-v3 in fp8 is ~610 GiB of weights: with the experts on every chip no TP degree fits
   // a 279 GiB GB300; sharding them over the TP group (EP = TP) fits at TP 4 and above.
-  xs::SearchSpec s;
-  s.base = base();
-  s.base.system = "gb300-nvl72";
-  s.base.model = "deepseek-v3";
-  s.base.precision = "fp8";
-  s.base.framework = xs::Framework::TensorRtLlm;
-  s.base.load.in_len = 256;
-  s.base.load.out_len = 32;
-  s.requests = 400;
-  s.rate_per_s = 4;
-  s.try_disaggregated = false;
+  xs::SearchSpec s = moe_search("gb300-nvl72", "deepseek-v3", 256, 32, 400, 4);
   s.try_dp_attention = false;
   s.tp_candidates = {8};
   s.max_num_seqs_candidates = {64};
@@ -504,17 +511,7 @@ TEST(Search, MixtureOfExpertsShardsExpertsOverTheTpGroup) {
 // DP-attention plan it reports is what `serve --dp-attention --ep N` gives for one slice at its
 // share of the rate. A dense model gets no DP-attention candidate.
 TEST(Search, MixtureOfExpertsAlsoTriesDpAttentionBesideEachExpertGroup) {
-  xs::SearchSpec s;
-  s.base = base();
-  s.base.system = "h200-sxm-hgx";
-  s.base.model = "qwen3-235b-a22b";
-  s.base.precision = "fp8";
-  s.base.framework = xs::Framework::TensorRtLlm;
-  s.base.load.in_len = 1024;
-  s.base.load.out_len = 256;
-  s.requests = 300;
-  s.rate_per_s = 5;
-  s.try_disaggregated = false;
+  xs::SearchSpec s = moe_search("h200-sxm-hgx", "qwen3-235b-a22b", 1024, 256, 300, 5);
   s.tp_candidates = {2, 4};
   s.max_num_seqs_candidates = {64};
   const auto both = xs::search_plan(s, env());
