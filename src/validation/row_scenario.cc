@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <regex>
 
 #include "xpusim/core/diagnostics.h"
@@ -121,6 +122,25 @@ void apply_precision(const Row& row, const RowNotes& notes, const hw::SystemSpec
   }
 }
 
+// Whether the notes (lower case) name DP attention: "dp attention", "attention dp", "attention
+// data-parallel", TensorRT-LLM's enable_attention_dp set true, or its perf tables' "DEP<n>"
+// column (DP attention with EP n; "TEP<n>" is tensor-parallel attention).
+bool names_dp_attention(const std::string& text) {
+  for (const char* phrase : {"dp attention", "attention dp", "attention data-parallel", "attention data parallel"})
+    if (has(text, phrase)) return true;
+  const std::string key = "enable_attention_dp";
+  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+    size_t value = at + key.size();  // past "=", ":", quotes and spaces
+    while (value < text.size() && std::strchr(" :=\"'", text[value]) != nullptr) ++value;
+    if (text.compare(value, 4, "true") == 0) return true;
+  }
+  for (size_t at = text.find("dep"); at != std::string::npos; at = text.find("dep", at + 1)) {
+    const bool starts_word = at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1]));
+    if (starts_word && at + 3 < text.size() && std::isdigit(static_cast<unsigned char>(text[at + 3]))) return true;
+  }
+  return false;
+}
+
 void apply_layout(const Row& row, const RowNotes& notes, RowScenario& rs) {
   auto& sc = rs.scenario;
   if (row.tp) sc.tp = static_cast<int>(*row.tp);
@@ -128,7 +148,7 @@ void apply_layout(const Row& row, const RowNotes& notes, RowScenario& rs) {
   if (row.ep) sc.ep = static_cast<int>(*row.ep);
   // DP attention (attention data-parallel, tp 1 per rank) with EP for the experts: the row's
   // layout states tp empty or 1 (MLPerf configs: "enable_attention_dp ... -> tp=1, ep=8").
-  if (has(notes.text, "dp attention") && row.ep && *row.ep > 1 && (!row.tp || *row.tp == 1)) {
+  if (names_dp_attention(notes.text) && row.ep && *row.ep > 1 && (!row.tp || *row.tp == 1)) {
     sc.attention_dp = true;
     sc.tp = 1;
     rs.assumptions.push_back("DP attention with EP" + std::to_string(*row.ep) + " (per the notes)");

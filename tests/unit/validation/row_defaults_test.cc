@@ -255,6 +255,26 @@ TEST(RowLayout, DpAttentionWithTpEmptyOrOne) {
   }
 }
 
+// The ways sources write DP attention: the phrase either way round, TensorRT-LLM's
+// enable_attention_dp set true, and its perf tables' DEP<n> columns; not TEP<n> (tensor-parallel
+// attention), a false flag, or a word that merely starts with "dep".
+TEST(RowLayout, DpAttentionIsReadInEachPhrasing) {
+  const std::pair<const char*, bool> cases[] = {
+      {"server (Poisson, 75 QPS); attention DP with EP8", true},
+      {"server (Poisson, 75 QPS); attention data-parallel, experts EP8", true},
+      {"server (Poisson, 75 QPS); enable_attention_dp: true, moe_expert_parallel_size 8", true},
+      {"server (Poisson, 75 QPS); enable_attention_dp=True", true},
+      {"server (Poisson, 75 QPS); column 'B200 DEP8 (FP4)'", true},
+      {"server (Poisson, 75 QPS); column 'B200 TEP8 (FP4)'", false},
+      {"server (Poisson, 75 QPS); enable_attention_dp: false", false},
+      {"server (Poisson, 75 QPS); depth 8 of the MTP module, deployment 2", false}};
+  for (const auto& [notes, dp] : cases) {
+    const auto rs = validation::scenario_for_row(dsr1_dep8_row(notes), test::catalog());
+    ASSERT_TRUE(rs) << rs.error();
+    EXPECT_EQ(rs->scenario.attention_dp, dp) << notes;
+  }
+}
+
 TEST(RowLayout, NeuronFrontEndsAreTheirOwnStacks) {
   auto row = mlperf_server_row("tpot_ms", "");
   row.system = "trn2-48xl";
