@@ -170,10 +170,16 @@ NasSummary nas_summary(const ModelSpec& m) {
 
 Json nas_json(const ModelSpec& m) {
   const NasSummary n = nas_summary(m);
+  Json layers = Json::array();  // one entry per layer, to plot or script
+  for (int i = 0; i < m.layers; ++i)
+    layers.push_back({{"kv_heads", m.layer_kv_heads(i)}, {"ffn", m.layer_has_mlp(i) ? m.layer_ffn(i) : 0},
+                      {"linear_attention", m.layer_linear_mixer(i)}, {"linear_mlp", m.layer_linear_mlp(i)},
+                      {"params", as_count(workload::layer_params(m, i).total())}});
   return {{"attention_mlp_layers", n.blocks.attention_mlp}, {"attention_only_layers", n.blocks.attention},
           {"mlp_only_layers", n.blocks.mlp}, {"linear_only_layers", n.blocks.linear},
           {"linear_attention_replacements", n.linear_mixers}, {"linear_mlp_replacements", n.linear_mlps},
-          {"kv_heads_min", n.kv_min}, {"kv_heads_max", n.kv_max}, {"ffn_min", n.ffn_min}, {"ffn_max", n.ffn_max}};
+          {"kv_heads_min", n.kv_min}, {"kv_heads_max", n.kv_max}, {"ffn_min", n.ffn_min}, {"ffn_max", n.ffn_max},
+          {"per_layer", layers}};
 }
 
 void nas_text(std::ostream& o, const ModelSpec& m) {

@@ -195,7 +195,8 @@ std::vector<int> tp_candidates(const SearchSpec& spec, long long domain) {
 
 // The layouts a search tries on one scale-up domain: each tp (experts ep = tp ways inside the
 // group), and for a mixture of experts DP attention beside each expert-parallel group of two or
-// more chips the domain holds.
+// more chips the domain holds (a pool of ep one-chip engines; disaggregated, a prefill pool and a
+// decode pool of ep chips each).
 std::vector<Layout> search_layouts(const SearchSpec& spec, const workload::ModelSpec& model, long long domain) {
   std::vector<Layout> out;
   const auto groups = tp_candidates(spec, domain);
@@ -224,12 +225,13 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
   const auto model = workload::load_model(spec.base.model, env.models_dir);
   for (const Layout& l : search_layouts(spec, model, std::max(1, sys.chips_per_domain))) {
     for (long long pre : {0LL, 1LL}) {
-      if (pre > 0 && (!spec.try_disaggregated || l.dp_attention)) continue;
+      if (pre > 0 && !spec.try_disaggregated) continue;
       const long long unit = l.chips() * (pre > 0 ? pre + 1 : 1);
       auto eval = [&](long long slices, long long requests) { return evaluate(spec, env, l, slices, pre, requests); };
       auto best_here = fewest_slices(eval, spec, unit, res.tried);
       if (!best_here) continue;
-      best_here->note = l.dp_attention ? "colocated, DP attention" : pre > 0 ? "disaggregated 1:1 prefill:decode" : "colocated";
+      best_here->note = std::string(pre > 0 ? "disaggregated 1:1 prefill:decode" : "colocated") +
+                        (l.dp_attention ? ", DP attention" : "");
       res.tried.push_back(*best_here);
       if (!res.found || fewer_chips(*best_here, res.best)) {
         res.best = *best_here;

@@ -32,34 +32,27 @@ int ModelSpec::layer_tp_regions(int i) const {
   return 1 + replaced;
 }
 
+LayerShape ModelSpec::layer_shape(int i) const {
+  if (i < 0 || i >= static_cast<int>(layer_shapes.size())) return LayerShape{};
+  return layer_shapes[static_cast<size_t>(i)];
+}
+
 int ModelSpec::layer_kv_heads(int i) const {
   if (layer_shapes.empty()) return layer_has_attention(i) ? kv_heads : 0;
-  return i >= 0 && i < static_cast<int>(layer_shapes.size()) ? layer_shapes[static_cast<size_t>(i)].kv_heads : 0;
+  return layer_shape(i).kv_heads;
 }
 
-long long ModelSpec::layer_ffn(int i) const {
-  if (layer_shapes.empty()) return ffn;
-  return i >= 0 && i < static_cast<int>(layer_shapes.size()) ? layer_shapes[static_cast<size_t>(i)].ffn : 0;
-}
+long long ModelSpec::layer_ffn(int i) const { return layer_shapes.empty() ? ffn : layer_shape(i).ffn; }
 
-bool ModelSpec::layer_linear_mixer(int i) const {
-  return i >= 0 && i < static_cast<int>(layer_shapes.size()) && layer_shapes[static_cast<size_t>(i)].linear_mixer;
-}
+bool ModelSpec::layer_linear_mixer(int i) const { return layer_shape(i).linear_mixer; }
 
-bool ModelSpec::layer_linear_mlp(int i) const {
-  return i >= 0 && i < static_cast<int>(layer_shapes.size()) && layer_shapes[static_cast<size_t>(i)].linear_mlp;
-}
+bool ModelSpec::layer_linear_mlp(int i) const { return layer_shape(i).linear_mlp; }
 
 int ModelSpec::layer_norms(int i) const {
   if (layer_shapes.empty()) return norms_per_layer;
   const bool has_mixer = layer_has_attention(i) || layer_is_recurrent(i) || layer_linear_mixer(i);
   const bool has_mlp = layer_has_mlp(i) || layer_linear_mlp(i);
   return (has_mixer ? 1 : 0) + (has_mlp ? 1 : 0);
-}
-
-LayerShape ModelSpec::layer_shape(int i) const {
-  if (layer_shapes.empty()) return LayerShape{};
-  return i >= 0 && i < static_cast<int>(layer_shapes.size()) ? layer_shapes[static_cast<size_t>(i)] : LayerShape{};
 }
 
 bool ModelSpec::has_block(LayerBlock b) const {

@@ -53,7 +53,7 @@ const std::set<std::string> kUnitless = {
     "topk", "index_heads", "index_head_dim",
     // model: Nemotron-NAS layers of different shapes (docs/models.md, Heterogeneous layers)
     "attention_mlp_layers", "attention_only_layers", "mlp_only_layers", "linear_only_layers",
-    "linear_attention_replacements", "linear_mlp_replacements", "kv_heads_min", "kv_heads_max", "ffn_min", "ffn_max",
+    "linear_attention_replacements", "linear_mlp_replacements", "kv_heads_min", "kv_heads_max", "ffn_min", "ffn_max", "params",
     // collective and demo
     "bus_factor", "replicas", "train_chips", "serve_chips", "serve_tp", "serve_pp",
     // mx: tensor shapes and errors in the tensor's own unit, fractions, bits per element

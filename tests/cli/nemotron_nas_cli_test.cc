@@ -77,6 +77,14 @@ TEST(NemotronNasCli, HeterogeneousModelShowsItsLayersAndRunsExtrapolating) {
   EXPECT_EQ(layers["kv_heads_max"], 2);
   EXPECT_EQ(layers["ffn_min"], 1024);
   EXPECT_EQ(layers["ffn_max"], 3584);
+  ASSERT_EQ(layers["per_layer"].size(), 4u);
+  EXPECT_EQ(layers["per_layer"][0]["kv_heads"], 2);
+  EXPECT_EQ(layers["per_layer"][1]["kv_heads"], 0);
+  EXPECT_EQ(layers["per_layer"][2]["linear_attention"], true);
+  EXPECT_EQ(layers["per_layer"][3]["ffn"], 0);
+  EXPECT_EQ(layers["per_layer"][3]["linear_mlp"], true);
+  // Layer 1: an MLP of 1,024 (3·h·f) and its norm.
+  EXPECT_EQ(layers["per_layer"][1]["params"], 3 * 1024 * 1024 + 1024);
   EXPECT_NE(run_cli("model show " + path).out.find("Nemotron-NAS"), std::string::npos);
   for (const std::string& cmd : {std::string("train --system h100-sxm-dgx --chips 8 --tp 2 --json --model "),
                                  std::string("serve --system h100-sxm-dgx --tp 2 --in-len 1000 --out-len 100 "

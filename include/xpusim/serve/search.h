@@ -22,7 +22,8 @@ struct SearchSpec {
   core::Seconds tpot_p90_slo = core::milliseconds(100);
   long long requests = 2000;     ///< requests per trial simulation
   bool try_disaggregated = true;
-  /// Mixture-of-experts models: also try DP attention beside each expert-parallel group (colocated).
+  /// Mixture-of-experts models: also try DP attention beside each expert-parallel group (colocated,
+  /// and 1:1 disaggregated when try_disaggregated).
   bool try_dp_attention = true;
   /// Tensor-parallel degrees to try (empty = every power of two within the scale-up domain).
   std::vector<int> tp_candidates;

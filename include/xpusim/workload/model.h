@@ -192,7 +192,8 @@ struct ModelSpec {
   bool layer_linear_mlp(int i) const;
   /// Norms of layer `i`: norms_per_layer, or for a heterogeneous model one before each part it has.
   int layer_norms(int i) const;
-  /// The sizes that make layer `i` differ from another of its block kind (for per-kind caches).
+  /// Layer `i`'s own sizes (a default LayerShape when the layers are uniform): what makes it differ
+  /// from another layer of its block kind, which the per-kind caches key on.
   LayerShape layer_shape(int i) const;
   /// Whether the layers differ in KV heads, MLP width or linear replacements.
   bool heterogeneous() const { return !layer_shapes.empty(); }

@@ -509,7 +509,8 @@ TEST(Search, MixtureOfExpertsShardsExpertsOverTheTpGroup) {
 // A mixture of experts is also tried with DP attention beside each expert-parallel group (each of
 // the ep chips its own engine at tp 1): the search takes the fewest chips over both kinds, and a
 // DP-attention plan it reports is what `serve --dp-attention --ep N` gives for one slice at its
-// share of the rate. A dense model gets no DP-attention candidate.
+// share of the rate; disaggregated, its slice is a prefill pool and a decode pool of ep chips each.
+// A dense model gets no DP-attention candidate.
 TEST(Search, MixtureOfExpertsAlsoTriesDpAttentionBesideEachExpertGroup) {
   xs::SearchSpec s = moe_search("h200-sxm-hgx", "qwen3-235b-a22b", 1024, 256, 300, 5);
   s.tp_candidates = {2, 4};
@@ -545,9 +546,19 @@ TEST(Search, MixtureOfExpertsAlsoTriesDpAttentionBesideEachExpertGroup) {
   ASSERT_TRUE(run.has_value()) << run.error();
   EXPECT_DOUBLE_EQ(run->sim.ttft_ms.p90, dp_found->ttft_p90_ms);
   EXPECT_DOUBLE_EQ(run->sim.tpot_ms.p90, dp_found->tpot_p90_ms);
+  // Disaggregated, a DP layout's slice is a prefill pool and a decode pool of ep chips each.
+  s.try_disaggregated = true;
+  s.try_dp_attention = true;
+  bool disaggregated_dp = false;
+  for (const auto& c : xs::search_plan(s, env()).tried)
+    if (c.dp_attention && c.prefill_chips > 0) {
+      disaggregated_dp = true;
+      EXPECT_EQ(2 * c.prefill_chips, c.chips) << c.note;
+      EXPECT_EQ(c.prefill_chips % c.ep, 0) << c.note;
+    }
+  EXPECT_TRUE(disaggregated_dp);
   // A dense model: no DP-attention candidate.
   s.base.model = "llama3.1-8b";
-  s.try_dp_attention = true;
   for (const auto& c : xs::search_plan(s, env()).tried) EXPECT_FALSE(c.dp_attention);
 }
 
