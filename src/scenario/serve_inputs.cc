@@ -268,7 +268,8 @@ serve::ServeScenario build_serve(const ServeInputs& in) {
 
 namespace {
 
-// The heterogeneous search chooses the pools: both systems named, no pool sizes, no --system.
+// The heterogeneous search chooses the pools: both systems named, no pool sizes (the prefill pool
+// and --chips: apply_stated_layout), no --system.
 void check_hetero_search(const ServeInputs& in, bool compare, core::Diagnostics& d) {
   if (!in.prefill_system || !in.decode_system)
     d.error(in.prefill_system ? "decode_system" : "prefill_system", "the heterogeneous search needs both systems", "",
@@ -276,11 +277,36 @@ void check_hetero_search(const ServeInputs& in, bool compare, core::Diagnostics&
   if (compare) d.error("compare", "not with --prefill-system/--decode-system", "", "--search");
   if (in.system)
     d.error("system", "give either --system or --prefill-system/--decode-system", *in.system, "the pools' systems only");
-  if (in.chips) d.error("chips", "chosen by the search", std::to_string(*in.chips), "no --chips");
-  if (in.prefill_chips)
-    d.error("prefill_chips", "chosen by the search", std::to_string(*in.prefill_chips), "no --prefill-chips");
   if (in.decode_chips)
     d.error("decode_chips", "chosen by the search", std::to_string(*in.decode_chips), "no --decode-chips");
+}
+
+// What the user states of the layout narrows the search, and what the search chooses (the chips,
+// the pools, one pipeline stage, Poisson arrivals at --rate) cannot be stated: --tp, --ep,
+// --dp-attention and --max-num-seqs are kept; --chips, --prefill-chips, --pp other than 1 and
+// another load (--concurrency, --offline, --arrivals) are refused rather than ignored.
+void apply_stated_layout(const ServeInputs& in, serve::SearchSpec& ss, core::Diagnostics& d) {
+  // The search serves --rate as Poisson arrivals; another load would be dropped.
+  const char* poisson = "--rate only (the search serves it as Poisson arrivals)";
+  if (in.concurrency) d.error("concurrency", "not a load the search serves", std::to_string(*in.concurrency), poisson);
+  if (in.offline.value_or(false)) d.error("offline", "not a load the search serves", "true", poisson);
+  if (in.arrivals) d.error("arrivals", "not a load the search serves", *in.arrivals, poisson);
+  if (in.chips) d.error("chips", "chosen by the search", std::to_string(*in.chips), "no --chips (it finds the fewest)");
+  if (in.prefill_chips)
+    d.error("prefill_chips", "chosen by the search", std::to_string(*in.prefill_chips), "no --prefill-chips");
+  if (in.pp && *in.pp != 1)
+    d.error("pp", "the serving search runs one pipeline stage", std::to_string(*in.pp), "no --pp, or 1");
+  const bool dp = in.attention_dp.value_or(false);
+  if (dp && in.tp && *in.tp != 1) d.error("tp", "DP attention needs tp = 1", std::to_string(*in.tp), "no --tp, or 1");
+  if (in.tp && !dp) ss.tp_candidates = {static_cast<int>(*in.tp)};
+  if (in.ep) ss.ep_candidates = {static_cast<int>(*in.ep)};
+  if (in.max_num_seqs) ss.max_num_seqs_candidates = {*in.max_num_seqs};
+  if (in.attention_dp) {
+    ss.try_dp_attention = dp;
+    ss.try_tp_attention = !dp;
+  } else if (in.tp && *in.tp > 1) {
+    ss.try_dp_attention = false;  // a stated tp > 1 is tensor-parallel attention
+  }
 }
 
 }  // namespace
@@ -293,6 +319,7 @@ serve::SearchSpec build_search(const ServeInputs& in, bool compare) {
   ss.base = scenario_without_load(in, d);
   if (!in.rate) d.error("rate", "--search and --compare need --rate", "", "requests per second");
   if (hetero) check_hetero_search(in, compare, d);
+  apply_stated_layout(in, ss, d);
   d.throw_if_any();
   ss.rate_per_s = *in.rate;
   ss.base.load.arrival = serve::ArrivalKind::Poisson;

@@ -199,11 +199,15 @@ std::vector<int> tp_candidates(const SearchSpec& spec, long long domain) {
 // decode pool of ep chips each).
 std::vector<Layout> search_layouts(const SearchSpec& spec, const workload::ModelSpec& model, long long domain) {
   std::vector<Layout> out;
-  const auto groups = tp_candidates(spec, domain);
-  for (int tp : groups)
-    if (tp <= domain && workload::tp_divides(model, tp))
+  const auto ep_allowed = [&](int ep) {
+    return spec.ep_candidates.empty() ||
+           std::find(spec.ep_candidates.begin(), spec.ep_candidates.end(), ep) != spec.ep_candidates.end();
+  };
+  for (int tp : spec.try_tp_attention ? tp_candidates(spec, domain) : std::vector<int>{})
+    if (tp <= domain && workload::tp_divides(model, tp) && ep_allowed(expert_parallel(model, tp)))
       for (long long seqs : spec.max_num_seqs_candidates) out.push_back(Layout{tp, expert_parallel(model, tp), seqs});
   if (!model.is_moe() || !spec.try_dp_attention) return out;
+  const auto groups = spec.ep_candidates.empty() ? tp_candidates(spec, domain) : spec.ep_candidates;
   for (int ep : groups)
     if (ep >= 2 && ep <= domain && model.moe.num_experts % ep == 0)
       for (long long seqs : spec.max_num_seqs_candidates) out.push_back(Layout{1, ep, seqs, true});
@@ -239,7 +243,13 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
       }
     }
   }
-  if (!res.found) res.best.note = res.tried.empty() ? "no layout fits" : res.tried.back().note;
+  if (!res.found)
+    res.best.note = !res.tried.empty() ? res.tried.back().note
+                    : spec.tp_candidates.empty() && spec.ep_candidates.empty() && spec.try_tp_attention
+                        ? "no layout fits"
+                        : "no layout has the stated tp, ep and attention within the system's scale-up domain "
+                          "(tensor-parallel engines shard a mixture of experts ep = tp ways; DP attention has tp 1; "
+                          "a dense model has ep 1)";
   return res;
 }
 

@@ -185,3 +185,38 @@ TEST(ServeCli, PueScalesTheSiteEnergyAndIsChecked) {
     EXPECT_NE(r.err.find("--pue"), std::string::npos) << r.err;
   }
 }
+
+// The search keeps what the user states of the layout (--tp, --ep, --dp-attention, --max-num-seqs)
+// and refuses what it chooses itself (--chips, --prefill-chips) or does not vary (--pp) instead of
+// silently ignoring them.
+TEST(ServeCli, SearchKeepsTheStatedLayoutAndRefusesWhatItChooses) {
+  const std::string dense = "serve --system h100-sxm-dgx --model llama3.1-8b --rate 2 --requests 200 --search ";
+  const auto tp = run_cli(dense + "--tp 2 --max-num-seqs 32 --json");
+  ASSERT_EQ(tp.exit_code, 0) << tp.err;
+  const auto j = nlohmann::json::parse(tp.out);
+  EXPECT_EQ(j["results"][0]["best"]["tp"], 2);
+  for (const auto& c : j["results"][0]["tried"]) {
+    EXPECT_EQ(c["tp"], 2);
+    EXPECT_EQ(c["max_num_seqs"], 32);
+  }
+  for (const auto& [flag, field] : {std::pair{"--chips 16", "chips: chosen by the search"},
+                                    std::pair{"--prefill-chips 4", "prefill_chips: chosen by the search"},
+                                    std::pair{"--pp 2", "pp: the serving search runs one pipeline stage"},
+                                    std::pair{"--concurrency 8", "concurrency: not a load the search serves"},
+                                    std::pair{"--offline", "offline: not a load the search serves"}}) {
+    const auto r = run_cli(dense + flag);
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_NE(r.err.find(field), std::string::npos) << flag << ": " << r.err;
+  }
+  const std::string moe = "serve --system h200-sxm-hgx --model qwen3-235b-a22b --precision fp8 --rate 5 "
+                          "--in-len 1024 --out-len 256 --requests 200 --search ";
+  const auto dp = run_cli(moe + "--dp-attention --ep 4 --json");
+  ASSERT_EQ(dp.exit_code, 0) << dp.err;
+  for (const auto& c : nlohmann::json::parse(dp.out)["results"][0]["tried"]) {
+    EXPECT_EQ(c["dp_attention"], true);
+    EXPECT_EQ(c["ep"], 4);
+  }
+  const auto bad = run_cli(moe + "--dp-attention --tp 8");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("DP attention needs tp = 1"), std::string::npos) << bad.err;
+}

@@ -25,8 +25,13 @@ struct SearchSpec {
   /// Mixture-of-experts models: also try DP attention beside each expert-parallel group (colocated,
   /// and 1:1 disaggregated when try_disaggregated).
   bool try_dp_attention = true;
+  /// Try tensor-parallel engines (false: only DP attention, as `--dp-attention` states).
+  bool try_tp_attention = true;
   /// Tensor-parallel degrees to try (empty = every power of two within the scale-up domain).
   std::vector<int> tp_candidates;
+  /// Expert-parallel degrees a layout may have (empty = any: ep = tp, or each DP-attention group
+  /// of the tp candidates' sizes); `--ep N` states one.
+  std::vector<int> ep_candidates;
   /// max_num_seqs values to try per engine.
   std::vector<long long> max_num_seqs_candidates = {64, 256};
   /// Heterogeneous search: prefill:decode engines per slice to try.
