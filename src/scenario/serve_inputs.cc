@@ -122,6 +122,11 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   sc.draft_len = static_cast<int>(in.draft_len.value_or(sc.draft_len));
   sc.acceptance = in.acceptance.value_or(sc.acceptance);
   sc.draft_model = in.draft_model.value_or(sc.draft_model);
+  // Speculative decoding runs only with draft tokens: its other settings alone would be dropped.
+  if (sc.draft_len <= 0) {
+    if (in.acceptance) d.error("acceptance", "needs speculative decoding", core::fmt_num(*in.acceptance), "--draft-len K > 0 with it");
+    if (in.draft_model) d.error("draft_model", "needs speculative decoding", *in.draft_model, "--draft-len K > 0 with it");
+  }
   sc.load.in_len = in.in_len.value_or(sc.load.in_len);
   sc.load.out_len = in.out_len.value_or(sc.load.out_len);
   sc.load.requests = in.requests.value_or(kDefaultRequests);

@@ -282,7 +282,15 @@ std::vector<int> context_parallel_candidates(long long seq_len, const calib::Par
                "fewer chips (train --scaling FROM..TO gives the largest useful chip count), a larger "
                "--max-global-batch-tokens, or --global-batch");
   }
-  core::fail("--chips", "no plan of the search space fits " + s.model.id + " on " + chips + " × " + s.system->chip.name,
+  if (in.global_batch && in.micro_batch && *in.global_batch % *in.micro_batch != 0)
+    core::fail("--global-batch", "not a whole number of micro-batches", std::to_string(*in.global_batch),
+               "a multiple of --micro-batch (" + std::to_string(*in.micro_batch) + ")");
+  const std::string batch = in.global_batch ? "; the stated global batch of " + std::to_string(*in.global_batch) +
+                                                  " sequences must split into whole micro-batches on every "
+                                                  "data-parallel rank"
+                                            : "";
+  core::fail("--chips",
+             "no plan of the search space fits " + s.model.id + " on " + chips + " × " + s.system->chip.name + batch,
              chips, more_or_fewer_chips(in));
 }
 

@@ -310,7 +310,13 @@ void add_draft(const ServeScenario& sc, const ServeEnv& env, const hw::SystemSpe
                const ReplicaPlan& plan, const FrameworkProfile& prof, Build& b, ServeReport& rep) {
   b.spec.spec.draft_len = sc.draft_len;
   b.spec.spec.acceptance = sc.acceptance;
-  if (sc.draft_len <= 0 || sc.draft_model.empty()) return;
+  if (sc.draft_len <= 0) return;
+  rep.assumptions.push_back("speculative decoding: draft " + std::to_string(sc.draft_len) + ", acceptance " +
+                            core::strformat("%.2f", sc.acceptance) + " per token; " +
+                            (sc.draft_model.empty()   ? std::string("draft cost folded into the fused step")
+                             : sc.draft_model == "mtp" ? std::string("drafted by the model's MTP module")
+                                                       : "drafted by " + sc.draft_model));
+  if (sc.draft_model.empty()) return;
   if (sc.draft_model == "mtp") {
     add_mtp_draft(env, sys, target, plan, prof, b, rep);
   } else {

@@ -214,10 +214,7 @@ void apply_speculation(const RowNotes& notes, RowScenario& rs) {
   const bool stated = std::regex_search(notes.text, m, re);
   sc.draft_len = stated ? std::stoi(m[1].str()) : kDefaultSpecLen;
   if (!stated) rs.assumptions.push_back("speculation length not stated: " + std::to_string(kDefaultSpecLen));
-  sc.acceptance = kDefaultAcceptance;
-  rs.assumptions.push_back("speculative decoding: draft " + std::to_string(sc.draft_len) + ", acceptance " +
-                           std::to_string(kDefaultAcceptance).substr(0, 4) +
-                           " per token; draft cost folded into the fused step");
+  sc.acceptance = kDefaultAcceptance;  // the run states the draft and acceptance (serve::run_scenario)
 }
 
 core::Result<bool> apply_fixed_batch(const Row& row, long long batch, RowScenario& rs) {

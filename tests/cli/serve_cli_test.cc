@@ -220,3 +220,20 @@ TEST(ServeCli, SearchKeepsTheStatedLayoutAndRefusesWhatItChooses) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("DP attention needs tp = 1"), std::string::npos) << bad.err;
 }
+
+// Speculative decoding's settings are stated when it runs, and refused without draft tokens
+// (they would be dropped): --acceptance or --draft-model alone exits 2 naming the field.
+TEST(ServeCli, SpeculativeDecodingIsStatedAndItsSettingsNeedDraftTokens) {
+  const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --requests 20 ";
+  const auto on = run_cli(base + "--draft-len 2 --json");
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_NE(on.out.find("speculative decoding: draft 2, acceptance 0.70 per token; draft cost folded into the fused step"),
+            std::string::npos);
+  for (const auto& [flag, message] :
+       {std::pair{"--acceptance 0.8", "acceptance: needs speculative decoding (got '0.8'"},
+        std::pair{"--draft-model mtp", "draft_model: needs speculative decoding (got 'mtp'"}}) {
+    const auto r = run_cli(base + flag);
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_NE(r.err.find(message), std::string::npos) << flag << ": " << r.err;
+  }
+}

@@ -264,3 +264,13 @@ TEST(TrainCli, AMonteCarloOfTooManyCheckpointIntervalsIsBadInput) {
   ASSERT_EQ(fine.exit_code, 0) << fine.err;
   EXPECT_EQ(nlohmann::json::parse(fine.out)["goodput"]["monte_carlo"]["runs"].get<int>(), 5) << fine.out;
 }
+
+// A stated global batch that no micro-batch count splits is named as such, not blamed on the chips.
+TEST(TrainCli, AGlobalBatchOfNoWholeMicroBatchesIsBadInput) {
+  const auto r = run_cli("train --system h100-sxm-dgx --model llama3.1-8b --chips 64 --global-batch 100 --micro-batch 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--global-batch: not a whole number of micro-batches (got '100'; expected a multiple of "
+                       "--micro-batch (3))"),
+            std::string::npos)
+      << r.err;
+}
