@@ -123,7 +123,8 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   sc.acceptance = in.acceptance.value_or(sc.acceptance);
   sc.draft_model = in.draft_model.value_or(sc.draft_model);
   // Speculative decoding runs only with draft tokens: its other settings alone would be dropped.
-  if (sc.draft_len <= 0) {
+  // An explicit draft_len 0 (a sweep's baseline point) says so and keeps them.
+  if (!in.draft_len) {
     if (in.acceptance) d.error("acceptance", "needs speculative decoding", core::fmt_num(*in.acceptance), "--draft-len K > 0 with it");
     if (in.draft_model) d.error("draft_model", "needs speculative decoding", *in.draft_model, "--draft-len K > 0 with it");
   }
