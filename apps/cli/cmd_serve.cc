@@ -167,6 +167,8 @@ int run_serve(const Args& args) {
   const serve::ServeEnv env{&cat, data_dir() + "/models", &params};
   if ((f.search || f.compare) && !f.html.empty())
     core::fail("--html", "applies to a single run, not to --search or --compare", f.html, "a run without them");
+  if ((f.search || f.compare) && !f.trace.empty())
+    core::fail("--trace", "applies to a single run, not to --search or --compare", f.trace, "a run without them");
   if (f.search || f.compare) return run_search(f, env, overrides);
   serve::ServeScenario sc = scenario::build_serve(f.in);
   sc.trace = !f.trace.empty();

@@ -203,7 +203,8 @@ TEST(ServeCli, SearchKeepsTheStatedLayoutAndRefusesWhatItChooses) {
                                     std::pair{"--prefill-chips 4", "prefill_chips: chosen by the search"},
                                     std::pair{"--pp 2", "pp: the serving search runs one pipeline stage"},
                                     std::pair{"--concurrency 8", "concurrency: not a load the search serves"},
-                                    std::pair{"--offline", "offline: not a load the search serves"}}) {
+                                    std::pair{"--offline", "offline: not a load the search serves"},
+                                    std::pair{"--trace t.json", "--trace: applies to a single run"}}) {
     const auto r = run_cli(dense + flag);
     EXPECT_EQ(r.exit_code, 2) << flag;
     EXPECT_NE(r.err.find(field), std::string::npos) << flag << ": " << r.err;
