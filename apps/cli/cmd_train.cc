@@ -150,6 +150,7 @@ void add_train_output_flags(CLI::App& app, TrainOutputs& o) {
 /// The modes (solver, scaling, mix) take text or JSON only, and only one of them at a time.
 void check_train_modes(const scenario::TrainInputs& in, const TrainOutputs& o) {
   if (in.scaling && !o.html.empty()) core::fail("--html", "not available with --scaling", o.html, "a single training step");
+  if (in.scaling && !o.trace.empty()) core::fail("--trace", "not available with --scaling", o.trace, "a single training step");
   const bool solver = in.deadline || in.budget;
   if (solver && !o.html.empty())
     core::fail("--html", "not available with --deadline/--budget", o.html, "a single training step");

@@ -1,5 +1,6 @@
 #include "xpusim/report/scale_report.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "xpusim/core/format.h"
@@ -121,17 +122,20 @@ namespace {
 Json point_json(const scenario::ScalingPoint& p) {
   if (!p.found) return Json{{"chips", p.chips}, {"found", false}, {"reason", p.note}};
   const auto& r = p.run.result;
-  return Json{{"chips", p.chips},
-              {"found", true},
-              {"plan", plan_json(p.run.built.scenario.plan)},
-              {"step_time_s", core::to_seconds(r.step_time)},
-              {"tokens_per_s", r.tokens_per_s},
-              {"tokens_per_s_per_chip", r.tokens_per_s_per_chip},
-              {"mfu_pct", r.mfu * 100.0},
-              {"goodput_fraction", p.run.goodput.goodput_fraction},
-              {"effective_tokens_per_s", p.run.goodput.effective_tokens_per_s},
-              {"failures_per_day", p.run.goodput.total_failures_per_day},
-              {"gain_ratio", p.gain}};
+  Json j{{"chips", p.chips},
+         {"found", true},
+         {"plan", plan_json(p.run.built.scenario.plan)},
+         {"step_time_s", core::to_seconds(r.step_time)},
+         {"tokens_per_s", r.tokens_per_s},
+         {"tokens_per_s_per_chip", r.tokens_per_s_per_chip},
+         {"mfu_pct", r.mfu * 100.0},
+         {"goodput_fraction", p.run.goodput.goodput_fraction},
+         {"effective_tokens_per_s", p.run.goodput.effective_tokens_per_s},
+         {"failures_per_day", p.run.goodput.total_failures_per_day},
+         {"gain_ratio", p.gain}};
+  // With --train-tokens: the time to train at this count, failures included.
+  if (p.run.time_to_train_with_failures) j["time_to_train_s"] = core::to_seconds(*p.run.time_to_train_with_failures);
+  return j;
 }
 
 }  // namespace
@@ -150,8 +154,12 @@ Json scaling_document(const Provenance& provenance, const scenario::TrainInputs&
 std::string scaling_text(const scenario::ScalingCurve& c) {
   std::ostringstream o;
   o << "xpusim train --scaling: " << c.model << " on " << c.system << "\n";
-  o << core::strformat("%10s  %-34s %10s %12s %10s %7s %9s %13s %6s\n", "chips", "plan (tp pp cp dp vpp mb gbs)",
-                       "step s", "tokens/s", "tok/s/chip", "MFU %", "goodput %", "effective t/s", "gain");
+  // With --train-tokens every found point has its time to train (days, failures included).
+  const bool days = std::any_of(c.points.begin(), c.points.end(),
+                                [](const auto& p) { return p.found && p.run.time_to_train_with_failures; });
+  o << core::strformat("%10s  %-34s %10s %12s %10s %7s %9s %13s %6s", "chips", "plan (tp pp cp dp vpp mb gbs)",
+                       "step s", "tokens/s", "tok/s/chip", "MFU %", "goodput %", "effective t/s", "gain")
+    << (days ? core::strformat(" %10s", "days") : std::string()) << "\n";
   for (const auto& p : c.points) {
     if (!p.found) {
       o << core::strformat("%10s  %s\n", core::fmt_int(p.chips).c_str(), p.note.c_str());
@@ -161,12 +169,15 @@ std::string scaling_text(const scenario::ScalingCurve& c) {
     const auto& r = p.run.result;
     const std::string plan = core::strformat("%d %d %d %d %d %lld %lld", pl.tp, pl.pp, pl.cp, pl.dp, pl.vpp,
                                              pl.micro_batch, pl.global_batch);
-    o << core::strformat("%10s  %-34s %10s %12s %10s %7s %9s %13s %6s\n", core::fmt_int(p.chips).c_str(),
+    o << core::strformat("%10s  %-34s %10s %12s %10s %7s %9s %13s %6s", core::fmt_int(p.chips).c_str(),
                          plan.c_str(), fmt_num(core::to_seconds(r.step_time), 4).c_str(),
                          fmt_num(r.tokens_per_s, 4).c_str(), fmt_num(r.tokens_per_s_per_chip, 4).c_str(),
                          fmt_num(r.mfu * 100.0, 3).c_str(), fmt_num(p.run.goodput.goodput_fraction * 100.0, 3).c_str(),
                          fmt_num(p.run.goodput.effective_tokens_per_s, 4).c_str(),
                          p.gain > 0 ? fmt_num(p.gain, 3).c_str() : "-");
+    if (days && p.run.time_to_train_with_failures)
+      o << core::strformat(" %10s", fmt_num(core::to_seconds(*p.run.time_to_train_with_failures) / core::kSecondsPerDay, 4).c_str());
+    o << "\n";
   }
   o << "largest useful chip count: " << core::fmt_int(c.largest_useful_chips)
     << " (the largest count at which one more doubling still adds x1.5 effective throughput"

@@ -33,6 +33,9 @@ ScalingCurve run_scaling(const TrainInputs& in, const hw::Catalog& cat, const st
                          const calib::Params& params) {
   ScalingCurve curve;
   const ScalingRange range = parse_scaling(in.scaling.value_or(""));
+  if (in.chips)
+    core::fail("--chips", "the scaling range chooses the chip counts (--scaling)", std::to_string(*in.chips),
+               "no --chips with --scaling");
   const hw::SystemSpec& sys = cat.system(in.system.value_or(""), "--system");
   curve.system = sys.id;
   std::optional<core::InputError> last_error;

@@ -276,3 +276,29 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFlag{"--train-tokens 1e12 --deadline 30d --scaling 8..64", "--scaling"}));
 
 }  // namespace
+
+// With --train-tokens the scaling curve gives each count its time to train (failures included):
+// the tokens over that count's effective throughput. --chips (the range chooses the counts) and
+// --trace (a single step) exit 2 rather than being dropped.
+TEST(ScaleCli, ScalingWithTrainTokensGivesEachCountItsTimeToTrain) {
+  const std::string scaling = "train --system h100-sxm-dgx --model llama3.1-8b --seq-len 4096 --scaling 8..32 ";
+  const auto r = run_cli(scaling + "--train-tokens 1e11 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int found = 0;
+  const Json j = Json::parse(r.out);
+  for (const auto& p : j["scaling"]) {
+    if (!p["found"].get<bool>()) continue;
+    ++found;
+    EXPECT_NEAR(p["time_to_train_s"].get<double>(), 1e11 / p["effective_tokens_per_s"].get<double>(),
+                1e-9 * p["time_to_train_s"].get<double>());
+  }
+  EXPECT_EQ(found, 3);
+  EXPECT_NE(run_cli(scaling + "--train-tokens 1e11").out.find("days"), std::string::npos);
+  EXPECT_EQ(run_cli(scaling).out.find("days"), std::string::npos);
+  for (const auto& [args, flag] : {std::pair{"--chips 64", "error: --chips: the scaling range chooses the chip counts"},
+                                   std::pair{"--trace t.json", "error: --trace: not available with --scaling"}}) {
+    const auto bad = run_cli(scaling + args);
+    EXPECT_EQ(bad.exit_code, 2) << args;
+    EXPECT_NE(bad.err.find(flag), std::string::npos) << bad.err;
+  }
+}

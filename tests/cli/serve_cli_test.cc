@@ -213,7 +213,8 @@ TEST(ServeCli, SearchKeepsTheStatedLayoutAndRefusesWhatItChooses) {
                           "--in-len 1024 --out-len 256 --requests 200 --search ";
   const auto dp = run_cli(moe + "--dp-attention --ep 4 --json");
   ASSERT_EQ(dp.exit_code, 0) << dp.err;
-  for (const auto& c : nlohmann::json::parse(dp.out)["results"][0]["tried"]) {
+  const auto dp_doc = nlohmann::json::parse(dp.out);
+  for (const auto& c : dp_doc["results"][0]["tried"]) {
     EXPECT_EQ(c["dp_attention"], true);
     EXPECT_EQ(c["ep"], 4);
   }
