@@ -6,11 +6,14 @@
 // Parses flags and calls the library (workload/ loads and counts, report/ renders).
 
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli_util.h"
 #include "commands.h"
+#include "xpusim/config/values.h"
+#include "xpusim/core/diagnostics.h"
 #include "xpusim/report/model_report.h"
 
 namespace xpusim::cli {
@@ -30,16 +33,14 @@ int run_model(const Args& args) {
 
   std::string what;
   bool show_json = false;
-  long long seq = 0, context = 0;
+  std::optional<long long> seq, context;
   auto* show = app.add_subcommand("show", "shape, parameters, FLOPs per token and bytes of a model");
   show->add_option("model", what, "model id (see 'xpusim model list') or path to a config.json")
       ->required();
   show->add_flag("--json", show_json, "print one JSON document");
   show->add_option("--seq", seq, "sequence length for training and prefill FLOPs "
-                                 "(default: min(max_position, 4096))")
-      ->check(CLI::PositiveNumber);
-  show->add_option("--context", context, "context length for decode FLOPs and KV (default: seq)")
-      ->check(CLI::PositiveNumber);
+                                 "(default: min(max_position, 4096))");
+  show->add_option("--context", context, "context length for decode FLOPs and KV (default: seq)");
 
   const int rc = parse(app, args);
   if (rc >= 0) return rc;
@@ -50,7 +51,12 @@ int run_model(const Args& args) {
     else std::cout << report::model_list_text(models);
     return 0;
   }
-  const auto figures = report::model_figures(workload::load_model(what, models_dir()), seq, context);
+  core::Diagnostics d;  // the lengths' range, in the words every other count is judged in
+  config::check_positive_count(d, "--seq", seq);
+  config::check_positive_count(d, "--context", context);
+  d.throw_if_any();
+  const auto figures =
+      report::model_figures(workload::load_model(what, models_dir()), seq.value_or(0), context.value_or(0));
   if (show_json) std::cout << report::model_show_document(provenance(false, false), what, figures).dump(2) << "\n";
   else std::cout << report::model_show_text(figures);
   return 0;

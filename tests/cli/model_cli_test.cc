@@ -75,6 +75,20 @@ TEST(ModelCli, MissingFileAndUsageErrorsExit2) {
   EXPECT_EQ(run_cli("model show --help").exit_code, 0);
 }
 
+// --seq and --context are judged as every other count: a name, the value and the range (not
+// CLI11's "not in range 0 to 1.8e308"), including an absurd length.
+TEST(ModelCli, LengthsOutOfRangeNameTheFlagTheValueAndTheRange) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"--seq 0", "error: --seq: must be a positive integer (got '0'; expected an integer ≥ 1"},
+      {"--context -5", "error: --context: must be a positive integer (got '-5'"},
+      {"--seq 100000000000", "error: --seq: exceeds the limit (got '100000000000'; expected at most 1073741824)"}};
+  for (const auto& [args, message] : cases) {
+    const auto r = run_cli(std::string("model show llama3.1-8b ") + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+}
+
 // A hybrid model runs through every command: `model show` states its blocks and its Mamba state,
 // `serve` and `train` run it and flag the answer extrapolating (no validation row is a hybrid).
 TEST(ModelCli, HybridShowsItsBlocksAndServesAndTrainsExtrapolating) {
