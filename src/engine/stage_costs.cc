@@ -301,9 +301,7 @@ LayerCost layer_cost(const Context& x, int layer) {
   // A mixer then an MLP closes two TP regions (Megatron's training layers: attention and MLP are
   // sequential even where inference runs them in parallel); a hybrid's single-part block one.
   // Nemotron-NAS linear replacements count as the part they replace.
-  const bool mixer = md.layer_has_attention(layer) || md.layer_is_recurrent(layer) || md.layer_linear_mixer(layer);
-  const bool mlp = md.layer_has_mlp(layer) || md.layer_linear_mlp(layer);
-  add_tp_comm(x, lc, mixer && mlp ? 2.0 : 1.0);
+  add_tp_comm(x, lc, md.layer_has_mixer_part(layer) && md.layer_has_mlp_part(layer) ? 2.0 : 1.0);
   if (md.layer_has_attention(layer)) add_cp_comm(x, lc, layer);
   if (md.layer_is_recurrent(layer)) add_recurrent_cp_comm(x, lc, layer);
   if (md.layer_is_moe(layer)) add_moe_comm(x, lc);

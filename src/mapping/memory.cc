@@ -60,13 +60,6 @@ RecurrentWidths recurrent_widths(const ModelSpec& m, int layer) {
   return {d(m.linear.in_proj_width()), d(m.linear.conv_channels()), d(m.linear.value_width())};
 }
 
-/// The widest dense MLP of any layer (a heterogeneous model's widths differ per layer).
-long long widest_ffn(const ModelSpec& m) {
-  long long f = m.ffn;
-  for (int i = 0; i < m.layers && m.heterogeneous(); ++i) f = std::max(f, m.layer_ffn(i));
-  return f;
-}
-
 struct LayerUnits {
   double replicated = 0;  ///< stored once per TP rank without SP, split by t with SP
   double sharded = 0;     ///< split by t
@@ -394,8 +387,8 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
   const double ab = core::bytes_per_element(plan.math_dtype);
   const double inner = model.is_moe() ? d(model.moe.experts_per_token) * d(model.moe.expert_ffn) +
                                             d(model.moe.shared_experts) * d(model.moe.shared_ffn)
-                                      : d(widest_ffn(model));
-  const double inner_width = std::max(inner, d(widest_ffn(model))) * (model.mlp == MlpKind::Gated ? 3.0 : 2.0);
+                                      : d(model.ffn);  // a heterogeneous model's widest layer
+  const double inner_width = std::max(inner, d(model.ffn)) * (model.mlp == MlpKind::Gated ? 3.0 : 2.0);
   double act = d(step_tokens) * ab * (2.0 * d(model.hidden) + inner_width / plan.tp);
   if (last) act += d(sequences) * 4.0 * d(model.vocab) / plan.tp;
   mem.activations = core::bytes(act);

@@ -155,8 +155,7 @@ LayerParams layer_params(const ModelSpec& m, int layer) {
   else if (m.layer_has_attention(layer)) attention_params(m, layer, p);
   else if (m.layer_linear_mixer(layer)) p.attn_matmul = h * h;  // Nemotron-NAS: attention as a linear layer
   p.attn_other += norm_params(m, m.hidden);  // the attention (or shared, or only) input norm
-  const bool mlp_part = m.layer_has_mlp(layer) || m.layer_linear_mlp(layer);
-  p.mlp_norm = m.layer_norms(layer) >= 2 && mlp_part ? norm_params(m, m.hidden) : 0.0;
+  p.mlp_norm = m.layer_norms(layer) >= 2 && m.layer_has_mlp_part(layer) ? norm_params(m, m.hidden) : 0.0;
   if (m.layer_linear_mlp(layer)) p.dense_matmul = h * h;  // Nemotron-NAS: the MLP as a linear layer
   if (!m.layer_has_mlp(layer)) return p;
 

@@ -50,9 +50,7 @@ bool ModelSpec::layer_linear_mlp(int i) const { return layer_shape(i).linear_mlp
 
 int ModelSpec::layer_norms(int i) const {
   if (layer_shapes.empty()) return norms_per_layer;
-  const bool has_mixer = layer_has_attention(i) || layer_is_recurrent(i) || layer_linear_mixer(i);
-  const bool has_mlp = layer_has_mlp(i) || layer_linear_mlp(i);
-  return (has_mixer ? 1 : 0) + (has_mlp ? 1 : 0);
+  return (layer_has_mixer_part(i) ? 1 : 0) + (layer_has_mlp_part(i) ? 1 : 0);
 }
 
 bool ModelSpec::has_block(LayerBlock b) const {

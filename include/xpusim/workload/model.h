@@ -190,6 +190,10 @@ struct ModelSpec {
   /// Layer `i`'s attention, or its MLP, replaced by one hidden × hidden linear layer (Nemotron-NAS).
   bool layer_linear_mixer(int i) const;
   bool layer_linear_mlp(int i) const;
+  /// Whether layer `i` mixes tokens (attention, a recurrent mixer or its linear replacement) and
+  /// whether it has an MLP part (an MLP or its linear replacement): each closes a TP region.
+  bool layer_has_mixer_part(int i) const { return layer_has_attention(i) || layer_is_recurrent(i) || layer_linear_mixer(i); }
+  bool layer_has_mlp_part(int i) const { return layer_has_mlp(i) || layer_linear_mlp(i); }
   /// Norms of layer `i`: norms_per_layer, or for a heterogeneous model one before each part it has.
   int layer_norms(int i) const;
   /// Layer `i`'s own sizes (a default LayerShape when the layers are uniform): what makes it differ

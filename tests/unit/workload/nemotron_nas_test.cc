@@ -19,9 +19,8 @@ namespace {
 
 const std::string kNasModels = std::string(XS_TESTDATA_DIR) + "/models";
 
-ModelSpec load_nas(const std::string& name, const std::string& json) { return test::load_config_text(name, json); }
-
-std::string nas_error(const std::string& name, const std::string& json) { return test::config_text_error(name, json); }
+using test::config_text_error;
+using test::load_config_text;
 
 std::string nas_config(const std::string& blocks, int layers, int heads = 16, int hidden = 1024) {
   return R"({"architectures": ["DeciLMForCausalLM"], "model_type": "nemotron-nas", "hidden_size": )" +
@@ -48,7 +47,7 @@ const std::string kMixed = nas_config(R"(
 // 1.3 → 887 → 1,024, 5.25 → 3,584); KV heads = heads / n_heads_in_group; the identity layer is left
 // out.
 TEST(NemotronNas, ReadsEachLayersShape) {
-  const ModelSpec m = load_nas("nas-mixed", kMixed);
+  const ModelSpec m = load_config_text("nas-mixed", kMixed);
   ASSERT_EQ(m.layers, 5);
   EXPECT_TRUE(m.heterogeneous());
   const LayerBlock blocks[] = {LayerBlock::AttentionMlp, LayerBlock::Mlp, LayerBlock::Attention, LayerBlock::Mlp,
@@ -72,7 +71,7 @@ TEST(NemotronNas, ReadsEachLayersShape) {
 // Parameters layer by layer (hidden h = 1,024, head dim 64, gated MLPs, RMSNorm, no biases): q and
 // o are h², K and V 2·h·64·kv, an MLP 3·h·f, a linear replacement h², a norm h.
 TEST(NemotronNas, CountsEachLayersParameters) {
-  const ModelSpec m = load_nas("nas-mixed", kMixed);
+  const ModelSpec m = load_config_text("nas-mixed", kMixed);
   const double h = 1024, hd = 64;
   const auto attention = [&](double kv) { return 2 * h * h + 2 * h * hd * kv; };
   const auto mlp = [&](double f) { return 3 * h * f; };
@@ -97,7 +96,7 @@ TEST(NemotronNas, UniformBlocksAreTheirLlamaTwin) {
   std::string blocks;
   for (int i = 0; i < 80; ++i)
     blocks += std::string(i ? "," : "") + R"({"attention": {"n_heads_in_group": 8}, "ffn": {"ffn_mult": 5.25}})";
-  const ModelSpec nas = load_nas("nas-llama70", R"({"model_type": "nemotron-nas", "hidden_size": 8192,
+  const ModelSpec nas = load_config_text("nas-llama70", R"({"model_type": "nemotron-nas", "hidden_size": 8192,
     "num_attention_heads": 64, "num_hidden_layers": 80, "vocab_size": 128256, "max_position_embeddings": 131072,
     "rope_theta": 500000.0, "tie_word_embeddings": false, "block_configs": [)" + blocks + "]}");
   const ModelSpec llama = workload::load_model("llama3.1-70b", kNasModels);
@@ -115,7 +114,7 @@ TEST(NemotronNas, UniformBlocksAreTheirLlamaTwin) {
 // of 8 give 8 and 3 KV heads; tp 8 splits the first layer's 8 but neither divides nor is divided
 // by the second's 3, and tp 3 the other way round.
 TEST(NemotronNas, EveryLayersKvHeadsMeetTheTensorParallelism) {
-  const ModelSpec m = load_nas("nas-kv", nas_config(R"({"attention": {"n_heads_in_group": 3}, "ffn": {"ffn_mult": 1}},
+  const ModelSpec m = load_config_text("nas-kv", nas_config(R"({"attention": {"n_heads_in_group": 3}, "ffn": {"ffn_mult": 1}},
     {"attention": {"n_heads_in_group": 8}, "ffn": {"ffn_mult": 1}})", 2, 24, 1536));
   EXPECT_EQ(workload::kv_heads_mismatching_tp(m, 8), 3);
   EXPECT_EQ(workload::kv_heads_mismatching_tp(m, 3), 8);
@@ -126,7 +125,7 @@ TEST(NemotronNas, EveryLayersKvHeadsMeetTheTensorParallelism) {
 // Malformed block_configs name the field, the value and what was expected.
 TEST(NemotronNas, BadBlockConfigsAreNamed) {
   const auto expect_error = [](const std::string& blocks, int layers, const std::string& field, const std::string& what) {
-    const std::string e = nas_error("nas-bad", nas_config(blocks, layers));
+    const std::string e = config_text_error("nas-bad", nas_config(blocks, layers));
     EXPECT_NE(e.find(field), std::string::npos) << e;
     EXPECT_NE(e.find(what), std::string::npos) << e;
   };
@@ -144,6 +143,6 @@ TEST(NemotronNas, BadBlockConfigsAreNamed) {
   expect_error(R"({"attention": {"n_heads_in_group": 8}})", 1, "block_configs[0].ffn", "missing");
   expect_error(R"(7)", 1, "block_configs[0]", "wrong type");
   expect_error(R"({"attention": {"no_op": true}, "ffn": {"ffn_mult": 1}})", 1, "block_configs", "has no attention layer");
-  EXPECT_NE(nas_error("nas-none", R"({"model_type": "nemotron-nas", "hidden_size": 64, "num_attention_heads": 4,
+  EXPECT_NE(config_text_error("nas-none", R"({"model_type": "nemotron-nas", "hidden_size": 64, "num_attention_heads": 4,
     "num_hidden_layers": 1, "vocab_size": 100})").find("block_configs"), std::string::npos);
 }

@@ -11,6 +11,7 @@
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
+#include "config_text.h"
 #include "xpusim/workload/ops.h"
 
 using namespace xpusim;
@@ -32,16 +33,7 @@ constexpr double kIndexHeads = 64, kIndexDim = 128, kTopK = 2048;
 constexpr double kIndexerGemmParams = kQLatent * kIndexHeads * kIndexDim + kHidden * kIndexDim + kHidden * kIndexHeads;
 constexpr double kIndexerParams = kIndexerGemmParams + 2 * kIndexDim;
 
-std::string dsa_error(const std::string& json) {
-  const std::string path = ::testing::TempDir() + "dsa_bad.json";
-  std::ofstream(path) << json;
-  try {
-    workload::load_model(path, kDsaModels);
-  } catch (const core::InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string dsa_error(const std::string& json) { return test::config_text_error("dsa_bad", json); }
 
 }  // namespace
 

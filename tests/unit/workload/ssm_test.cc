@@ -10,6 +10,7 @@
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
+#include "config_text.h"
 
 using namespace xpusim;
 using workload::LayerBlock;
@@ -21,17 +22,8 @@ const std::string kSsmModels = std::string(XS_TESTDATA_DIR) + "/models";
 
 ModelSpec ssm(const std::string& id) { return workload::load_model(id, kSsmModels); }
 
-/// A config written to a scratch file; returns the load error ("" when it loads).
-std::string ssm_error(const std::string& json) {
-  const std::string path = ::testing::TempDir() + "ssm_bad.json";
-  std::ofstream(path) << json;
-  try {
-    workload::load_model(path, kSsmModels);
-  } catch (const core::InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+/// The load error of a config ("" when it loads).
+std::string ssm_error(const std::string& json) { return test::config_text_error("ssm_bad", json); }
 
 bool says(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
