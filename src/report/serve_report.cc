@@ -61,6 +61,7 @@ Json results_json(const serve::ServeReport& rep) {
 
 Json candidate_json(const serve::PlanCandidate& c) {
   return Json{{"tp", c.tp},
+              {"pp", c.pp},
               {"ep", c.ep},
               {"dp_attention", c.dp_attention},
               {"max_num_seqs", c.max_num_seqs},
@@ -216,16 +217,16 @@ std::string search_text(const std::vector<serve::SearchResult>& results) {
   std::ostringstream o;
   int width = 24;
   for (const auto& r : results) width = std::max(width, static_cast<int>(r.system.size()));
-  o << strformat("%-*s %6s %4s %4s %4s %8s %10s %10s %12s %10s %10s\n", width, "system", "chips", "tp", "ep", "attn",
-                 "prefill", "ttft_p90", "tpot_p90", "tok/s/chip", "$/h", "$/Mtok");
+  o << strformat("%-*s %6s %4s %4s %4s %4s %8s %10s %10s %12s %10s %10s\n", width, "system", "chips", "tp", "pp", "ep",
+                 "attn", "prefill", "ttft_p90", "tpot_p90", "tok/s/chip", "$/h", "$/Mtok");
   for (const auto& r : results) {
     if (!r.found) {
       o << strformat("%-*s  no plan: %s\n", width, r.system.c_str(), r.best.note.c_str());
       continue;
     }
     const auto& b = r.best;
-    o << strformat("%-*s %6lld %4d %4d %4s %8lld %8.0fms %8.1fms %12.1f %10.2f %10.3f  J/tok %.3f\n", width,
-                   r.system.c_str(), b.chips, b.tp, b.ep, b.dp_attention ? "dp" : "tp", b.prefill_chips, b.ttft_p90_ms,
+    o << strformat("%-*s %6lld %4d %4d %4d %4s %8lld %8.0fms %8.1fms %12.1f %10.2f %10.3f  J/tok %.3f\n", width,
+                   r.system.c_str(), b.chips, b.tp, b.pp, b.ep, b.dp_attention ? "dp" : "tp", b.prefill_chips, b.ttft_p90_ms,
                    b.tpot_p90_ms, b.output_tokens_per_s_per_chip, b.dollars_per_hour, b.dollars_per_million_output_tokens,
                    b.joules_per_output_token);
     if (!r.prefill_system.empty())

@@ -285,12 +285,14 @@ void check_hetero_search(const ServeInputs& in, bool compare, core::Diagnostics&
     d.error("system", "give either --system or --prefill-system/--decode-system", *in.system, "the pools' systems only");
   if (in.decode_chips)
     d.error("decode_chips", "chosen by the search", std::to_string(*in.decode_chips), "no --decode-chips");
+  if (in.pp && *in.pp != 1)
+    d.error("pp", "the heterogeneous search runs one pipeline stage", std::to_string(*in.pp), "no --pp, or 1");
 }
 
 // What the user states of the layout narrows the search, and what the search chooses (the chips,
-// the pools, one pipeline stage, Poisson arrivals at --rate) cannot be stated: --tp, --ep,
-// --dp-attention and --max-num-seqs are kept; --chips, --prefill-chips, --pp other than 1 and
-// another load (--concurrency, --offline, --arrivals) are refused rather than ignored.
+// the pools, Poisson arrivals at --rate) cannot be stated: --tp, --ep, --pp, --dp-attention and
+// --max-num-seqs are kept; --chips, --prefill-chips and another load (--concurrency, --offline,
+// --arrivals) are refused rather than ignored.
 void apply_stated_layout(const ServeInputs& in, serve::SearchSpec& ss, core::Diagnostics& d) {
   // The search serves --rate as Poisson arrivals; another load would be dropped.
   const char* poisson = "--rate only (the search serves it as Poisson arrivals)";
@@ -300,10 +302,11 @@ void apply_stated_layout(const ServeInputs& in, serve::SearchSpec& ss, core::Dia
   if (in.chips) d.error("chips", "chosen by the search", std::to_string(*in.chips), "no --chips (it finds the fewest)");
   if (in.prefill_chips)
     d.error("prefill_chips", "chosen by the search", std::to_string(*in.prefill_chips), "no --prefill-chips");
-  if (in.pp && *in.pp != 1)
-    d.error("pp", "the serving search runs one pipeline stage", std::to_string(*in.pp), "no --pp, or 1");
   const bool dp = in.attention_dp.value_or(false);
   if (dp && in.tp && *in.tp != 1) d.error("tp", "DP attention needs tp = 1", std::to_string(*in.tp), "no --tp, or 1");
+  if (dp && in.pp && *in.pp != 1)
+    d.error("pp", "DP attention runs one pipeline stage", std::to_string(*in.pp), "no --pp, or 1");
+  if (in.pp) ss.pp_candidates = {static_cast<int>(*in.pp)};
   if (in.tp && !dp) ss.tp_candidates = {static_cast<int>(*in.tp)};
   if (in.ep) ss.ep_candidates = {static_cast<int>(*in.ep)};
   if (in.max_num_seqs) ss.max_num_seqs_candidates = {*in.max_num_seqs};

@@ -5,6 +5,7 @@
 
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/format.h"
+#include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
 
 namespace xpusim::serve {
@@ -41,14 +42,15 @@ void score(PlanCandidate& c, const ServeReport& rep, const SearchSpec& spec, con
 
 double price_per_hour(const hw::SystemSpec& sys) { return core::to_dollars_per_hour(sys.price_per_chip_hour.value); }
 
-// What every candidate of a search varies besides the slices: tp, ep, the batch limit, and for a
+// What every candidate of a search varies besides the slices: tp, ep, the batch limit, for a
 // mixture of experts whether attention runs data-parallel beside ep-way experts (each of the ep
-// chips its own engine, tp 1).
+// chips its own engine, tp 1), and the pipeline stages of a tensor-parallel engine.
 struct Layout {
   int tp = 1, ep = 1;
   long long seqs = 0;
   bool dp_attention = false;
-  long long chips() const { return dp_attention ? ep : tp; }
+  int pp = 1;
+  long long chips() const { return (dp_attention ? ep : tp) * static_cast<long long>(pp); }
 };
 
 // One slice of the deployment, at its share of the rate: the layout on spec.base's systems.
@@ -57,7 +59,7 @@ ServeScenario slice_scenario(const SearchSpec& spec, const Layout& l, long long 
   sc.tp = l.tp;
   sc.ep = l.ep;
   sc.attention_dp = l.dp_attention;
-  sc.pp = 1;
+  sc.pp = l.pp;
   sc.max_num_seqs = l.seqs;
   sc.load.arrival = ArrivalKind::Poisson;
   sc.load.rate_per_s = spec.rate_per_s / static_cast<double>(slices);
@@ -81,17 +83,18 @@ PlanCandidate candidate_of(const Layout& l) {
   c.tp = l.tp;
   c.ep = l.ep;
   c.dp_attention = l.dp_attention;
+  c.pp = l.pp;
   c.max_num_seqs = l.seqs;
   return c;
 }
 
-// A slice of `prefill_engines` prefill engines feeding one decode engine (or one colocated
-// engine); the deployment is `slices` of them.
+// A slice of `ratio.first` prefill engines beside `ratio.second` decode engines, or one colocated
+// engine (ratio 0:1); the deployment is `slices` of them.
 PlanCandidate evaluate(const SearchSpec& spec, const ServeEnv& env, const Layout& l, long long slices,
-                       long long prefill_engines, long long requests) {
+                       std::pair<int, int> ratio, long long requests) {
   ServeScenario sc = slice_scenario(spec, l, slices, requests);
-  sc.chips = l.chips() * (prefill_engines > 0 ? prefill_engines + 1 : 1);
-  sc.prefill_chips = prefill_engines > 0 ? prefill_engines * l.chips() : 0;
+  sc.chips = l.chips() * (ratio.first + ratio.second);
+  sc.prefill_chips = l.chips() * ratio.first;
   PlanCandidate c = candidate_of(l);
   c.chips = sc.chips * slices;
   c.prefill_chips = sc.prefill_chips * slices;
@@ -193,25 +196,62 @@ std::vector<int> tp_candidates(const SearchSpec& spec, long long domain) {
   return tps;
 }
 
+// Pipeline stages a tensor-parallel engine of `tp` chips may have: the stated ones; else one,
+// and at the widest group the domain holds also 2, 4, 8 and 16 (at most the layers) when the
+// model's weights over that group would fill more than half of each chip's HBM, leaving little
+// or no KV cache. That is how vLLM and TensorRT-LLM deploy a model larger than a node: tp inside
+// it, pp across nodes.
+std::vector<int> pipeline_candidates(const SearchSpec& spec, const workload::ModelSpec& model,
+                                     const hw::SystemSpec& sys, int tp, int widest_tp) {
+  if (!spec.pp_candidates.empty()) return spec.pp_candidates;
+  std::vector<int> pps = {1};
+  if (tp != widest_tp) return pps;
+  const core::Dtype weights = precision_dtype(
+      spec.base.weight_precision.empty() ? spec.base.precision : spec.base.weight_precision, "precision");
+  const double bytes_per_chip = workload::count_params(model).total * core::bytes_per_element(weights) / tp;
+  if (bytes_per_chip <= 0.5 * sys.chip.hbm_capacity.value.base()) return pps;
+  for (int pp = 2; pp <= 16 && pp <= model.layers; pp *= 2) pps.push_back(pp);
+  return pps;
+}
+
 // The layouts a search tries on one scale-up domain: each tp (experts ep = tp ways inside the
-// group), and for a mixture of experts DP attention beside each expert-parallel group of two or
-// more chips the domain holds (a pool of ep one-chip engines; disaggregated, a prefill pool and a
-// decode pool of ep chips each).
-std::vector<Layout> search_layouts(const SearchSpec& spec, const workload::ModelSpec& model, long long domain) {
+// group) with its pipeline stages, and for a mixture of experts DP attention beside each
+// expert-parallel group of two or more chips the domain holds (a pool of ep one-chip engines;
+// disaggregated, a prefill pool and a decode pool of ep chips each; one pipeline stage).
+std::vector<Layout> search_layouts(const SearchSpec& spec, const workload::ModelSpec& model, const hw::SystemSpec& sys) {
   std::vector<Layout> out;
+  const long long domain = std::max(1, sys.chips_per_domain);
   const auto ep_allowed = [&](int ep) {
     return spec.ep_candidates.empty() ||
            std::find(spec.ep_candidates.begin(), spec.ep_candidates.end(), ep) != spec.ep_candidates.end();
   };
+  std::vector<int> tps;
   for (int tp : spec.try_tp_attention ? tp_candidates(spec, domain) : std::vector<int>{})
-    if (tp <= domain && workload::tp_divides(model, tp) && ep_allowed(expert_parallel(model, tp)))
-      for (long long seqs : spec.max_num_seqs_candidates) out.push_back(Layout{tp, expert_parallel(model, tp), seqs});
-  if (!model.is_moe() || !spec.try_dp_attention) return out;
+    if (tp <= domain && workload::tp_divides(model, tp) && ep_allowed(expert_parallel(model, tp))) tps.push_back(tp);
+  const int widest = tps.empty() ? 0 : *std::max_element(tps.begin(), tps.end());
+  for (int tp : tps)
+    for (int pp : pipeline_candidates(spec, model, sys, tp, widest))
+      for (long long seqs : spec.max_num_seqs_candidates) out.push_back(Layout{tp, expert_parallel(model, tp), seqs, false, pp});
+  const bool one_stage = spec.pp_candidates.empty() ||
+                         std::find(spec.pp_candidates.begin(), spec.pp_candidates.end(), 1) != spec.pp_candidates.end();
+  if (!model.is_moe() || !spec.try_dp_attention || !one_stage) return out;
   const auto groups = spec.ep_candidates.empty() ? tp_candidates(spec, domain) : spec.ep_candidates;
   for (int ep : groups)
     if (ep >= 2 && ep <= domain && model.moe.num_experts % ep == 0)
       for (long long seqs : spec.max_num_seqs_candidates) out.push_back(Layout{1, ep, seqs, true});
   return out;
+}
+
+// What a slice of a layout is: one colocated engine (0:1), then, when the search may split,
+// prefill:decode engine pools: 1:1, and the splits of spec.split_ratios (tried only where 1:1
+// serves the rate, and bounded by the best plan's chips).
+std::vector<std::pair<int, int>> slice_pools(const SearchSpec& spec) {
+  std::vector<std::pair<int, int>> pools = {{0, 1}};
+  if (!spec.try_disaggregated) return pools;
+  pools.push_back({1, 1});
+  for (const auto& r : spec.split_ratios)
+    if (r != std::pair{1, 1}) pools.push_back(r);
+  return pools;
 }
 
 // Fewer chips wins; then fewer dollars per million tokens.
@@ -227,15 +267,24 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
   res.system = spec.base.system;
   const auto& sys = env.catalog->system(spec.base.system, "system");
   const auto model = workload::load_model(spec.base.model, env.models_dir);
-  for (const Layout& l : search_layouts(spec, model, std::max(1, sys.chips_per_domain))) {
-    for (long long pre : {0LL, 1LL}) {
-      if (pre > 0 && !spec.try_disaggregated) continue;
-      const long long unit = l.chips() * (pre > 0 ? pre + 1 : 1);
-      auto eval = [&](long long slices, long long requests) { return evaluate(spec, env, l, slices, pre, requests); };
-      auto best_here = fewest_slices(eval, spec, unit, res.tried);
+  for (const Layout& l : search_layouts(spec, model, sys)) {
+    bool one_to_one = false;  // the 1:1 split served the rate: other splits are worth trying
+    for (const auto& ratio : slice_pools(spec)) {
+      const bool split = ratio.first > 0, other_split = split && ratio != std::pair{1, 1};
+      if (other_split && !one_to_one) continue;
+      const long long unit = l.chips() * (ratio.first + ratio.second);
+      auto eval = [&](long long slices, long long requests) { return evaluate(spec, env, l, slices, ratio, requests); };
+      // Branch and bound for the other splits: more chips than the best plan so far cannot win.
+      const long long max_slices = other_split && res.found ? res.best.chips / unit : kMostSearchChips;
+      if (max_slices < 1) continue;
+      auto best_here = fewest_slices(eval, spec, unit, res.tried, max_slices);
       if (!best_here) continue;
-      best_here->note = std::string(pre > 0 ? "disaggregated 1:1 prefill:decode" : "colocated") +
-                        (l.dp_attention ? ", DP attention" : "");
+      one_to_one = one_to_one || ratio == std::pair{1, 1};
+      best_here->note = (split ? "disaggregated " + std::to_string(ratio.first) + ":" + std::to_string(ratio.second) +
+                                     " prefill:decode"
+                               : std::string("colocated")) +
+                        (l.dp_attention ? ", DP attention" : "") +
+                        (l.pp > 1 ? ", " + std::to_string(l.pp) + " pipeline stages" : "");
       res.tried.push_back(*best_here);
       if (!res.found || fewer_chips(*best_here, res.best)) {
         res.best = *best_here;

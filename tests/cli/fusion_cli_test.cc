@@ -131,6 +131,9 @@ TEST(FusionServe, SearchChoosesThePoolsAndNamesWhatItCannotTake) {
   EXPECT_EQ(sized.exit_code, 2);
   EXPECT_NE(sized.err.find("prefill_chips"), std::string::npos) << sized.err;
   EXPECT_NE(sized.err.find("chosen by the search"), std::string::npos) << sized.err;
+  auto staged = run_cli(hetero_search(" --pp 2"));
+  EXPECT_EQ(staged.exit_code, 2);
+  EXPECT_NE(staged.err.find("pp: the heterogeneous search runs one pipeline stage"), std::string::npos) << staged.err;
   auto one = run_cli("serve --search --model llama3.1-8b --rate 8 --prefill-system " + kGb300);
   EXPECT_EQ(one.exit_code, 2);
   EXPECT_NE(one.err.find("needs both systems"), std::string::npos) << one.err;

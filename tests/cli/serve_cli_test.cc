@@ -186,22 +186,23 @@ TEST(ServeCli, PueScalesTheSiteEnergyAndIsChecked) {
   }
 }
 
-// The search keeps what the user states of the layout (--tp, --ep, --dp-attention, --max-num-seqs)
-// and refuses what it chooses itself (--chips, --prefill-chips) or does not vary (--pp) instead of
-// silently ignoring them.
+// The search keeps what the user states of the layout (--tp, --ep, --pp, --dp-attention,
+// --max-num-seqs) and refuses what it chooses itself (--chips, --prefill-chips) instead of silently
+// ignoring them.
 TEST(ServeCli, SearchKeepsTheStatedLayoutAndRefusesWhatItChooses) {
   const std::string dense = "serve --system h100-sxm-dgx --model llama3.1-8b --rate 2 --requests 200 --search ";
-  const auto tp = run_cli(dense + "--tp 2 --max-num-seqs 32 --json");
+  const auto tp = run_cli(dense + "--tp 2 --pp 2 --max-num-seqs 32 --json");
   ASSERT_EQ(tp.exit_code, 0) << tp.err;
   const auto j = nlohmann::json::parse(tp.out);
   EXPECT_EQ(j["results"][0]["best"]["tp"], 2);
+  EXPECT_EQ(j["results"][0]["best"]["pp"], 2);
   for (const auto& c : j["results"][0]["tried"]) {
     EXPECT_EQ(c["tp"], 2);
+    EXPECT_EQ(c["pp"], 2);
     EXPECT_EQ(c["max_num_seqs"], 32);
   }
   for (const auto& [flag, field] : {std::pair{"--chips 16", "chips: chosen by the search"},
                                     std::pair{"--prefill-chips 4", "prefill_chips: chosen by the search"},
-                                    std::pair{"--pp 2", "pp: the serving search runs one pipeline stage"},
                                     std::pair{"--concurrency 8", "concurrency: not a load the search serves"},
                                     std::pair{"--offline", "offline: not a load the search serves"},
                                     std::pair{"--trace t.json", "--trace: applies to a single run"}}) {
@@ -221,6 +222,9 @@ TEST(ServeCli, SearchKeepsTheStatedLayoutAndRefusesWhatItChooses) {
   const auto bad = run_cli(moe + "--dp-attention --tp 8");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("DP attention needs tp = 1"), std::string::npos) << bad.err;
+  const auto staged = run_cli(moe + "--dp-attention --pp 2");
+  EXPECT_EQ(staged.exit_code, 2);
+  EXPECT_NE(staged.err.find("pp: DP attention runs one pipeline stage"), std::string::npos) << staged.err;
 }
 
 // Speculative decoding's settings are stated when it runs, and refused without draft tokens

@@ -32,8 +32,15 @@ struct SearchSpec {
   /// Expert-parallel degrees a layout may have (empty = any: ep = tp, or each DP-attention group
   /// of the tp candidates' sizes); `--ep N` states one.
   std::vector<int> ep_candidates;
+  /// Pipeline stages of a tensor-parallel engine (empty = the rule of pipeline_candidates in
+  /// search.cc: one, and at the widest group also 2-16 when the weights crowd its HBM); `--pp N`
+  /// states one.
+  std::vector<int> pp_candidates;
   /// max_num_seqs values to try per engine.
   std::vector<long long> max_num_seqs_candidates = {64, 256};
+  /// Disaggregated slices of one system: prefill:decode engines per slice besides 1:1 (tried
+  /// where 1:1 serves the rate).
+  std::vector<std::pair<int, int>> split_ratios = {{2, 1}, {1, 2}, {3, 1}, {1, 3}};
   /// Heterogeneous search: prefill:decode engines per slice to try.
   std::vector<std::pair<int, int>> pool_ratios = {{1, 1}, {1, 2}, {2, 1}, {1, 3}, {3, 1}, {1, 4}, {4, 1}, {2, 3}, {3, 2}};
 };
@@ -41,6 +48,7 @@ struct SearchSpec {
 struct PlanCandidate {
   int tp = 1;
   int ep = 1;                    ///< mixture-of-experts models: experts sharded over the tp chips
+  int pp = 1;                    ///< pipeline stages of an engine (tp x pp chips)
   bool dp_attention = false;     ///< DP attention: each of the ep chips an engine (tp 1), experts ep ways
   long long max_num_seqs = 0;
   long long prefill_chips = 0;   ///< 0 = colocated

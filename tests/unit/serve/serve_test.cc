@@ -506,6 +506,26 @@ TEST(Search, MixtureOfExpertsShardsExpertsOverTheTpGroup) {
   EXPECT_EQ(r.best.chips % 8, 0);
 }
 
+// One slice of a plan the search reports, at its share of the rate, simulated on its own: what
+// the search scored the candidate by.
+xs::ServeReport replay_slice(const xs::SearchSpec& s, const xs::PlanCandidate& c, long long slice_chips,
+                             long long slice_prefill_chips) {
+  xs::ServeScenario slice = s.base;
+  slice.tp = c.tp;
+  slice.pp = c.pp;
+  slice.ep = c.ep;
+  slice.attention_dp = c.dp_attention;
+  slice.chips = slice_chips;
+  slice.prefill_chips = slice_prefill_chips;
+  slice.max_num_seqs = c.max_num_seqs;
+  slice.load.arrival = xs::ArrivalKind::Poisson;
+  slice.load.rate_per_s = s.rate_per_s / static_cast<double>(c.chips / slice_chips);
+  slice.load.requests = s.requests;
+  auto run = xs::run_scenario(slice, env());
+  EXPECT_TRUE(run.has_value()) << run.error();
+  return run.has_value() ? *run : xs::ServeReport{};
+}
+
 // A mixture of experts is also tried with DP attention beside each expert-parallel group (each of
 // the ep chips its own engine at tp 1): the search takes the fewest chips over both kinds, and a
 // DP-attention plan it reports is what `serve --dp-attention --ep N` gives for one slice at its
@@ -532,20 +552,9 @@ TEST(Search, MixtureOfExpertsAlsoTriesDpAttentionBesideEachExpertGroup) {
   EXPECT_LE(both.best.chips, dp_found ? dp_found->chips : both.best.chips);
   ASSERT_NE(dp_found, nullptr) << "some DP-attention layout serves 5 req/s of Qwen3-235B on H200";
   // That plan, replayed as one slice at its share of the rate.
-  const long long slices = dp_found->chips / dp_found->ep;
-  xs::ServeScenario slice = s.base;
-  slice.tp = 1;
-  slice.ep = dp_found->ep;
-  slice.attention_dp = true;
-  slice.chips = dp_found->ep;
-  slice.max_num_seqs = dp_found->max_num_seqs;
-  slice.load.arrival = xs::ArrivalKind::Poisson;
-  slice.load.rate_per_s = s.rate_per_s / static_cast<double>(slices);
-  slice.load.requests = s.requests;
-  const auto run = xs::run_scenario(slice, env());
-  ASSERT_TRUE(run.has_value()) << run.error();
-  EXPECT_DOUBLE_EQ(run->sim.ttft_ms.p90, dp_found->ttft_p90_ms);
-  EXPECT_DOUBLE_EQ(run->sim.tpot_ms.p90, dp_found->tpot_p90_ms);
+  const auto run = replay_slice(s, *dp_found, dp_found->ep, 0);
+  EXPECT_DOUBLE_EQ(run.sim.ttft_ms.p90, dp_found->ttft_p90_ms);
+  EXPECT_DOUBLE_EQ(run.sim.tpot_ms.p90, dp_found->tpot_p90_ms);
   // Disaggregated, a DP layout's slice is a prefill pool and a decode pool of ep chips each.
   s.try_disaggregated = true;
   s.try_dp_attention = true;
@@ -560,6 +569,88 @@ TEST(Search, MixtureOfExpertsAlsoTriesDpAttentionBesideEachExpertGroup) {
   // A dense model: no DP-attention candidate.
   s.base.model = "llama3.1-8b";
   for (const auto& c : xs::search_plan(s, env()).tried) EXPECT_FALSE(c.dp_attention);
+}
+
+// A model larger than the scale-up domain: Llama-3.1-405B in bf16 is 754 GiB of weights, more
+// than eight 80 GiB H100s hold, so no single-stage layout fits. The search then tries pipeline
+// stages across nodes at the widest group (tp 8, pp 2-16) and reports the fewest chips, which
+// replay as one slice through run_scenario. In fp8 it still tries them (the weights take 47 GiB
+// of each chip at tp 8, more than half) but one stage serves with fewer chips; Llama-3.1-8B is
+// never pipelined.
+TEST(Search, AModelLargerThanTheDomainIsPipelinedAcrossNodes) {
+  xs::SearchSpec s = moe_search("h100-sxm-dgx", "llama3.1-405b", 1024, 256, 200, 1);
+  s.base.precision = "bf16";
+  s.max_num_seqs_candidates = {64};
+  const auto r = xs::search_plan(s, env());
+  ASSERT_TRUE(r.found) << r.best.note;
+  EXPECT_EQ(r.best.tp, 8);
+  EXPECT_EQ(r.best.pp, 2);
+  EXPECT_EQ(r.best.chips % 16, 0);
+  EXPECT_NE(r.best.note.find("2 pipeline stages"), std::string::npos) << r.best.note;
+  std::set<int> stages;
+  for (const auto& c : r.tried) {
+    if (c.pp > 1) {
+      EXPECT_EQ(c.tp, 8) << "pipelines only the widest group";
+    }
+    if (c.pp == 1 && c.tp == 8) {
+      EXPECT_NE(c.note.find("model does not fit"), std::string::npos) << c.note;
+    }
+    stages.insert(c.pp);
+  }
+  EXPECT_EQ(stages, (std::set<int>{1, 2, 4, 8, 16}));
+  // The plan, replayed as one slice at its share of the rate.
+  const auto run = replay_slice(s, r.best, 16, 0);
+  EXPECT_DOUBLE_EQ(run.sim.ttft_ms.p90, r.best.ttft_p90_ms);
+  EXPECT_DOUBLE_EQ(run.sim.tpot_ms.p90, r.best.tpot_p90_ms);
+  // fp8 fits one stage of 8 chips: pipelines are tried, and lose on chips.
+  s.base.precision = "fp8";
+  const auto fp8 = xs::search_plan(s, env());
+  ASSERT_TRUE(fp8.found) << fp8.best.note;
+  EXPECT_EQ(fp8.best.pp, 1);
+  EXPECT_TRUE(std::any_of(fp8.tried.begin(), fp8.tried.end(), [](const auto& c) { return c.pp == 2; }));
+  // A model whose weights leave most of the HBM free is not pipelined; a stated pp is kept.
+  s.base.model = "llama3.1-8b";
+  s.tp_candidates = {1, 2};
+  for (const auto& c : xs::search_plan(s, env()).tried) EXPECT_EQ(c.pp, 1);
+  s.pp_candidates = {2};
+  const auto stated = xs::search_plan(s, env());
+  ASSERT_FALSE(stated.tried.empty());
+  for (const auto& c : stated.tried) EXPECT_EQ(c.pp, 2);
+}
+
+// A disaggregated slice need not be one prefill engine to one decode engine. Long prompts and
+// short outputs (8,192 in, 128 out) load the prefill pool most: after 1:1 serves the rate, the
+// search tries 2:1, 1:2, 3:1 and 1:3 engines per slice (bounded by the best plan's chips), and a
+// 2:1 split serves Llama-3.3-70B at 4 req/s on fewer chips than 1:1. The plan replays as one slice
+// of three engines, two of them prefill.
+TEST(Search, DisaggregatedSlicesTryPrefillDecodeSplitsBeyondOneToOne) {
+  xs::SearchSpec s = moe_search("h100-sxm-dgx", "llama3.3-70b", 8192, 128, 200, 4);
+  s.try_disaggregated = true;
+  s.tp_candidates = {2};
+  s.max_num_seqs_candidates = {64};
+  const auto r = xs::search_plan(s, env());
+  ASSERT_TRUE(r.found) << r.best.note;
+  const xs::PlanCandidate *one = nullptr, *two = nullptr;
+  for (const auto& c : r.tried) {
+    if (c.note.rfind("disaggregated 1:1", 0) == 0) one = &c;
+    if (c.note.rfind("disaggregated 2:1", 0) == 0) two = &c;
+  }
+  ASSERT_TRUE(one && two);
+  EXPECT_LT(two->chips, one->chips);
+  EXPECT_EQ(3 * two->prefill_chips, 2 * two->chips);  // two of every three engines prefill
+  EXPECT_LE(r.best.chips, two->chips);
+  const auto run = replay_slice(s, *two, 6, 4);
+  EXPECT_DOUBLE_EQ(run.sim.ttft_ms.p90, two->ttft_p90_ms);
+  EXPECT_DOUBLE_EQ(run.sim.tpot_ms.p90, two->tpot_p90_ms);
+  // Without other splits only 1:1 is tried; the best is never fewer chips.
+  s.split_ratios.clear();
+  const auto only = xs::search_plan(s, env());
+  for (const auto& c : only.tried) {
+    if (c.prefill_chips > 0) {
+      EXPECT_EQ(2 * c.prefill_chips, c.chips) << c.note;
+    }
+  }
+  EXPECT_GE(only.best.chips, r.best.chips);
 }
 
 // Prefill on GB300, decode on Trainium4, one NVLink Fusion rack (docs/fusion.md).
