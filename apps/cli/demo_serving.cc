@@ -30,12 +30,16 @@ constexpr long long kIn = 1024, kOut = 1024;
 constexpr double kTtftSloS = 2.0, kTpotSloMs = 50.0;
 const DemoLoad kLoads[] = {{"llama3.3-70b", 40.0}, {"deepseek-v3", 20.0}};
 
-/// Chips of one replica: a tp group, or with DP attention the ep chips its experts span.
-long long replica_chips(const serve::PlanCandidate& c) { return c.dp_attention ? c.ep : c.tp; }
+/// Chips of one replica: a tp group (times its pipeline stages), or with DP attention the ep chips
+/// its experts span.
+long long replica_chips(const serve::PlanCandidate& c) {
+  return (c.dp_attention ? c.ep : c.tp) * static_cast<long long>(c.pp);
+}
 
 std::string plan_text(const serve::PlanCandidate& c) {
   const long long engine = replica_chips(c);
   std::string s = c.dp_attention ? "DP-attn" : "TP" + std::to_string(c.tp);
+  if (c.pp > 1) s += " PP" + std::to_string(c.pp);
   if (c.ep > 1) s += " EP" + std::to_string(c.ep);
   if (c.prefill_chips > 0) {
     s += ", " + fmt_int(c.prefill_chips / engine) + "P+" + fmt_int((c.chips - c.prefill_chips) / engine) + "D";
@@ -58,8 +62,8 @@ nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& m
     << " ms; fp8 weights, math and KV cache;\n"
        "   default framework per chip: TensorRT-LLM on NVIDIA, NxD Inference on Trainium; plans tried:\n"
        "   TP within the scale-up domain (EP = TP for MoE; for MoE also DP attention beside EP groups)\n"
-       "   x max_num_seqs 64 or 256, colocated or 1:1 prefill:decode; each candidate simulated request\n"
-       "   by request)\n\n";
+       "   x max_num_seqs 64 or 256, colocated or prefill:decode pools 1:1 (also 2:1, 1:2, 3:1, 1:3);\n"
+       "   each candidate simulated request by request)\n\n";
   for (const auto& load : kLoads) {
     serve::SearchSpec spec;
     spec.base.model = load.model;
@@ -97,7 +101,7 @@ nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& m
                      fmt_num(c.dollars_per_million_output_tokens, 3).c_str(), price_est ? "*" : " ",
                      fmt_num(c.joules_per_output_token, 3).c_str());
       jr["chips"] = c.chips;
-      jr["plan"] = {{"tp", c.tp}, {"ep", c.ep}, {"dp_attention", c.dp_attention},
+      jr["plan"] = {{"tp", c.tp}, {"pp", c.pp}, {"ep", c.ep}, {"dp_attention", c.dp_attention},
                     {"replicas", c.prefill_chips > 0 ? 0 : c.chips / replica_chips(c)},
                     {"prefill_chips", c.prefill_chips}, {"max_num_seqs", c.max_num_seqs}};
       jr["ttft_p90_ms"] = c.ttft_p90_ms;
