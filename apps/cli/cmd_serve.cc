@@ -36,6 +36,9 @@ void add_plan_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f) {
   add_optional(app, "--pp", in.pp, "pipeline stages");
   add_optional(app, "--ep", in.ep, "expert parallel");
   add_optional_flag(app, "--dp-attention", in.attention_dp, "DP attention with EP experts (tp = 1)");
+  add_optional(app, "--moe-load-imbalance", in.moe_load_imbalance,
+               "mixture of experts: tokens the busiest expert-parallel rank receives over the mean (needs --ep > 1; "
+               "default 1, balanced routing)");
   add_optional(app, "--precision", in.precision, "matmul precision: bf16, fp8, int8, mxfp8, mxfp4, nvfp4");
   add_optional_flag(app, "--allow-fallback", in.allow_fallback,
                     "a precision the chip lacks: store the weights in it, run the matmuls in the nearest the chip has (stated)");

@@ -40,6 +40,9 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
   add_optional(app, "--mtp-layers", in.mtp_layers,
                "multi-token prediction depth: MTP modules (a copy of the last layer, eh_proj and a second LM-head "
                "loss each) on the last pipeline stage, as DeepSeek-V3 trains with 1 (default 0)");
+  add_optional(app, "--moe-load-imbalance", in.moe_load_imbalance,
+               "mixture of experts: tokens the busiest expert-parallel rank receives over the mean (needs --ep > 1; "
+               "default 1, balanced routing as MoE benchmarks force)");
   add_optional(app, "--lora-targets", in.lora_targets,
                "the weights the LoRA adapters sit beside: attention (qkv and output projections) or all-linear "
                "(and the MLP's; default, Megatron-Bridge's)");

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "xpusim/core/format.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/mapping/schedule.h"
 #include "xpusim/workload/model.h"
@@ -186,6 +187,21 @@ core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::Model
   }
   if (!why.empty()) return core::Error{core::join(why, "; ")};
   return true;
+}
+
+void check_moe_load_imbalance(core::Diagnostics& d, const std::string& path, const std::optional<double>& imbalance,
+                              const workload::ModelSpec& model, long long ep) {
+  if (!imbalance) return;
+  const std::string got = core::fmt_num(*imbalance);
+  if (!model.is_moe()) {
+    d.error(path, "a load imbalance over expert-parallel ranks needs a mixture of experts", got,
+            "no MoE load imbalance for " + model.id);
+  } else if (ep <= 1) {
+    d.error(path, "the imbalance is over the expert-parallel ranks: state ep > 1", got, "--ep N with N > 1");
+  } else if (!(*imbalance >= 1.0) || *imbalance > static_cast<double>(ep)) {
+    d.error(path, "out of range: the busiest rank receives at least the mean and at most every token", got,
+            "from 1 to ep = " + std::to_string(ep));
+  }
 }
 
 }  // namespace xpusim::mapping

@@ -80,6 +80,7 @@ Json inputs_json(const scenario::TrainInputs& in) {
   put(plan, "precision", in.precision);
   put(plan, "zero", in.zero);
   put(plan, "recompute", in.recompute);
+  put(plan, "moe_load_imbalance", in.moe_load_imbalance);
   j["plan"] = plan;
   Json workload = Json::object();
   put(workload, "global_batch", in.global_batch);
@@ -133,6 +134,7 @@ Json inputs_json(const scenario::ServeInputs& in) {
   put(plan, "draft_len", in.draft_len);
   put(plan, "acceptance", in.acceptance);
   put(plan, "draft_model", in.draft_model);
+  put(plan, "moe_load_imbalance", in.moe_load_imbalance);
   j["plan"] = plan;
   Json workload = Json::object();
   put(workload, "in_len", in.in_len);

@@ -17,7 +17,7 @@ Json plan_json(const mapping::TrainPlan& p) {
               {"precision", core::dtype_name(p.precision)}, {"micro_batches", p.micro_batches()},
               {"async_tp", p.async_tp}, {"lora_rank", p.lora_rank},
               {"lora_targets", p.lora_rank > 0 ? Json(workload::lora_targets_name(p.lora_targets)) : Json(nullptr)},
-              {"mtp_layers", p.mtp_layers}};
+              {"mtp_layers", p.mtp_layers}, {"moe_load_imbalance", p.moe_load_imbalance}};
 }
 
 Json train_json(const engine::TrainScenario& s, const engine::TrainResult& r,
@@ -107,7 +107,8 @@ std::string train_text(const engine::TrainScenario& s, const engine::TrainResult
     << (p.lora_rank > 0 ? " lora-rank=" + std::to_string(p.lora_rank) + " lora-targets=" +
                               workload::lora_targets_name(p.lora_targets)
                         : std::string())
-    << (p.mtp_layers > 0 ? " mtp=" + std::to_string(p.mtp_layers) : std::string()) << " ("
+    << (p.mtp_layers > 0 ? " mtp=" + std::to_string(p.mtp_layers) : std::string())
+    << (p.moe_load_imbalance != 1.0 ? " moe-imbalance=" + fmt_num(p.moe_load_imbalance) : std::string()) << " ("
     << p.micro_batches() << " micro-batches)\n";
   if (r.executed_precision != p.precision)
     o << "precision fallback: the chip has no " << core::dtype_name(p.precision) << " peak; ran as "

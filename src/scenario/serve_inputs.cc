@@ -22,6 +22,7 @@ void read_plan_keys(config::FieldReader& r, ServeInputs& in) {
   read_count(r, "pp", in.pp);
   read_count(r, "ep", in.ep);
   read_flag(r, "attention_dp", in.attention_dp);
+  read_positive_number(r, "moe_load_imbalance", in.moe_load_imbalance);
   read_text(r, "precision", in.precision);
   read_flag(r, "allow_fallback", in.allow_fallback);
   read_text(r, "weight_precision", in.weight_precision);
@@ -104,6 +105,7 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   sc.pp = static_cast<int>(in.pp.value_or(sc.pp));
   sc.ep = static_cast<int>(in.ep.value_or(sc.ep));
   sc.attention_dp = in.attention_dp.value_or(sc.attention_dp);
+  if (in.moe_load_imbalance) sc.moe_load_imbalance = in.moe_load_imbalance;
   sc.precision = in.precision.value_or(sc.precision);
   sc.allow_fallback = in.allow_fallback.value_or(sc.allow_fallback);
   sc.weight_precision = in.weight_precision.value_or(sc.weight_precision);
@@ -307,6 +309,9 @@ void apply_stated_layout(const ServeInputs& in, serve::SearchSpec& ss, core::Dia
   if (dp && in.pp && *in.pp != 1)
     d.error("pp", "DP attention runs one pipeline stage", std::to_string(*in.pp), "no --pp, or 1");
   if (in.pp) ss.pp_candidates = {static_cast<int>(*in.pp)};
+  if (in.moe_load_imbalance && !in.ep)
+    d.error("moe_load_imbalance", "the imbalance is over the expert-parallel ranks: state --ep with it",
+            core::fmt_num(*in.moe_load_imbalance), "--ep N with N > 1");
   if (in.tp && !dp) ss.tp_candidates = {static_cast<int>(*in.tp)};
   if (in.ep) ss.ep_candidates = {static_cast<int>(*in.ep)};
   if (in.max_num_seqs) ss.max_num_seqs_candidates = {*in.max_num_seqs};

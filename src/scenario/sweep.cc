@@ -146,13 +146,13 @@ const ScenarioKeys& scenario_keys(const std::string& command) {
   static const ScenarioKeys train{
       {"system", "model", "chips", "executor", "framework", "description"},
       {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "precision", "zero", "recompute", "schedule",
-       "allow_fallback", "async_tp", "lora_rank", "lora_targets", "mtp_layers"},
+       "allow_fallback", "async_tp", "lora_rank", "lora_targets", "mtp_layers", "moe_load_imbalance"},
       {"global_batch", "max_global_batch_tokens", "seq_len", "train_tokens", "deadline", "budget_usd"}};
   static const ScenarioKeys serve{
       {"system", "model", "chips", "framework", "description"},
       {"tp", "pp", "ep", "attention_dp", "precision", "allow_fallback", "weight_precision", "kv_precision", "state_precision", "scheduler", "max_num_seqs",
        "max_batched_tokens", "static_batch", "block_size", "chunked_prefill", "compiled_seq_len", "prefill_chips", "draft_len",
-       "acceptance", "draft_model"},
+       "acceptance", "draft_model", "moe_load_imbalance"},
       {"in_len", "out_len", "requests", "seed", "rate", "concurrency", "offline", "arrivals", "timeout", "ttft_slo",
        "tpot_slo"}};
   if (command == "train") return train;

@@ -39,6 +39,7 @@ void read_train_plan(config::FieldReader& r, TrainInputs& in) {
   read_count(pr, "lora_rank", in.lora_rank);
   read_text(pr, "lora_targets", in.lora_targets);
   read_non_negative_count(pr, "mtp_layers", in.mtp_layers);
+  read_positive_number(pr, "moe_load_imbalance", in.moe_load_imbalance);
   moved_to_workload(pr, {"global_batch", "seq_len"});
   pr.finish();
 }
@@ -168,6 +169,7 @@ void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const worklo
   if (in.mtp_layers && *in.mtp_layers > md.layers)
     d.error("--mtp-layers", "more multi-token-prediction modules than the model has layers", std::to_string(*in.mtp_layers),
             "0 to " + std::to_string(md.layers) + " (DeepSeek-V3 trains with 1)");
+  mapping::check_moe_load_imbalance(d, "--moe-load-imbalance", in.moe_load_imbalance, md, in.ep.value_or(1));
   if (in.pp && *in.pp > md.layers)
     d.error("--pp", "more pipeline stages than layers", std::to_string(*in.pp), "at most " + std::to_string(md.layers));
   if (in.ep && *in.ep > 1 && (!md.is_moe() || md.moe.num_experts % *in.ep != 0))
@@ -192,6 +194,7 @@ void fill_plan_defaults(const TrainInputs& in, const engine::TrainDefaults& d, m
   p.async_tp = in.async_tp.value_or(false);
   p.lora_rank = static_cast<int>(in.lora_rank.value_or(0));
   p.mtp_layers = static_cast<int>(in.mtp_layers.value_or(0));
+  p.moe_load_imbalance = in.moe_load_imbalance.value_or(1.0);
   if (in.lora_targets) p.lora_targets = *workload::parse_lora_targets(*in.lora_targets);  // checked in check_layout
   if (in.schedule) {
     mapping::schedules().get(*in.schedule, "--schedule");  // unknown names list the valid ones
@@ -434,6 +437,10 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
   if (s.plan.mtp_layers > 0)
     out.settings.push_back("multi-token prediction: " + std::to_string(s.plan.mtp_layers) +
                            " module(s) on the last stage (input)");
+  if (in.moe_load_imbalance)
+    out.settings.push_back("MoE load imbalance " + core::fmt_num(s.plan.moe_load_imbalance) +
+                           " (input): the busiest of the " + std::to_string(s.plan.ep) +
+                           " expert-parallel ranks receives that many times the mean tokens");
   return out;
 }
 

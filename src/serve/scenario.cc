@@ -156,6 +156,7 @@ void check_model_split(const ServeScenario& sc, const workload::ModelSpec& model
     diags.error("tp", "tp and the KV heads (" + std::to_string(kv) + ") must divide one another",
                 std::to_string(sc.tp));
   if (sc.pp > model.layers) diags.error("pp", "more pipeline stages than layers", std::to_string(sc.pp));
+  mapping::check_moe_load_imbalance(diags, "moe_load_imbalance", sc.moe_load_imbalance, model, sc.ep);
   if (sc.ep > 1 && (!model.is_moe() || model.moe.num_experts % sc.ep != 0))
     diags.error("ep", model.is_moe() ? "ep must divide the experts (" + std::to_string(model.moe.num_experts) + ")"
                                      : "ep > 1 needs a mixture-of-experts model",
@@ -244,6 +245,14 @@ void compile_decode_batch(const ServeScenario& sc, long long engines, SchedulerS
                                                          : std::string("the next power of two")));
 }
 
+// A stated MoE load imbalance, said where the run reports its assumptions.
+void state_moe_load(const ServeScenario& sc, ServeReport& rep) {
+  if (!sc.moe_load_imbalance) return;
+  rep.assumptions.push_back("MoE load imbalance " + core::fmt_num(*sc.moe_load_imbalance) + " (input): the busiest of the " +
+                            std::to_string(sc.ep) + " expert-parallel ranks receives that many times the mean tokens; "
+                            "its expert GEMMs and all-to-all set each MoE layer's time");
+}
+
 ReplicaPlan replica_plan(const ServeScenario& sc, const Precisions& p) {
   ReplicaPlan plan;
   plan.plan.tp = sc.tp;
@@ -253,6 +262,7 @@ ReplicaPlan replica_plan(const ServeScenario& sc, const Precisions& p) {
   plan.plan.math_dtype = p.math;
   plan.plan.kv_dtype = p.kv;
   plan.plan.state_dtype = p.state;
+  plan.plan.moe_load_imbalance = sc.moe_load_imbalance.value_or(1.0);
   plan.attention_dp = sc.attention_dp;
   return plan;
 }
@@ -593,6 +603,7 @@ core::Result<ServeReport> run_hetero(const ServeScenario& in, const ServeEnv& en
   const Precisions precisions = resolve_precisions(sc);
   for (const hw::SystemSpec* sys : {&sys_p, &sys_d}) check_math_precision(sc, sys->chip, precisions.math, rep);
   for (const auto& note : model.approximations) rep.assumptions.push_back("model: " + note);
+  state_moe_load(sc, rep);
   check_degrees(sc);
   fill_hetero_tp(sc, sys_p, sys_d, model, precisions.weights, params, rep);
   check_hetero_layout(sc, sys_p, sys_d, model);
@@ -672,6 +683,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   const Precisions precisions = resolve_precisions(sc);
   check_math_precision(sc, sys.chip, precisions.math, rep);
   for (const auto& note : model.approximations) rep.assumptions.push_back("model: " + note);
+  state_moe_load(sc, rep);
   const FrameworkProfile prof = resolve_framework(sc, sys, params, rep);
   check_degrees(sc);
   fill_layout(sc, sys, model, precisions.weights, params, rep);

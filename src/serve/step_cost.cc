@@ -70,6 +70,7 @@ workload::LayerShard StepCostModel::shard(long long tokens, bool prompt) const {
   using Rows = workload::LayerShard::ExpertRows;
   workload::LayerShard s;
   s.expert_rows = profile_.moe_skip_idle_experts ? Rows::Touched : Rows::Balanced;
+  s.expert_load = plan_.plan.moe_load_imbalance;
   if (prompt && profile_.moe_prefill_block > 0) {
     s.expert_rows = Rows::Blockwise;
     s.expert_block = profile_.moe_prefill_block;
@@ -285,7 +286,9 @@ StepCostModel::Comm StepCostModel::communication(long long tokens) const {
     int moe_layers = 0;
     for (const auto& k : kinds_) if (k.moe) moe_layers += k.count;
     // Dispatch in the math dtype when it is 8-bit or less (DeepEP fp8 dispatch), combine in bf16.
-    const double tok_bytes = act * model_.moe.experts_per_token / (plan_.attention_dp ? 1.0 : p.tp);
+    // The busiest rank receives moe_load_imbalance × the mean; the exchange ends when it has.
+    const double tok_bytes =
+        act * model_.moe.experts_per_token / (plan_.attention_dp ? 1.0 : p.tp) * p.moe_load_imbalance;
     const double disp = tok_bytes * std::min(1.0, core::bytes_per_element(p.math_dtype) / 2.0);
     const auto dispatch = net::collective_cost(*topo_, net::CollectiveKind::AllToAll, core::bytes(disp),
                                                net::Group{p.ep, 1});

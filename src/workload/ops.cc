@@ -198,7 +198,8 @@ void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, i
     const long long local_experts = std::max<long long>(1, e.num_experts / s.ep);
     const long long etp = std::max<long long>(1, s.etp > 0 ? s.etp : s.tp);
     const long long eff = std::max<long long>(1, e.expert_ffn / etp);  // this chip's slice of an expert
-    const long long rows_total = tokens * e.experts_per_token;
+    const long long rows_total =
+      static_cast<long long>(std::ceil(static_cast<double>(tokens * e.experts_per_token) * s.expert_load - 1e-9));
     const long long gemms = running_experts(md, s, local_experts, tokens);  // grouped-GEMM members that run
     long long rows_per_expert = std::max<long long>(1, div_up(rows_total, gemms));
     if (s.expert_rows == LayerShard::ExpertRows::Blockwise && s.expert_block > 0)

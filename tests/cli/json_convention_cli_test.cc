@@ -64,7 +64,9 @@ const std::set<std::string> kUnitless = {
     // NVLink Fusion (docs/fusion.md): fractions of time in [0, 1], counts
     "utilisation", "idle_fraction", "bubble_fraction", "stages", "transfers",
     // mixed training, interleaved across the kinds: layers per chunk, boundary crossings
-    "chunk_layers", "crossings_per_micro_batch"};
+    "chunk_layers", "crossings_per_micro_batch",
+    // MoE: the busiest expert-parallel rank's tokens over the mean (a ratio)
+    "moe_load_imbalance"};
 // Counts among the unitless names: printed as integers.
 const std::set<std::string> kCounts = {"chips", "tp", "pp", "dp", "requests", "events", "tokens_per_step",
                                        "spares", "runs", "largest_useful_chips",

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "cli_json.h"
 #include "cli_runner.h"
 #include "../scratch_path.h"
 
@@ -242,4 +243,37 @@ TEST(ServeCli, SpeculativeDecodingIsStatedAndItsSettingsNeedDraftTokens) {
     EXPECT_EQ(r.exit_code, 2) << flag;
     EXPECT_NE(r.err.find(message), std::string::npos) << flag << ": " << r.err;
   }
+}
+
+// A MoE load imbalance on a serving engine: stated among the assumptions, it slows the engine
+// (the busiest expert-parallel rank sets each MoE layer's time); it needs a MoE model and ep > 1,
+// and the search needs the ep it applies to.
+TEST(ServeCli, AMoeLoadImbalanceIsStatedSlowsTheEngineAndNeedsExpertParallelism) {
+  const std::string base = "serve --system h200-sxm-hgx --model qwen3-235b-a22b --precision fp8 --chips 8 --tp 8 "
+                           "--in-len 1024 --out-len 256 --concurrency 64 --requests 100 ";
+  const auto a = xpusim::test::run_cli_json(base + "--ep 8 --json");
+  const auto b = xpusim::test::run_cli_json(base + "--ep 8 --moe-load-imbalance 1.5 --json");
+  ASSERT_FALSE(a.is_null() || b.is_null());
+  EXPECT_GT(b["ttft_mean_ms"].get<double>(), a["ttft_mean_ms"].get<double>());
+  EXPECT_GT(b["tpot_mean_ms"].get<double>(), a["tpot_mean_ms"].get<double>());
+  EXPECT_LT(b["throughput_tokens_per_s"].get<double>(), a["throughput_tokens_per_s"].get<double>());
+  EXPECT_EQ(b["inputs"]["plan"]["moe_load_imbalance"], 1.5);
+  bool stated = false;
+  for (const auto& s : b["assumptions"]) stated = stated || s.get<std::string>().rfind("MoE load imbalance 1.5 (input)", 0) == 0;
+  EXPECT_TRUE(stated) << b["assumptions"].dump();
+  for (const auto& [args, message] :
+       {std::pair{"--moe-load-imbalance 1.5", "moe_load_imbalance: the imbalance is over the expert-parallel ranks"},
+        std::pair{"--ep 8 --moe-load-imbalance 12", "(got '12'; expected from 1 to ep = 8)"}}) {
+    const auto r = run_cli(base + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  }
+  const auto dense = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --moe-load-imbalance 1.2 --requests 10");
+  EXPECT_EQ(dense.exit_code, 2);
+  EXPECT_NE(dense.err.find("needs a mixture of experts"), std::string::npos) << dense.err;
+  const auto search = run_cli("serve --system h200-sxm-hgx --model qwen3-235b-a22b --precision fp8 --search --rate 2 "
+                              "--moe-load-imbalance 1.5 --requests 20");
+  EXPECT_EQ(search.exit_code, 2);
+  EXPECT_NE(search.err.find("moe_load_imbalance: the imbalance is over the expert-parallel ranks: state --ep with it"),
+            std::string::npos) << search.err;
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli_json.h"
 #include "cli_runner.h"
 
 using xpusim::test::run_cli;
@@ -273,4 +274,45 @@ TEST(TrainCli, AGlobalBatchOfNoWholeMicroBatchesIsBadInput) {
                        "--micro-batch (3))"),
             std::string::npos)
       << r.err;
+}
+
+// A MoE load imbalance stated by the user: the busiest of the ep ranks receives F × the mean
+// tokens, so its expert GEMMs and its all-to-all take longer and the step waits for it. The
+// model FLOPs per step are the model's (MFU falls); the all-to-all time scales by F up to its start-up
+// latency. Bad values exit 2 naming the flag.
+TEST(TrainCli, AMoeLoadImbalanceSlowsTheBusiestExpertRankAndIsStated) {
+  const std::string base = "train --system h100-sxm-dgx --model qwen3-30b-a3b --chips 16 --tp 1 --pp 1 --ep 8 "
+                           "--global-batch 512 --micro-batch 2 --seq-len 4096 --precision fp8 --json";
+  const auto a = xpusim::test::run_cli_json(base), b = xpusim::test::run_cli_json(base + " --moe-load-imbalance 1.5");
+  ASSERT_FALSE(a.is_null() || b.is_null());
+  EXPECT_EQ(a["plan"]["moe_load_imbalance"], 1.0);
+  EXPECT_EQ(b["plan"]["moe_load_imbalance"], 1.5);
+  EXPECT_EQ(b["inputs"]["plan"]["moe_load_imbalance"], 1.5);
+  const auto model_tflop = [](const nlohmann::json& j) {  // per chip per step: the model's, not the busiest rank's
+    return j["model_tflops_per_chip"].get<double>() * j["step_time_s"].get<double>();
+  };
+  EXPECT_NEAR(model_tflop(b) / model_tflop(a), 1.0, 1e-12);
+  EXPECT_GT(b["step_time_s"].get<double>(), a["step_time_s"].get<double>());
+  EXPECT_LT(b["mfu_pct"].get<double>(), a["mfu_pct"].get<double>());
+  const double ep_ratio = b["breakdown_s"]["ep_comm"].get<double>() / a["breakdown_s"]["ep_comm"].get<double>();
+  EXPECT_GT(ep_ratio, 1.45);
+  EXPECT_LE(ep_ratio, 1.5);
+  EXPECT_GT(b["activity_per_chip"]["flop_by_dtype"]["fp8"].get<double>(),
+            a["activity_per_chip"]["flop_by_dtype"]["fp8"].get<double>());
+  bool stated = false;
+  for (const auto& s : b["settings"]) stated = stated || s.get<std::string>().rfind("MoE load imbalance 1.5 (input)", 0) == 0;
+  EXPECT_TRUE(stated) << b["settings"].dump();
+  for (const auto& [args, message] :
+       {std::pair{"--model llama3.1-8b --chips 8 --moe-load-imbalance 1.2",
+                  "--moe-load-imbalance: a load imbalance over expert-parallel ranks needs a mixture of experts"},
+        std::pair{"--model qwen3-30b-a3b --chips 16 --moe-load-imbalance 1.2",
+                  "--moe-load-imbalance: the imbalance is over the expert-parallel ranks: state ep > 1"},
+        std::pair{"--model qwen3-30b-a3b --chips 16 --ep 8 --moe-load-imbalance 9",
+                  "--moe-load-imbalance: out of range: the busiest rank receives at least the mean and at most every "
+                  "token (got '9'; expected from 1 to ep = 8)"},
+        std::pair{"--model qwen3-30b-a3b --chips 16 --ep 8 --moe-load-imbalance 0.8", "(got '0.8'; expected from 1 to ep = 8)"}}) {
+    const auto r = run_cli(std::string("train --system h100-sxm-dgx ") + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  }
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "xpusim/core/diagnostics.h"
 #include "xpusim/core/dtype.h"
 #include "xpusim/core/result.h"
 #include "xpusim/workload/accounting.h"
@@ -75,6 +76,10 @@ struct TrainPlan {
   /// pipeline stage, each a copy of the last layer's block, eh_proj and a second pass through the
   /// shared LM head and loss (workload::mtp_ops). 0: Megatron's default, none.
   int mtp_layers = 0;
+  /// Mixture of experts: tokens the busiest expert-parallel rank receives over the mean (1 =
+  /// balanced: the force-balanced routing of MoE benchmarks, what EPLB aims for). Its grouped
+  /// GEMMs, permutes and all-to-all volume scale by it; the step waits for that rank.
+  double moe_load_imbalance = 1.0;
 
   int chips() const { return tp * pp * cp * dp; }
   int etp() const { return expert_tp > 0 ? expert_tp : tp; }
@@ -95,6 +100,7 @@ struct ServePlan {
   core::Dtype kv_dtype = core::Dtype::Bf16;
   core::Dtype math_dtype = core::Dtype::Bf16;
   core::Dtype state_dtype = core::Dtype::Bf16;  ///< a hybrid's Mamba-2 state (engines' default: bf16)
+  double moe_load_imbalance = 1.0;  ///< as TrainPlan's: the busiest expert-parallel rank's tokens over the mean
   int chips_per_replica() const { return tp * pp; }
 };
 
@@ -111,5 +117,11 @@ workload::RecomputeKind recompute_kind(const TrainPlan& plan);
 /// 2·cp for causal load balance), and a pipeline schedule that can run the plan's shape. Returns the reason when infeasible.
 core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::ModelSpec& model,
                                     int chips);
+
+/// A stated MoE load imbalance (train and serve): it needs a mixture of experts and a stated
+/// ep > 1, and lies in [1, ep] (the busiest of ep ranks receives at least the mean and at most
+/// every token). Diagnostics name `path` and the value.
+void check_moe_load_imbalance(core::Diagnostics& d, const std::string& path, const std::optional<double>& imbalance,
+                              const workload::ModelSpec& model, long long ep);
 
 }  // namespace xpusim::mapping

@@ -7,7 +7,7 @@
 //   plan:     tp, pp, ep, attention_dp, precision, allow_fallback, weight_precision, kv_precision, state_precision, scheduler,
 //             max_num_seqs, max_batched_tokens, static_batch, block_size, chunked_prefill,
 //             compiled_seq_len,
-//             prefill_chips, decode_chips, draft_len, acceptance, draft_model
+//             prefill_chips, decode_chips, draft_len, acceptance, draft_model, moe_load_imbalance
 //   workload: in_len, out_len, requests, seed, one of rate / concurrency / offline / arrivals,
 //             timeout, ttft_slo, tpot_slo
 
@@ -34,6 +34,7 @@ struct ServeInputs {
   std::optional<bool> attention_dp, chunked_prefill, allow_fallback;
   std::optional<std::string> precision, weight_precision, kv_precision, state_precision, scheduler, draft_model;
   std::optional<double> acceptance;
+  std::optional<double> moe_load_imbalance;  ///< serve::ServeScenario::moe_load_imbalance
   // workload:
   std::optional<long long> in_len, out_len, requests, concurrency, seed;
   std::optional<double> rate;

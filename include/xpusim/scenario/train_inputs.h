@@ -7,7 +7,7 @@
 // Scenario file shape (docs/scenarios.md), shared with serving:
 //   system, model, chips, framework, executor, description
 //   plan:     tp, pp, dp, cp, ep, vpp, micro_batch, precision, allow_fallback, zero, recompute,
-//             schedule, async_tp, lora_rank, lora_targets
+//             schedule, async_tp, lora_rank, lora_targets, mtp_layers, moe_load_imbalance
 //   workload: global_batch, max_global_batch_tokens, seq_len, train_tokens, deadline, budget_usd (scenario/solver.h)
 
 #include <memory>
@@ -43,6 +43,9 @@ struct TrainInputs {
   std::optional<std::string> lora_targets;
   /// Multi-token prediction depth (mapping::TrainPlan::mtp_layers); absent: 0, none.
   std::optional<long long> mtp_layers;
+  /// MoE load imbalance over the expert-parallel ranks (mapping::TrainPlan::moe_load_imbalance);
+  /// absent: 1, balanced.
+  std::optional<double> moe_load_imbalance;
   std::optional<long long> global_batch, seq_len;
   /// Upper bound on the global batch in tokens for the plan search (default: the critical-batch
   /// rule); the search never exceeds it. Not with global_batch (exact).

@@ -26,6 +26,9 @@ struct ServeScenario {
   int pp = 1;
   int ep = 1;
   bool attention_dp = false;     ///< DP attention + EP experts (tp must be 1)
+  /// Mixture of experts: tokens the busiest expert-parallel rank receives over the mean (empty:
+  /// 1, balanced routing; needs ep > 1, at most ep).
+  std::optional<double> moe_load_imbalance;
   std::string precision = "bf16";       ///< matmul precision
   std::string weight_precision;         ///< empty = precision (int8/fp8 weight-only: set this)
   std::string kv_precision;             ///< empty = fp8 for fp8/fp4 math, else bf16

@@ -110,6 +110,8 @@ struct LayerShard {
                  ///< whole blocks of expert_block rows (a few rows per expert cost a block)
   };
   ExpertRows expert_rows = ExpertRows::Balanced;
+  /// Tokens this (the busiest) expert-parallel rank receives over the mean (1 = balanced).
+  double expert_load = 1.0;
   long long expert_block = 0;  ///< Blockwise: rows per block
   /// LoRA fine-tuning (training): > 0 freezes every base weight and adds adapters of this rank
   /// (lora_adapter_ops) to lora_targets; 0 = every weight trains.
