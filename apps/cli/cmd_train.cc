@@ -43,6 +43,12 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
   add_optional(app, "--moe-load-imbalance", in.moe_load_imbalance,
                "mixture of experts: tokens the busiest expert-parallel rank receives over the mean (needs --ep > 1; "
                "default 1, balanced routing as MoE benchmarks force)");
+  add_optional(app, "--moe-capacity-factor", in.moe_capacity_factor,
+               "mixture of experts: an expert takes at most this many times its mean share of the routed tokens and "
+               "drops the rest (Megatron --moe-expert-capacity-factor; default: dropless)");
+  add_optional_flag(app, "--moe-pad-to-capacity", in.moe_pad_to_capacity,
+                    "with --moe-capacity-factor: every expert runs exactly its capacity (Megatron "
+                    "--moe-pad-expert-input-to-capacity)");
   add_optional(app, "--lora-targets", in.lora_targets,
                "the weights the LoRA adapters sit beside: attention (qkv and output projections) or all-linear "
                "(and the MLP's; default, Megatron-Bridge's)");

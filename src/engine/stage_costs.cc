@@ -105,7 +105,7 @@ workload::LayerShard shard_of(const mapping::TrainPlan& plan) {
   shard.sequence_parallel = plan.sequence_parallel && plan.tp > 1;
   shard.lora_rank = plan.lora_rank;
   shard.lora_targets = plan.lora_targets;
-  shard.expert_load = plan.moe_load_imbalance;
+  shard.expert_load = plan.moe_expert_load();
   return shard;
 }
 
@@ -265,8 +265,9 @@ void add_moe_comm(const Context& x, LayerCost& lc) {
   const bool sp = x.shard.sequence_parallel;
   const long long gather = sp ? x.s.plan.etp() : 1;  // without SP every tp rank holds every token
   const double shard_tokens = static_cast<double>(x.tokens_chip) / static_cast<double>(sp ? x.s.plan.tp : 1);
-  // The busiest rank receives moe_load_imbalance × the mean; the exchange ends when it has.
-  const double a2a = shard_tokens * fanout * static_cast<double>(md.hidden) * kActBytes * x.s.plan.moe_load_imbalance;
+  // The busiest rank receives moe_expert_load() × the mean (the imbalance, capped or padded by the
+  // capacity: dropped tokens are not sent); the exchange ends when it has.
+  const double a2a = shard_tokens * fanout * static_cast<double>(md.hidden) * kActBytes * x.s.plan.moe_expert_load();
   cost::Activity tmp;
   const Seconds one = x.coll(CollectiveKind::AllToAll, a2a, x.ep_group, tmp, 1.0) +
                       x.coll(CollectiveKind::AllGather, a2a * static_cast<double>(gather), net::Group{gather, 1}, tmp, 1.0);

@@ -81,6 +81,8 @@ Json inputs_json(const scenario::TrainInputs& in) {
   put(plan, "zero", in.zero);
   put(plan, "recompute", in.recompute);
   put(plan, "moe_load_imbalance", in.moe_load_imbalance);
+  put(plan, "moe_capacity_factor", in.moe_capacity_factor);
+  put(plan, "moe_pad_to_capacity", in.moe_pad_to_capacity);
   j["plan"] = plan;
   Json workload = Json::object();
   put(workload, "global_batch", in.global_batch);

@@ -40,6 +40,8 @@ void read_train_plan(config::FieldReader& r, TrainInputs& in) {
   read_text(pr, "lora_targets", in.lora_targets);
   read_non_negative_count(pr, "mtp_layers", in.mtp_layers);
   read_positive_number(pr, "moe_load_imbalance", in.moe_load_imbalance);
+  read_positive_number(pr, "moe_capacity_factor", in.moe_capacity_factor);
+  read_flag(pr, "moe_pad_to_capacity", in.moe_pad_to_capacity);
   moved_to_workload(pr, {"global_batch", "seq_len"});
   pr.finish();
 }
@@ -145,6 +147,24 @@ engine::TrainStated stated_settings(const TrainInputs& in, const mapping::TrainP
   return st;
 }
 
+// A capacity factor needs experts, and padding needs a capacity; a factor beyond the number of
+// experts caps nothing an expert can receive (every token at most once per expert).
+void check_capacity(const TrainInputs& in, const workload::ModelSpec& md, core::Diagnostics& d) {
+  if (in.moe_capacity_factor) {
+    const std::string got = core::fmt_num(*in.moe_capacity_factor);
+    if (!md.is_moe())
+      d.error("--moe-capacity-factor", "an expert capacity needs a mixture of experts", got, "no capacity for " + md.id);
+    else if (!(*in.moe_capacity_factor > 0) ||
+             *in.moe_capacity_factor > static_cast<double>(md.moe.num_experts) / md.moe.experts_per_token)
+      d.error("--moe-capacity-factor", "out of range", got,
+              "above 0 and at most experts / top-k = " +
+                  core::fmt_num(static_cast<double>(md.moe.num_experts) / md.moe.experts_per_token) +
+                  " (Megatron recipes use 1 to 2)");
+  }
+  if (in.moe_pad_to_capacity.value_or(false) && !in.moe_capacity_factor)
+    d.error("--moe-pad-to-capacity", "padding to capacity needs a capacity factor", "true", "--moe-capacity-factor CF as well");
+}
+
 void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const workload::ModelSpec& md,
                   core::Diagnostics& d) {
   const long long chips = *in.chips;
@@ -170,6 +190,7 @@ void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const worklo
     d.error("--mtp-layers", "more multi-token-prediction modules than the model has layers", std::to_string(*in.mtp_layers),
             "0 to " + std::to_string(md.layers) + " (DeepSeek-V3 trains with 1)");
   mapping::check_moe_load_imbalance(d, "--moe-load-imbalance", in.moe_load_imbalance, md, in.ep.value_or(1));
+  check_capacity(in, md, d);
   if (in.pp && *in.pp > md.layers)
     d.error("--pp", "more pipeline stages than layers", std::to_string(*in.pp), "at most " + std::to_string(md.layers));
   if (in.ep && *in.ep > 1 && (!md.is_moe() || md.moe.num_experts % *in.ep != 0))
@@ -195,6 +216,8 @@ void fill_plan_defaults(const TrainInputs& in, const engine::TrainDefaults& d, m
   p.lora_rank = static_cast<int>(in.lora_rank.value_or(0));
   p.mtp_layers = static_cast<int>(in.mtp_layers.value_or(0));
   p.moe_load_imbalance = in.moe_load_imbalance.value_or(1.0);
+  p.moe_capacity_factor = in.moe_capacity_factor.value_or(0.0);
+  p.moe_pad_to_capacity = in.moe_pad_to_capacity.value_or(false);
   if (in.lora_targets) p.lora_targets = *workload::parse_lora_targets(*in.lora_targets);  // checked in check_layout
   if (in.schedule) {
     mapping::schedules().get(*in.schedule, "--schedule");  // unknown names list the valid ones
@@ -237,6 +260,22 @@ void mark_searched(const TrainInputs& in, const mapping::TrainPlan& p, engine::T
     d.recompute.origin = engine::Origin::Search;
     d.recompute.basis = why;
   }
+}
+
+// The capacity setting as the output states it, with the share the busiest rank drops.
+std::string capacity_setting(const mapping::TrainPlan& p) {
+  const std::string cf = core::fmt_num(p.moe_capacity_factor);
+  if (p.moe_pad_to_capacity)
+    return "MoE expert capacity factor " + cf + ", padded (input): every expert runs " + cf +
+           " x its mean share of the routed rows; tokens beyond it are dropped";
+  std::string s = "MoE expert capacity factor " + cf + " (input): an expert takes at most " + cf +
+                  " x its mean share of the routed rows and drops the rest";
+  if (p.moe_load_imbalance > 1.0 && p.moe_load_imbalance > p.moe_capacity_factor)
+    s += "; at load imbalance " + core::fmt_num(p.moe_load_imbalance) + " the busiest rank drops " +
+         core::fmt_num(100.0 * (1.0 - p.moe_capacity_factor / p.moe_load_imbalance), 3) + "% of its routed tokens";
+  else if (p.moe_capacity_factor < 1.0)
+    s += "; balanced, every expert drops " + core::fmt_num(100.0 * (1.0 - p.moe_capacity_factor), 3) + "% of its share";
+  return s;
 }
 
 // What to try when no plan fits: more chips (memory), or fewer when a fixed global batch cannot
@@ -437,6 +476,7 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
   if (s.plan.mtp_layers > 0)
     out.settings.push_back("multi-token prediction: " + std::to_string(s.plan.mtp_layers) +
                            " module(s) on the last stage (input)");
+  if (s.plan.moe_capacity_factor > 0) out.settings.push_back(capacity_setting(s.plan));
   if (in.moe_load_imbalance)
     out.settings.push_back("MoE load imbalance " + core::fmt_num(s.plan.moe_load_imbalance) +
                            " (input): the busiest of the " + std::to_string(s.plan.ep) +

@@ -279,7 +279,7 @@ TEST(TrainCli, AGlobalBatchOfNoWholeMicroBatchesIsBadInput) {
 // A MoE load imbalance stated by the user: the busiest of the ep ranks receives F × the mean
 // tokens, so its expert GEMMs and its all-to-all take longer and the step waits for it. The
 // model FLOPs per step are the model's (MFU falls); the all-to-all time scales by F up to its start-up
-// latency. Bad values exit 2 naming the flag.
+// latency. A capacity factor caps the load (or pads every expert to it). Bad values exit 2 naming the flag.
 TEST(TrainCli, AMoeLoadImbalanceSlowsTheBusiestExpertRankAndIsStated) {
   const std::string base = "train --system h100-sxm-dgx --model qwen3-30b-a3b --chips 16 --tp 1 --pp 1 --ep 8 "
                            "--global-batch 512 --micro-batch 2 --seq-len 4096 --precision fp8 --json";
@@ -302,8 +302,33 @@ TEST(TrainCli, AMoeLoadImbalanceSlowsTheBusiestExpertRankAndIsStated) {
   bool stated = false;
   for (const auto& s : b["settings"]) stated = stated || s.get<std::string>().rfind("MoE load imbalance 1.5 (input)", 0) == 0;
   EXPECT_TRUE(stated) << b["settings"].dump();
+  // A capacity factor caps the busiest rank at cf x the mean: at 1.25 the all-to-all carries 1.25
+  // of the balanced volume (the dropped tokens are not sent) and the step is between the two;
+  // padding to capacity 1.25 costs the same without an imbalance.
+  const auto capped = xpusim::test::run_cli_json(base + " --moe-load-imbalance 1.5 --moe-capacity-factor 1.25");
+  const auto padded = xpusim::test::run_cli_json(base + " --moe-capacity-factor 1.25 --moe-pad-to-capacity");
+  ASSERT_FALSE(capped.is_null() || padded.is_null());
+  const double capped_ratio = capped["breakdown_s"]["ep_comm"].get<double>() / a["breakdown_s"]["ep_comm"].get<double>();
+  EXPECT_GT(capped_ratio, 1.2);
+  EXPECT_LE(capped_ratio, 1.25);
+  EXPECT_GT(capped["step_time_s"].get<double>(), a["step_time_s"].get<double>());
+  EXPECT_LT(capped["step_time_s"].get<double>(), b["step_time_s"].get<double>());
+  EXPECT_DOUBLE_EQ(padded["step_time_s"].get<double>(), capped["step_time_s"].get<double>());
+  EXPECT_EQ(capped["plan"]["moe_capacity_factor"], 1.25);
+  EXPECT_EQ(padded["plan"]["moe_pad_to_capacity"], true);
+  bool drops = false;
+  for (const auto& s : capped["settings"])
+    drops = drops || s.get<std::string>().find("at load imbalance 1.5 the busiest rank drops 16.7% of its routed tokens") !=
+                         std::string::npos;
+  EXPECT_TRUE(drops) << capped["settings"].dump();
   for (const auto& [args, message] :
-       {std::pair{"--model llama3.1-8b --chips 8 --moe-load-imbalance 1.2",
+       {std::pair{"--model qwen3-30b-a3b --chips 16 --moe-pad-to-capacity",
+                  "--moe-pad-to-capacity: padding to capacity needs a capacity factor"},
+        std::pair{"--model llama3.1-8b --chips 8 --moe-capacity-factor 1.25",
+                  "--moe-capacity-factor: an expert capacity needs a mixture of experts"},
+        std::pair{"--model qwen3-30b-a3b --chips 16 --moe-capacity-factor 100",
+                  "--moe-capacity-factor: out of range (got '100'; expected above 0 and at most experts / top-k = 16"},
+        std::pair{"--model llama3.1-8b --chips 8 --moe-load-imbalance 1.2",
                   "--moe-load-imbalance: a load imbalance over expert-parallel ranks needs a mixture of experts"},
         std::pair{"--model qwen3-30b-a3b --chips 16 --moe-load-imbalance 1.2",
                   "--moe-load-imbalance: the imbalance is over the expert-parallel ranks: state ep > 1"},

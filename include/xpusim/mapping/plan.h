@@ -2,6 +2,7 @@
 // Parallel plans for training and serving. Plain data; mapping/plan.cc validates them against
 // a model and a chip count (divisibility), mapping/memory.h sizes them per chip.
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,6 +81,17 @@ struct TrainPlan {
   /// balanced: the force-balanced routing of MoE benchmarks, what EPLB aims for). Its grouped
   /// GEMMs, permutes and all-to-all volume scale by it; the step waits for that rank.
   double moe_load_imbalance = 1.0;
+  /// Mixture of experts, Megatron's moe_expert_capacity_factor: an expert takes at most this
+  /// many times its mean share of the routed rows and drops the rest (0 = dropless). With
+  /// moe_pad_to_capacity every expert runs exactly its capacity (fixed shapes).
+  double moe_capacity_factor = 0;
+  bool moe_pad_to_capacity = false;
+  /// The busiest expert-parallel rank's routed rows over the mean, after the capacity: F,
+  /// min(F, cf) with a capacity factor, cf when padded to it.
+  double moe_expert_load() const {
+    if (moe_capacity_factor <= 0) return moe_load_imbalance;
+    return moe_pad_to_capacity ? moe_capacity_factor : std::min(moe_load_imbalance, moe_capacity_factor);
+  }
 
   int chips() const { return tp * pp * cp * dp; }
   int etp() const { return expert_tp > 0 ? expert_tp : tp; }

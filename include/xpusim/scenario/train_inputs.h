@@ -7,7 +7,8 @@
 // Scenario file shape (docs/scenarios.md), shared with serving:
 //   system, model, chips, framework, executor, description
 //   plan:     tp, pp, dp, cp, ep, vpp, micro_batch, precision, allow_fallback, zero, recompute,
-//             schedule, async_tp, lora_rank, lora_targets, mtp_layers, moe_load_imbalance
+//             schedule, async_tp, lora_rank, lora_targets, mtp_layers, moe_load_imbalance,
+//             moe_capacity_factor, moe_pad_to_capacity
 //   workload: global_batch, max_global_batch_tokens, seq_len, train_tokens, deadline, budget_usd (scenario/solver.h)
 
 #include <memory>
@@ -46,6 +47,10 @@ struct TrainInputs {
   /// MoE load imbalance over the expert-parallel ranks (mapping::TrainPlan::moe_load_imbalance);
   /// absent: 1, balanced.
   std::optional<double> moe_load_imbalance;
+  /// Megatron's expert capacity factor (mapping::TrainPlan::moe_capacity_factor) and padding to
+  /// it; absent: dropless.
+  std::optional<double> moe_capacity_factor;
+  std::optional<bool> moe_pad_to_capacity;
   std::optional<long long> global_batch, seq_len;
   /// Upper bound on the global batch in tokens for the plan search (default: the critical-batch
   /// rule); the search never exceeds it. Not with global_batch (exact).
