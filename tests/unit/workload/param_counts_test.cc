@@ -78,6 +78,8 @@ const CountCase kCounts[] = {
     {"gpt-oss-20b", 20.91, 4.19},
     {"mixtral-8x22b", 140.62, 39.15},
     {"nemotron4-15b", 15.63, 0},
+    {"nemotron3-8b", 8.54, 0},
+    {"nemotron3-22b", 21.27, 0},
     {"mpt-125m", 0.125, 0},
     {"mpt-350m", 0.356, 0},
     {"mpt-760m", 0.760, 0},
