@@ -30,7 +30,7 @@ const std::vector<std::string>& supported_types() {
   static const std::vector<std::string> v = {
       "cohere",      "cohere2",     "dbrx",
       "deepseek_v2", "deepseek_v3", "falcon", "gemma",   "gemma2",  "gemma3",   "gemma3_text", "gpt2",
-      "gpt_oss",     "gptj",        "llama",  "llama4",  "llama4_text", "mistral", "mistral3", "mixtral",
+      "gpt_oss",     "gptj",        "gpt_neox", "llama",  "llama4",  "llama4_text", "mistral", "mistral3", "mixtral",
       "mpt",         "nemotron",    "nemotron_h", "phi3", "qwen2",   "qwen2_moe", "qwen3",  "qwen3_moe",
       "qwen3_next", "jamba",      "mamba",  "falcon_mamba", "mamba2", "glm4_moe", "kimi_k2", "deepseek_v32",
       "qwen3_vl", "qwen3_vl_moe", "nemotron-nas"};
@@ -630,6 +630,29 @@ void read_gptj(FieldReader& r, ModelSpec& m) {
   m.norms_per_layer = 1;       // ln_1 feeds both attention and MLP
 }
 
+/// GPT-NeoX (EleutherAI: GPT-NeoX-20B, Pythia): fused query_key_value and its output dense with
+/// biases (attention_bias, default true), dense_h_to_4h / dense_4h_to_h with biases, two
+/// LayerNorms per layer (input and post-attention) under a parallel residual by default
+/// (use_parallel_residual), partial rotary (rotary_pct: no cost of its own), untied embed_out
+/// without a bias.
+void read_gpt_neox(FieldReader& r, ModelSpec& m) {
+  m.hidden = int_alias(r, {"hidden_size"}, 0, true);
+  m.layers = static_cast<int>(int_alias(r, {"num_hidden_layers"}, 0, true));
+  m.heads = static_cast<int>(int_alias(r, {"num_attention_heads"}, 0, true));
+  m.kv_heads = m.heads;
+  m.ffn = int_alias(r, {"intermediate_size"}, 4 * m.hidden, false);
+  m.vocab = int_alias(r, {"vocab_size"}, 0, true);
+  m.max_position = int_alias(r, {"max_position_embeddings"}, 2048, false);
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+  m.mlp = mlp_from_act(r.str_or("hidden_act", "gelu"), MlpKind::Gelu);
+  m.norm = NormKind::LayerNorm;
+  m.position = PosKind::Rope;
+  m.attn_bias = m.attn_out_bias = r.boolean_or("attention_bias", true);
+  m.mlp_bias = true;
+  m.parallel_attn = r.boolean_or("use_parallel_residual", true);
+  m.norms_per_layer = 2;
+}
+
 void read_mpt(FieldReader& r, ModelSpec& m) {
   m.hidden = int_alias(r, {"d_model", "hidden_size"}, 0, true);
   m.layers = static_cast<int>(int_alias(r, {"n_layers", "num_hidden_layers"}, 0, true));
@@ -962,6 +985,8 @@ void read_family(FieldReader& r, ModelSpec& m) {
     read_gpt2(r, m);
   } else if (m.family == "gptj") {
     read_gptj(r, m);
+  } else if (m.family == "gpt_neox") {
+    read_gpt_neox(r, m);
   } else if (m.family == "mpt") {
     read_mpt(r, m);
   } else if (m.family == "falcon") {

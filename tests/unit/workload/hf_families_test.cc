@@ -323,3 +323,26 @@ TEST(HfFamilies, DenseLayersCoveringTheModelAreNamed) {
   EXPECT_NE(e.find("first_k_dense_replace"), std::string::npos) << e;
   EXPECT_NE(e.find("no mixture-of-experts layer"), std::string::npos) << e;
 }
+
+// GPT-NeoX (model_type gpt_neox): the shipped GPT-NeoX-20B and Pythia-6.9B files. Pythia's paper
+// (arXiv 2304.01373, Table 1) gives 6,857,302,016 parameters for Pythia-6.9B; per layer
+// 4h² + 4h (fused qkv and dense, with biases) + 2·h·4h + 4h + h (the MLP with biases) + 2·2h
+// (two LayerNorms), plus the untied embedding and embed_out (2·V·h) and the final LayerNorm.
+TEST(HfFamilies, GptNeoxCountsItsBiasesTwoNormsAndAParallelResidual) {
+  const ModelSpec p = workload::load_model("pythia-6.9b", kFamilyModels);
+  EXPECT_EQ(p.family, "gpt_neox");
+  const long long h = 4096, v = 50432, layers = 32;
+  const long long per_layer = 4 * h * h + 4 * h + 2 * h * 4 * h + 4 * h + h + 2 * 2 * h;
+  EXPECT_EQ(per_layer * layers + 2 * v * h + 2 * h, 6857302016LL);
+  EXPECT_EQ(count_params(p).total, 6857302016.0);
+  EXPECT_TRUE(p.parallel_attn);
+  EXPECT_EQ(p.norms_per_layer, 2);
+  EXPECT_TRUE(p.attn_bias && p.attn_out_bias && p.mlp_bias);
+  EXPECT_FALSE(p.tied_embeddings);
+  // GPT-NeoX-20B: the same rule at h 6,144, 44 layers (20.55 B; the card's 20 B).
+  EXPECT_NEAR(count_params(workload::load_model("gpt-neox-20b", kFamilyModels)).total / 20.5546e9, 1.0, 1e-4);
+  // use_parallel_residual false: attention then MLP, each closing a tensor-parallel region.
+  const ModelSpec seq = load_text("neox-sequential", R"({"model_type": "gpt_neox", "hidden_size": 64,
+    "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100, "use_parallel_residual": false})");
+  EXPECT_FALSE(seq.parallel_attn);
+}

@@ -80,6 +80,8 @@ const CountCase kCounts[] = {
     {"nemotron4-15b", 15.63, 0},
     {"nemotron3-8b", 8.54, 0},
     {"nemotron3-22b", 21.27, 0},
+    {"gpt-neox-20b", 20.55, 0},
+    {"pythia-6.9b", 6.857, 0},
     {"mpt-125m", 0.125, 0},
     {"mpt-350m", 0.356, 0},
     {"mpt-760m", 0.760, 0},
