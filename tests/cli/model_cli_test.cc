@@ -54,7 +54,7 @@ TEST(ModelCli, ListShowsEveryModel) {
   const auto r = run_cli("model list --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["models"].size(), 68u);
+  EXPECT_EQ(j["models"].size(), 76u);
   const auto t = run_cli("model list");
   EXPECT_EQ(t.exit_code, 0);
   EXPECT_NE(t.out.find("mixtral-8x7b"), std::string::npos);
