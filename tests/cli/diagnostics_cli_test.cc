@@ -91,7 +91,7 @@ TEST_F(DiagnosticsCli, UnknownSystemShowsClosestMatch) {
 
 TEST_F(DiagnosticsCli, UnknownModelShowsClosestMatch) {
   expect_bad_input(run_cli("train --system h100-sxm-dgx --model llama3.1-8bb --chips 8"),
-                   {"--model: unknown model 'llama3.1-8bb'", "expected one of: deepseek-v3",
+                   {"--model: unknown model 'llama3.1-8bb'", "expected one of: command-a",
                     "did you mean 'llama3.1-8b'?"});
 }
 

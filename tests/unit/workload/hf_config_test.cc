@@ -46,7 +46,7 @@ TEST(HfConfig, ModelIdsAreTheSortedFileStems) {
   const auto ids = workload::model_ids(kHfModels);
   ASSERT_EQ(ids.size(), 76u);
   EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
-  EXPECT_EQ(ids.front(), "deepseek-v3");
+  EXPECT_EQ(ids.front(), "command-a");
 }
 
 TEST(HfConfig, LoadsByIdAndByPath) {
@@ -171,7 +171,7 @@ TEST(HfConfigDiagnostics, UnknownIdListsIdsAndClosest) {
   const std::string e = load_error("llama3.1-8", kHfModels);
   EXPECT_TRUE(contains(e, "unknown model 'llama3.1-8'")) << e;
   EXPECT_TRUE(contains(e, "did you mean 'llama3.1-8b'?")) << e;
-  EXPECT_TRUE(contains(e, "one of: deepseek-v3, deepseek-v3.2, falcon-180b")) << e;
+  EXPECT_TRUE(contains(e, "one of: command-a, command-r, dbrx, deepseek-v2-lite, deepseek-v3")) << e;
 }
 
 TEST(HfConfigDiagnostics, MissingFileNamesThePath) {
