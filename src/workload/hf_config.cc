@@ -1024,9 +1024,29 @@ std::vector<std::string> model_ids(const std::string& models_dir) {
 
 namespace {
 
-/// The config file a model argument names: an existing file, else `models_dir/<id>.json`; an
-/// unknown id lists the shipped ones.
-std::string resolve_model_path(const std::string& path_or_id, const std::string& models_dir) {
+/// A shipped id that `id` names with variant suffixes that leave the architecture as it is
+/// (instruction-tuned, chat, base, HF-converted weights: "llama3.1-8b-instruct" is llama3.1-8b),
+/// stripped one at a time; empty when none is shipped.
+std::string shipped_variant_of(const std::string& id, const std::string& models_dir) {
+  static const std::vector<std::string> suffixes = {"-instruct", "-chat", "-base", "-hf", "-it"};
+  std::string stem = id;
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (const auto& s : suffixes)
+      if (stem.size() > s.size() && stem.compare(stem.size() - s.size(), s.size(), s) == 0) {
+        stem.resize(stem.size() - s.size());
+        stripped = true;
+        std::error_code ec;
+        if (fs::is_regular_file(fs::path(models_dir) / (stem + ".json"), ec)) return stem;
+      }
+  }
+  return "";
+}
+
+/// The config file a model argument names: an existing file, else `models_dir/<id>.json`, else
+/// the shipped model it names with a variant suffix (`variant_of` says which); an unknown id
+/// lists the shipped ones.
+std::string resolve_model_path(const std::string& path_or_id, const std::string& models_dir, std::string& variant_of) {
   std::error_code ec;
   if (fs::is_regular_file(path_or_id, ec)) return path_or_id;
   const bool looks_like_path = path_or_id.find('/') != std::string::npos ||
@@ -1034,6 +1054,8 @@ std::string resolve_model_path(const std::string& path_or_id, const std::string&
   if (looks_like_path)
     core::fail("", "cannot open model file '" + path_or_id + "'", path_or_id, "an existing config.json or a model id");
   std::string path = (fs::path(models_dir) / (path_or_id + ".json")).string();
+  if (!fs::is_regular_file(path, ec) && !(variant_of = shipped_variant_of(path_or_id, models_dir)).empty())
+    return (fs::path(models_dir) / (variant_of + ".json")).string();
   if (!fs::is_regular_file(path, ec)) {
     const auto ids = model_ids(models_dir);
     core::fail("", "unknown model '" + path_or_id + "'", path_or_id,
@@ -1090,7 +1112,8 @@ void check_shape(ModelSpec& m, core::Diagnostics& diags) {
 }  // namespace
 
 ModelSpec load_model(const std::string& path_or_id, const std::string& models_dir) {
-  const std::string path = resolve_model_path(path_or_id, models_dir);
+  std::string variant_of;
+  const std::string path = resolve_model_path(path_or_id, models_dir, variant_of);
   const Json doc = config::load_document(path);
   core::Diagnostics diags;
   if (!doc.is_object()) {
@@ -1107,6 +1130,10 @@ ModelSpec load_model(const std::string& path_or_id, const std::string& models_di
   if (diags.empty()) check_shape(m, diags);
   diags.set_file(path);
   diags.throw_if_any();
+  if (!variant_of.empty())
+    m.approximations.insert(m.approximations.begin(), "'" + path_or_id + "' read as the shipped '" + variant_of +
+                                                          "': a variant of the same architecture (its suffix names "
+                                                          "the weights, not the shape)");
   return m;
 }
 

@@ -280,3 +280,22 @@ TEST(HfConfigLimits, AMoeFamilyWithNoExpertsIsRejected) {
 }
 
 }  // namespace
+
+// An id with a variant suffix that names the weights, not the shape (-instruct, -chat, -base,
+// -hf, -it), reads the shipped model and says so; an id that is no variant of a shipped model is
+// still unknown, named as given.
+TEST(HfConfig, AVariantSuffixReadsTheShippedModelAndSaysSo) {
+  const ModelSpec base = load_model("llama3.1-8b", kHfModels);
+  const ModelSpec v = load_model("llama3.1-8b-instruct", kHfModels);
+  EXPECT_EQ(v.id, "llama3.1-8b");
+  EXPECT_EQ(v.hidden, base.hidden);
+  EXPECT_EQ(v.layers, base.layers);
+  ASSERT_FALSE(v.approximations.empty());
+  EXPECT_EQ(v.approximations.front(), "'llama3.1-8b-instruct' read as the shipped 'llama3.1-8b': a variant of the same "
+                                      "architecture (its suffix names the weights, not the shape)");
+  EXPECT_TRUE(base.approximations.empty());
+  EXPECT_EQ(load_model("mixtral-8x7b-instruct-hf", kHfModels).id, "mixtral-8x7b");  // suffixes stripped in turn
+  const std::string e = load_error("llama3.1-9b-instruct", kHfModels);
+  EXPECT_TRUE(contains(e, "unknown model 'llama3.1-9b-instruct'")) << e;
+  EXPECT_TRUE(contains(load_error("instruct", kHfModels), "unknown model 'instruct'"));
+}
