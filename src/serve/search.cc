@@ -254,6 +254,17 @@ std::vector<std::pair<int, int>> slice_pools(const SearchSpec& spec) {
   return pools;
 }
 
+// What a candidate's slice is, for its note: "colocated" or "disaggregated P:D prefill:decode",
+// and DP attention and pipeline stages when it has them.
+std::string slice_note(const Layout& l, std::pair<int, int> ratio) {
+  std::string s = ratio.first > 0 ? "disaggregated " + std::to_string(ratio.first) + ":" + std::to_string(ratio.second) +
+                                        " prefill:decode"
+                                  : "colocated";
+  if (l.dp_attention) s += ", DP attention";
+  if (l.pp > 1) s += ", " + std::to_string(l.pp) + " pipeline stages";
+  return s;
+}
+
 // Fewer chips wins; then fewer dollars per million tokens.
 bool fewer_chips(const PlanCandidate& a, const PlanCandidate& b) {
   if (a.chips != b.chips) return a.chips < b.chips;
@@ -270,7 +281,7 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
   for (const Layout& l : search_layouts(spec, model, sys)) {
     bool one_to_one = false;  // the 1:1 split served the rate: other splits are worth trying
     for (const auto& ratio : slice_pools(spec)) {
-      const bool split = ratio.first > 0, other_split = split && ratio != std::pair{1, 1};
+      const bool other_split = ratio.first > 0 && ratio != std::pair{1, 1};
       if (other_split && !one_to_one) continue;
       const long long unit = l.chips() * (ratio.first + ratio.second);
       auto eval = [&](long long slices, long long requests) { return evaluate(spec, env, l, slices, ratio, requests); };
@@ -280,11 +291,7 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
       auto best_here = fewest_slices(eval, spec, unit, res.tried, max_slices);
       if (!best_here) continue;
       one_to_one = one_to_one || ratio == std::pair{1, 1};
-      best_here->note = (split ? "disaggregated " + std::to_string(ratio.first) + ":" + std::to_string(ratio.second) +
-                                     " prefill:decode"
-                               : std::string("colocated")) +
-                        (l.dp_attention ? ", DP attention" : "") +
-                        (l.pp > 1 ? ", " + std::to_string(l.pp) + " pipeline stages" : "");
+      best_here->note = slice_note(l, ratio);
       res.tried.push_back(*best_here);
       if (!res.found || fewer_chips(*best_here, res.best)) {
         res.best = *best_here;
