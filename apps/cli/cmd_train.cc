@@ -43,6 +43,9 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
   add_optional(app, "--moe-load-imbalance", in.moe_load_imbalance,
                "mixture of experts: tokens the busiest expert-parallel rank receives over the mean (needs --ep > 1; "
                "default 1, balanced routing as MoE benchmarks force)");
+  add_optional(app, "--expert-tp", in.expert_tp,
+               "mixture of experts: expert tensor parallelism, the experts on their own grid (Megatron-Core MoE "
+               "parallel folding: ep x expert-tp must divide tp x cp x dp; default: the attention's tp, ep dividing dp x cp)");
   add_optional(app, "--moe-capacity-factor", in.moe_capacity_factor,
                "mixture of experts: an expert takes at most this many times its mean share of the routed tokens and "
                "drops the rest (Megatron --moe-expert-capacity-factor; default: dropless)");

@@ -116,10 +116,13 @@ Context::Context(const TrainScenario& sc, const net::Topology& t, const compute:
   tokens_chip = plan.micro_batch * plan.seq_len / plan.cp;
   block_bytes = static_cast<double>(tokens_chip) * static_cast<double>(s.model.hidden) * kActBytes;
   tp_group = net::Group{plan.tp, 1};
-  ep_group = net::Group{plan.ep, plan.tp};
+  // The experts' own grid (Megatron-Core): etp innermost, then ep, then the expert data-parallel
+  // ranks; with etp = tp (the default) ep runs over the data-parallel ranks, with a smaller etp
+  // (MoE parallel folding) the expert-parallel group takes tensor-parallel ranks too.
+  ep_group = net::Group{plan.ep, plan.etp()};
   dp_group = net::Group{static_cast<long long>(plan.dp) * plan.cp, plan.tp};
-  edp = std::max<long long>(1, static_cast<long long>(plan.dp) * plan.cp / plan.ep);
-  edp_group = net::Group{edp, static_cast<long long>(plan.tp) * plan.ep};
+  edp = std::max<long long>(1, plan.expert_dp());
+  edp_group = net::Group{edp, static_cast<long long>(plan.etp()) * plan.ep};
   pp_pair = net::Group{2, static_cast<long long>(plan.tp) * plan.cp * plan.dp};
   fsdp = plan.zero == mapping::Zero::Zero3 || plan.zero == mapping::Zero::Fsdp;
 }

@@ -161,9 +161,12 @@ core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::Model
       why.push_back("ep = " + s(plan.ep) + " does not divide the " + s(model.moe.num_experts) +
                     " experts");
     }
-    if ((static_cast<long long>(plan.dp) * plan.cp) % plan.ep != 0) {
+    // Experts at the attention's tp (no expert_tp) take their ep ranks from data parallelism;
+    // with expert_tp (MoE parallel folding) the grid rule below applies instead.
+    if (plan.expert_tp == 0 && (static_cast<long long>(plan.dp) * plan.cp) % plan.ep != 0) {
       why.push_back("ep = " + s(plan.ep) + " does not divide dp·cp = " +
-                    s(static_cast<long long>(plan.dp) * plan.cp));
+                    s(static_cast<long long>(plan.dp) * plan.cp) +
+                    " (with --expert-tp, the experts on their own grid, ep·expert_tp must divide tp·cp·dp instead)");
     }
   }
   if (plan.expert_tp > 0) {

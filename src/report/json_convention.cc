@@ -82,6 +82,7 @@ Json inputs_json(const scenario::TrainInputs& in) {
   put(plan, "recompute", in.recompute);
   put(plan, "moe_load_imbalance", in.moe_load_imbalance);
   put(plan, "moe_capacity_factor", in.moe_capacity_factor);
+  put(plan, "expert_tp", in.expert_tp);
   put(plan, "moe_pad_to_capacity", in.moe_pad_to_capacity);
   j["plan"] = plan;
   Json workload = Json::object();

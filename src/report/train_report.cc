@@ -17,7 +17,7 @@ Json plan_json(const mapping::TrainPlan& p) {
               {"precision", core::dtype_name(p.precision)}, {"micro_batches", p.micro_batches()},
               {"async_tp", p.async_tp}, {"lora_rank", p.lora_rank},
               {"lora_targets", p.lora_rank > 0 ? Json(workload::lora_targets_name(p.lora_targets)) : Json(nullptr)},
-              {"mtp_layers", p.mtp_layers}, {"moe_load_imbalance", p.moe_load_imbalance},
+              {"mtp_layers", p.mtp_layers}, {"moe_load_imbalance", p.moe_load_imbalance}, {"expert_tp", p.etp()},
               {"moe_capacity_factor", p.moe_capacity_factor > 0 ? Json(p.moe_capacity_factor) : Json(nullptr)},
               {"moe_pad_to_capacity", p.moe_pad_to_capacity}};
 }
@@ -110,6 +110,7 @@ std::string train_text(const engine::TrainScenario& s, const engine::TrainResult
                               workload::lora_targets_name(p.lora_targets)
                         : std::string())
     << (p.mtp_layers > 0 ? " mtp=" + std::to_string(p.mtp_layers) : std::string())
+    << (p.expert_tp > 0 ? " expert-tp=" + std::to_string(p.expert_tp) : std::string())
     << (p.moe_load_imbalance != 1.0 ? " moe-imbalance=" + fmt_num(p.moe_load_imbalance) : std::string())
     << (p.moe_capacity_factor > 0
             ? " moe-capacity=" + fmt_num(p.moe_capacity_factor) + (p.moe_pad_to_capacity ? " (padded)" : "")

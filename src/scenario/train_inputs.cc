@@ -40,6 +40,7 @@ void read_train_plan(config::FieldReader& r, TrainInputs& in) {
   read_text(pr, "lora_targets", in.lora_targets);
   read_non_negative_count(pr, "mtp_layers", in.mtp_layers);
   read_positive_number(pr, "moe_load_imbalance", in.moe_load_imbalance);
+  read_count(pr, "expert_tp", in.expert_tp);
   read_positive_number(pr, "moe_capacity_factor", in.moe_capacity_factor);
   read_flag(pr, "moe_pad_to_capacity", in.moe_pad_to_capacity);
   moved_to_workload(pr, {"global_batch", "seq_len"});
@@ -86,7 +87,7 @@ void check_counts(const TrainInputs& in, core::Diagnostics& d) {
   for (const auto& [flag, v] : {std::pair{"--chips", in.chips}, {"--tp", in.tp}, {"--pp", in.pp}, {"--dp", in.dp},
                                 {"--cp", in.cp}, {"--ep", in.ep}, {"--vpp", in.vpp}, {"--micro-batch", in.micro_batch},
                                 {"--global-batch", in.global_batch}, {"--seq-len", in.seq_len},
-                                {"--lora-rank", in.lora_rank}})
+                                {"--lora-rank", in.lora_rank}, {"--expert-tp", in.expert_tp}})
     config::check_positive_count(d, flag, v);
   config::check_positive_number(d, "--train-tokens", in.train_tokens);
   config::check_positive_number(d, "--max-global-batch-tokens", in.max_global_batch_tokens);
@@ -191,6 +192,9 @@ void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const worklo
             "0 to " + std::to_string(md.layers) + " (DeepSeek-V3 trains with 1)");
   mapping::check_moe_load_imbalance(d, "--moe-load-imbalance", in.moe_load_imbalance, md, in.ep.value_or(1));
   check_capacity(in, md, d);
+  if (in.expert_tp && !md.is_moe())
+    d.error("--expert-tp", "expert tensor parallelism needs a mixture of experts", std::to_string(*in.expert_tp),
+            "no --expert-tp for " + md.id);
   if (in.pp && *in.pp > md.layers)
     d.error("--pp", "more pipeline stages than layers", std::to_string(*in.pp), "at most " + std::to_string(md.layers));
   if (in.ep && *in.ep > 1 && (!md.is_moe() || md.moe.num_experts % *in.ep != 0))
@@ -216,6 +220,7 @@ void fill_plan_defaults(const TrainInputs& in, const engine::TrainDefaults& d, m
   p.lora_rank = static_cast<int>(in.lora_rank.value_or(0));
   p.mtp_layers = static_cast<int>(in.mtp_layers.value_or(0));
   p.moe_load_imbalance = in.moe_load_imbalance.value_or(1.0);
+  p.expert_tp = static_cast<int>(in.expert_tp.value_or(0));
   p.moe_capacity_factor = in.moe_capacity_factor.value_or(0.0);
   p.moe_pad_to_capacity = in.moe_pad_to_capacity.value_or(false);
   if (in.lora_targets) p.lora_targets = *workload::parse_lora_targets(*in.lora_targets);  // checked in check_layout

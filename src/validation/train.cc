@@ -140,6 +140,19 @@ void lora_from_notes(const std::string& notes, const calib::Params& params, mapp
                           (targets_stated ? " (notes)" : " (" + key + "all_linear)"));
 }
 
+/// A stated ep that data parallelism alone cannot hold (ep does not divide dp·cp) but the whole
+/// grid can: the run put its experts on their own grid, as Megatron-Core's MoE parallel folding
+/// does (expert tensor parallelism 1, the ep ranks taken across tp, cp and dp). Stated.
+void fold_experts_if_needed(mapping::TrainPlan& plan, Prediction& p) {
+  const long long dp_cp = static_cast<long long>(plan.dp) * plan.cp;
+  const long long grid = dp_cp * plan.tp;
+  if (plan.ep <= 1 || dp_cp % plan.ep == 0 || grid % plan.ep != 0) return;
+  plan.expert_tp = 1;
+  p.assumptions.push_back("MoE parallel folding: ep " + std::to_string(plan.ep) + " exceeds dp·cp = " +
+                          std::to_string(dp_cp) + ", so the experts run on their own grid (expert tp 1, expert data parallelism " +
+                          std::to_string(grid / plan.ep) + "), as Megatron-Core folds them");
+}
+
 /// Plan fields the row states (precision, sequence, layout). False (and p.reason) when the
 /// precision is unknown.
 bool plan_from_row(const Row& row, const workload::ModelSpec& model, mapping::TrainPlan& plan, Prediction& p) {
@@ -161,6 +174,7 @@ bool plan_from_row(const Row& row, const workload::ModelSpec& model, mapping::Tr
     plan.tp = static_cast<int>(*row.tp);
     plan.pp = static_cast<int>(*row.pp);
     plan.dp = static_cast<int>(*row.dp);
+    fold_experts_if_needed(plan, p);
   }
   return true;
 }

@@ -66,12 +66,12 @@ const std::set<std::string> kUnitless = {
     // mixed training, interleaved across the kinds: layers per chunk, boundary crossings
     "chunk_layers", "crossings_per_micro_batch",
     // MoE: the busiest expert-parallel rank's tokens over the mean (a ratio)
-    "moe_load_imbalance", "moe_capacity_factor"};
+    "moe_load_imbalance", "moe_capacity_factor", "expert_tp"};
 // Counts among the unitless names: printed as integers.
 const std::set<std::string> kCounts = {"chips", "tp", "pp", "dp", "requests", "events", "tokens_per_step",
                                        "spares", "runs", "largest_useful_chips",
                                        "train_tokens", "n", "ok", "preemptions", "timed_out_requests", "index",
-                                       "stages", "transfers", "chunk_layers", "crossings_per_micro_batch"};
+                                       "stages", "transfers", "chunk_layers", "crossings_per_micro_batch", "expert_tp"};
 
 bool has_unit_word(const std::string& key) {
   std::stringstream ss(key);

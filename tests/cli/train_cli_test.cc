@@ -341,3 +341,21 @@ TEST(TrainCli, AMoeLoadImbalanceSlowsTheBusiestExpertRankAndIsStated) {
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
   }
 }
+
+// --expert-tp puts the experts on their own grid (Megatron-Core MoE parallel folding): ep 64 over
+// tp 2 × dp 32 runs with expert tp 1 and is refused without it, the refusal naming the flag.
+TEST(TrainCli, ExpertTpFoldsTheExpertsOntoTheirOwnGrid) {
+  const std::string base = "train --system h100-sxm-dgx --model deepseek-v3 --chips 512 --tp 2 --pp 8 --ep 64 --vpp 4 "
+                           "--global-batch 8192 --micro-batch 1 --precision fp8 --executor analytical";
+  const auto folded = xpusim::test::run_cli_json(base + " --expert-tp 1 --json");
+  ASSERT_FALSE(folded.is_null());
+  EXPECT_EQ(folded["plan"]["expert_tp"], 1);
+  EXPECT_EQ(folded["plan"]["ep"], 64);
+  const auto refused = run_cli(base);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("ep = 64 does not divide dp·cp = 32 (with --expert-tp"), std::string::npos) << refused.err;
+  const auto dense = run_cli("train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --expert-tp 1");
+  EXPECT_EQ(dense.exit_code, 2);
+  EXPECT_NE(dense.err.find("--expert-tp: expert tensor parallelism needs a mixture of experts"), std::string::npos)
+      << dense.err;
+}

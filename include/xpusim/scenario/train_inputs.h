@@ -8,7 +8,7 @@
 //   system, model, chips, framework, executor, description
 //   plan:     tp, pp, dp, cp, ep, vpp, micro_batch, precision, allow_fallback, zero, recompute,
 //             schedule, async_tp, lora_rank, lora_targets, mtp_layers, moe_load_imbalance,
-//             moe_capacity_factor, moe_pad_to_capacity
+//             moe_capacity_factor, moe_pad_to_capacity, expert_tp
 //   workload: global_batch, max_global_batch_tokens, seq_len, train_tokens, deadline, budget_usd (scenario/solver.h)
 
 #include <memory>
@@ -47,6 +47,9 @@ struct TrainInputs {
   /// MoE load imbalance over the expert-parallel ranks (mapping::TrainPlan::moe_load_imbalance);
   /// absent: 1, balanced.
   std::optional<double> moe_load_imbalance;
+  /// Expert tensor parallelism (mapping::TrainPlan::expert_tp): the experts on their own grid
+  /// (MoE parallel folding); absent: the attention's tp.
+  std::optional<long long> expert_tp;
   /// Megatron's expert capacity factor (mapping::TrainPlan::moe_capacity_factor) and padding to
   /// it; absent: dropless.
   std::optional<double> moe_capacity_factor;

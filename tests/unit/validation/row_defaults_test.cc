@@ -126,18 +126,25 @@ TEST(RowDefaults, TimeToTrainReadsTheTargetInTokensOrSamples) {
   EXPECT_EQ(validation::predict_train(row, context()).status, validation::Status::Unsupported);
 }
 
-validation::Row lora_row(const std::string& notes) {
-  // An MLPerf-style Llama-2-70B fine-tuning step on 8 H100 (tp 8, global batch 8 at 8,192 tokens).
+/// A training row on H100 in fp8 with a stated global batch and micro-batch 1.
+validation::Row h100_fp8_train_row(const std::string& id, long long chips, const std::string& model, long long seq_len,
+                                   long long global_batch) {
   validation::Row r;
-  r.id = "test-lora";
+  r.id = id;
   r.kind = "train";
   r.system = "h100-sxm-dgx";
-  r.chips = 8;
-  r.model = "llama2-70b";
+  r.chips = chips;
+  r.model = model;
   r.precision = "fp8";
-  r.seq_len = 8192;
-  r.global_batch_seqs = 8;
+  r.seq_len = seq_len;
+  r.global_batch_seqs = global_batch;
   r.micro_batch = 1;
+  return r;
+}
+
+validation::Row lora_row(const std::string& notes) {
+  // An MLPerf-style Llama-2-70B fine-tuning step on 8 H100 (tp 8, global batch 8 at 8,192 tokens).
+  validation::Row r = h100_fp8_train_row("test-lora", 8, "llama2-70b", 8192, 8);
   r.tp = 8, r.pp = 1, r.dp = 1;
   r.metric = "step_time_s";
   r.value = 1.0;
@@ -415,4 +422,25 @@ TEST(RowDefaults, APapersRowTakesThePresetOfTheStackItsNotesNameFirst) {
     step[expected] = p.predicted;
   }
   EXPECT_LT(step["megatron"], step["axlearn"] * 0.9);
+}
+
+// A row whose ep exceeds dp·cp (ep 64 over tp 2 × dp 32: DeepSeek-V3 on 512 H100) ran its
+// experts on their own grid, as Megatron-Core's MoE parallel folding does: predicted with expert
+// tp 1 and said so, where the plan check refused it before. An ep the whole grid cannot hold
+// stays unsupported, naming the rule.
+TEST(RowLayout, AnEpBeyondDataParallelismFoldsTheExpertsOntoTheirOwnGrid) {
+  validation::Row r = h100_fp8_train_row("test-fold", 512, "deepseek-v3", 4096, 8192);
+  r.tp = 2, r.pp = 8, r.dp = 32, r.cp = 1, r.ep = 64, r.vpp = 4;
+  r.metric = "tokens_per_s_per_chip";
+  r.value = 1000;
+  r.source_url = "https://github.com/NVIDIA-NeMo/Megatron-Bridge";
+  const auto folded = validation::predict_train(r, context());
+  EXPECT_EQ(folded.status, validation::Status::Ok) << folded.reason;
+  EXPECT_TRUE(said(folded, "MoE parallel folding: ep 64 exceeds dp·cp = 32, so the experts run on their own grid "
+                           "(expert tp 1, expert data parallelism 1)"));
+  r.chips = 256, r.dp = 16;  // tp·dp = 32 < ep 64: no grid holds it
+  const auto refused = validation::predict_train(r, context());
+  EXPECT_EQ(refused.status, validation::Status::Unsupported);
+  EXPECT_NE(refused.reason.find("ep = 64 does not divide dp·cp = 16"), std::string::npos) << refused.reason;
+  EXPECT_FALSE(said(refused, "MoE parallel folding"));
 }
