@@ -201,6 +201,11 @@ std::vector<int> tp_candidates(const SearchSpec& spec, long long domain) {
 // model's weights over that group would fill more than half of each chip's HBM, leaving little
 // or no KV cache. That is how vLLM and TensorRT-LLM deploy a model larger than a node: tp inside
 // it, pp across nodes.
+// The share of a chip's HBM the widest group's weights may take before the search also tries
+// pipeline stages (a search bound: which layouts to simulate, not a prediction; each is then
+// judged by its own memory).
+constexpr double kPipelineWeightShare = 0.5;
+
 std::vector<int> pipeline_candidates(const SearchSpec& spec, const workload::ModelSpec& model,
                                      const hw::SystemSpec& sys, int tp, int widest_tp) {
   if (!spec.pp_candidates.empty()) return spec.pp_candidates;
@@ -208,8 +213,8 @@ std::vector<int> pipeline_candidates(const SearchSpec& spec, const workload::Mod
   if (tp != widest_tp) return pps;
   const core::Dtype weights = precision_dtype(
       spec.base.weight_precision.empty() ? spec.base.precision : spec.base.weight_precision, "precision");
-  const double bytes_per_chip = workload::count_params(model).total * core::bytes_per_element(weights) / tp;
-  if (bytes_per_chip <= 0.5 * sys.chip.hbm_capacity.value.base()) return pps;
+  const double bytes_per_chip = workload::weight_bytes(model, weights).base() / tp;
+  if (bytes_per_chip <= kPipelineWeightShare * sys.chip.hbm_capacity.value.base()) return pps;
   for (int pp = 2; pp <= 16 && pp <= model.layers; pp *= 2) pps.push_back(pp);
   return pps;
 }
