@@ -20,8 +20,9 @@ namespace {
 constexpr std::size_t kStreamBatch = 256;
 
 struct ValidateOptions {
-  std::string file, bands_file, calibration_file, html;
+  std::string file, bands_file, calibration_file, html, rows;
   bool json = false, cv = false, explain = false;
+  validation::RowSelection selection;  ///< from `rows`
 };
 
 void add_validate_flags(CLI::App& app, ValidateOptions& o) {
@@ -32,6 +33,9 @@ void add_validate_flags(CLI::App& app, ValidateOptions& o) {
   app.add_flag("--cv", o.cv, "add leave-one-source-out figures (a fit of the default parameter set per fold)");
   app.add_flag("--explain", o.explain,
                "under each row, what the twin simulated: the plan that ran and where the time went (JSON: rows[].explain)");
+  app.add_option("--rows", o.rows,
+                 "only the rows whose id matches one of these comma-separated globs ('*' any run, '?' one character), "
+                 "e.g. 'in-mlpi51-*'; the summary covers them, and with --cv only their sources' folds run");
   app.add_option("--write-bands", o.bands_file,
                  "with --cv: write the uncertainty bands and coverage (data/validation/uncertainty.json) to FILE");
   add_calibration_option(app, o.calibration_file);
@@ -43,21 +47,23 @@ void add_validate_flags(CLI::App& app, ValidateOptions& o) {
 void stream_validation(const ValidateOptions& o, const validation::Context& ctx, const hw::Catalog& cat) {
   const validation::TrustData trust = load_trust_data();
   report::ValidationStream out(std::cout, o.json, provenance(true, true, o.calibration_file), o.file, cat, trust,
-                               data_dir() + "/models", o.explain);
-  validation::stream_rows(o.file, ctx, kStreamBatch, [&](const auto& batch) { out.add(batch); });
+                               data_dir() + "/models", o.explain, o.selection.text());
+  validation::stream_rows(
+      o.file, ctx, kStreamBatch, [&](const auto& batch) { out.add(batch); }, o.selection);
   out.finish();
 }
 
 /// Leave-one-source-out predictions of every row (a fit of the parameters that move its rows per
 /// fold); the timing goes to stderr.
 std::vector<validation::RowResult> cross_validate_rows(const std::vector<validation::Row>& rows,
-                                                       const validation::Context& ctx, const calib::Params& params) {
+                                                       const validation::Context& ctx, const calib::Params& params,
+                                                       const validation::RowSelection& report) {
   const auto sensitivity = validation::find_sensitive_rows(rows, ctx, validation::fitted_keys(params, ""));
   validation::FitOptions opt;
   opt.keys = validation::keys_with_rows(sensitivity);
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::string> folds;
-  auto out = validation::cross_validate(rows, ctx, sensitivity, opt, &folds);
+  auto out = validation::cross_validate(rows, ctx, sensitivity, opt, &folds, nullptr, report);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
   std::cerr << "xpusim validate: " << folds.size() << " leave-one-source-out folds of " << opt.keys.size()
             << " parameters in " << took.count() << " s\n";
@@ -80,12 +86,43 @@ void write_validation(const ValidateOptions& o, const validation::Context& ctx, 
     write_html(o.html, report::validation_html(prov, o.file, results, bands, cat, cv_results));
   }
   if (o.json) {
-    report::Json doc = report::validation_document(prov, o.file, results, cat, cv_results, o.explain);
+    report::Json doc = report::validation_document(prov, o.file, results, cat, cv_results, o.explain, o.selection.text());
     report::add_row_trust(doc, results, load_trust_data(), cat, data_dir() + "/models");
     std::cout << doc.dump(2) << "\n";
   } else {
     std::cout << report::validation_text(results, cat, cv_results, o.explain);
   }
+}
+
+/// `--rows`: the globs, refused when they name nothing, match no row of the file, or come with
+/// --write-bands (the bands are the residuals of every row).
+void select_rows(ValidateOptions& o) {
+  if (o.rows.empty()) return;
+  const std::string expected = "comma-separated globs over the file's row ids ('*' any run, '?' one character)";
+  o.selection = validation::RowSelection::parse(o.rows);
+  if (o.selection.all()) throw core::InputError(core::Diagnostic{"", 0, "--rows", "names no glob", o.rows, expected, ""});
+  if (!o.bands_file.empty())
+    throw core::InputError(core::Diagnostic{"", 0, "--rows", "cannot be used with --write-bands (the bands are the "
+                                            "cross-validated residuals of every row)", o.rows, "--rows or --write-bands", ""});
+  if (validation::check_csv_stream(o.file, o.selection) == 0)
+    throw core::InputError(core::Diagnostic{o.file, 0, "--rows", "matches no row id of the file", o.rows, expected, ""});
+}
+
+/// The rows `keep` keeps, in file order.
+std::vector<validation::Row> kept(const std::vector<validation::Row>& rows, const validation::RowSelection& keep) {
+  std::vector<validation::Row> out;
+  for (const auto& r : rows)
+    if (keep.keeps(r)) out.push_back(r);
+  return out;
+}
+
+/// The results of the rows `keep` keeps (`results[i]` belongs to `rows[i]`), in file order.
+std::vector<validation::RowResult> kept(std::vector<validation::RowResult> results,
+                                        const std::vector<validation::Row>& rows, const validation::RowSelection& keep) {
+  std::vector<validation::RowResult> out;
+  for (size_t i = 0; i < results.size() && i < rows.size(); ++i)
+    if (keep.keeps(rows[i])) out.push_back(std::move(results[i]));
+  return out;
 }
 
 }  // namespace
@@ -100,6 +137,7 @@ int run_validate(const Args& args) {
   if (o.file.empty()) o.file = validation::default_public_file(data_dir());
   if (!o.bands_file.empty() && !o.cv)
     throw core::InputError(core::Diagnostic{"", 0, "--write-bands", "needs --cv", o.bands_file, "--cv", ""});
+  select_rows(o);
   const hw::Catalog cat = load_catalog();
   const calib::Params params = load_calibration(o.calibration_file);
   const validation::Context ctx{&cat, data_dir() + "/models", &params};
@@ -109,9 +147,9 @@ int run_validate(const Args& args) {
     return 0;
   }
   const auto rows = validation::read_csv(o.file);
-  const auto results = validation::run_all(rows, ctx);
+  const auto results = validation::run_all(kept(rows, o.selection), ctx);
   std::vector<validation::RowResult> cv_results;
-  if (o.cv) cv_results = cross_validate_rows(rows, ctx, params);
+  if (o.cv) cv_results = kept(cross_validate_rows(rows, ctx, params, o.selection), rows, o.selection);
   write_validation(o, ctx, cat, results, o.cv ? &cv_results : nullptr);
   return 0;
 }

@@ -44,6 +44,28 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(a, b - a));
 }
 
+bool glob_match(std::string_view pattern, std::string_view text) {
+  // Greedy with one back-track point: on a mismatch, the last '*' takes one more character.
+  // Each star only ever moves forward, so no input takes more than |pattern| x |text| steps.
+  size_t p = 0, t = 0, star = std::string_view::npos, star_text = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || (pattern[p] != '*' && pattern[p] == text[t]))) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      star_text = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++star_text;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
 std::string fmt_int(long long v) {
   std::string digits = std::to_string(v < 0 ? -v : v);
   std::string out;

@@ -185,9 +185,20 @@ Json summary_json(const std::vector<validation::RowResult>& results, const hw::C
   return summary;
 }
 
+namespace {
+
+/// What `validate` read: the file, whether it cross-validated, and the row globs when given.
+Json validate_inputs(const std::string& file, bool cv, const std::string& row_ids) {
+  Json inputs{{"file", file}, {"cv", cv}};
+  if (!row_ids.empty()) inputs["row_ids"] = row_ids;
+  return inputs;
+}
+
+}  // namespace
+
 Json validation_document(const Provenance& provenance, const std::string& file,
                          const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                         const std::vector<validation::RowResult>* cv, bool explain) {
+                         const std::vector<validation::RowResult>* cv, bool explain, const std::string& row_ids) {
   Json rows = Json::array();
   for (size_t i = 0; i < results.size(); ++i) {
     Json row = row_json(results[i], explain);
@@ -198,8 +209,7 @@ Json validation_document(const Provenance& provenance, const std::string& file,
     }
     rows.push_back(row);
   }
-  Json inputs{{"file", file}, {"cv", cv != nullptr}};
-  return document("validate", provenance, inputs,
+  return document("validate", provenance, validate_inputs(file, cv != nullptr, row_ids),
                   Json{{"rows", rows}, {"summary", summary_json(results, catalog, cv)}});
 }
 
@@ -235,10 +245,9 @@ constexpr size_t kListedNotPredicted = 1000;
 constexpr const char* kRowsMark = "@@xpusim-rows@@";
 constexpr const char* kSummaryMark = "\"@@xpusim-summary@@\"";
 
-ValidationStream::Frame frame_of(const Provenance& provenance, const std::string& file) {
-  Json inputs{{"file", file}, {"cv", false}};
+ValidationStream::Frame frame_of(const Provenance& provenance, const std::string& file, const std::string& row_ids) {
   const std::string text =
-      document("validate", provenance, inputs, Json{{"rows", Json::array({kRowsMark})}, {"summary", "@@xpusim-summary@@"}})
+      document("validate", provenance, validate_inputs(file, false, row_ids), Json{{"rows", Json::array({kRowsMark})}, {"summary", "@@xpusim-summary@@"}})
           .dump(2);
   const std::string rows_key = "\"rows\": ";
   const size_t at = text.find(rows_key);
@@ -262,10 +271,10 @@ std::string indented(const std::string& text, int spaces) {
 
 ValidationStream::ValidationStream(std::ostream& out, bool json, const Provenance& provenance, const std::string& file,
                                    const hw::Catalog& catalog, const validation::TrustData& trust, std::string models_dir,
-                                   bool explain)
+                                   bool explain, const std::string& row_ids)
     : out_(out), json_(json), explain_(explain), provenance_(provenance), file_(file), catalog_(catalog), trust_(trust),
       models_dir_(std::move(models_dir)), summary_(&catalog) {
-  if (json_) frame_ = frame_of(provenance, file);
+  if (json_) frame_ = frame_of(provenance, file, row_ids);
 }
 
 void ValidationStream::add(const std::vector<validation::RowResult>& batch) {

@@ -13,6 +13,7 @@
 #include "xpusim/config/values.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/file_read.h"
+#include "xpusim/core/format.h"
 #include "xpusim/core/limits.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/mapping/plan.h"
@@ -374,14 +375,39 @@ bool RowStream::next(Row& row) {
   return more;
 }
 
-void check_csv_stream(const std::string& path) {
+RowSelection RowSelection::parse(const std::string& text) {
+  RowSelection s;
+  std::stringstream items(text);
+  for (std::string item; std::getline(items, item, ',');)
+    if (item = core::trim(item); !item.empty()) s.globs.push_back(item);
+  return s;
+}
+
+bool RowSelection::keeps(const Row& row) const {
+  if (globs.empty()) return true;
+  for (const auto& g : globs)
+    if (core::glob_match(g, row.id)) return true;
+  return false;
+}
+
+std::string RowSelection::text() const {
+  std::string out;
+  for (const auto& g : globs) out += (out.empty() ? "" : ",") + g;
+  return out;
+}
+
+std::size_t check_csv_stream(const std::string& path, const RowSelection& keep) {
   std::ifstream file = core::open_regular_file(path, "CSV file");
   CsvRows rows(file, path, core::limits::kCsvRecordBytes, core::limits::kValidationStreamRows, /*vetted=*/false);
   core::Diagnostics diags;
   Row row;
-  while (rows.next(row, diags))
+  std::size_t kept = 0;
+  while (rows.next(row, diags)) {
+    if (keep.keeps(row)) ++kept;
     if (diags.items().size() >= csv_read::kStreamDiagnostics) break;  // enough to act on; the rest after a fix
+  }
   diags.throw_if_any();
+  return kept;
 }
 
 }  // namespace xpusim::validation

@@ -12,19 +12,13 @@
 #include <sstream>
 
 #include "xpusim/core/check.h"
+#include "xpusim/core/format.h"
 #include "xpusim/core/parallel.h"
 #include "xpusim/validation/trust.h"
 
 namespace xpusim::validation {
 
 namespace {
-
-bool glob_match(const char* pattern, const char* text) {
-  if (*pattern == '\0') return *text == '\0';
-  if (*pattern == '*') return glob_match(pattern + 1, text) || (*text != '\0' && glob_match(pattern, text + 1));
-  if (*text == '\0') return false;
-  return (*pattern == '?' || *pattern == *text) && glob_match(pattern + 1, text + 1);
-}
 
 /// ln(predicted / measured) of an ok prediction.
 double log_residual(const Row& row, const Prediction& p) { return std::log(p.predicted / row.value); }
@@ -199,7 +193,7 @@ namespace {
 bool matches_any(const std::string& globs, const std::string& key) {
   std::stringstream ss(globs);
   for (std::string glob; std::getline(ss, glob, ',');)
-    if (!glob.empty() && glob_match(glob.c_str(), key.c_str())) return true;
+    if (!glob.empty() && core::glob_match(glob, key)) return true;
   return false;
 }
 
@@ -431,7 +425,8 @@ std::vector<FittedValue> refitted_values(const std::vector<std::string>& keys, c
 /// the held-out rows predicted with the event-driven executor.
 std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<int>& train,
                                 const std::vector<int>& held_out, const Context& ctx,
-                                const Sensitivity& sensitivity, const FitOptions& opt, FoldFit& fold_fit) {
+                                const Sensitivity& sensitivity, const FitOptions& opt, FoldFit& fold_fit,
+                                const RowSelection& report) {
   FitOptions fold_opt = opt;
   fold_opt.keys = keys_moving(opt.keys, sensitivity, held_out);
   calib::Params start = *ctx.calibration;
@@ -451,7 +446,9 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
   fold_fit.values = refitted_values(fold_opt.keys, *ctx.calibration, *fold_ctx.calibration, sensitivity, train);
   fold_ctx.analytical_train = false;
   std::vector<RowResult> out(held_out.size());
-  core::parallel_for(held_out.size(), opt.threads, [&](size_t j) { out[j] = predict_row(rows[held_out[j]], fold_ctx); });
+  core::parallel_for(held_out.size(), opt.threads, [&](size_t j) {
+    if (report.keeps(rows[held_out[j]])) out[j] = predict_row(rows[held_out[j]], fold_ctx);
+  });
   return out;
 }
 
@@ -459,9 +456,10 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
 
 std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Context& ctx, const Sensitivity& sensitivity,
                                       const FitOptions& opt, std::vector<std::string>* folds,
-                                      std::vector<FoldFit>* fold_fits) {
+                                      std::vector<FoldFit>* fold_fits, const RowSelection& report) {
   std::set<std::string> sources;
-  for (const auto& row : rows) sources.insert(source_of(row.source_url));
+  for (const auto& row : rows)
+    if (report.keeps(row)) sources.insert(source_of(row.source_url));
   std::vector<RowResult> out(rows.size());
   for (const auto& source : sources) {
     std::vector<int> train, held_out;
@@ -469,13 +467,14 @@ std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Contex
       (source_of(rows[i].source_url) == source ? held_out : train).push_back(static_cast<int>(i));
     if (train.empty()) continue;
     FoldFit fold_fit{source, {}};
-    const auto predicted = run_fold(rows, train, held_out, ctx, sensitivity, opt, fold_fit);
+    const auto predicted = run_fold(rows, train, held_out, ctx, sensitivity, opt, fold_fit, report);
     for (size_t j = 0; j < held_out.size(); ++j) out[held_out[j]] = predicted[j];
     if (folds) folds->push_back(source);
     if (fold_fits) fold_fits->push_back(std::move(fold_fit));
   }
   for (size_t i = 0; i < rows.size(); ++i)
-    if (out[i].row.id.empty()) out[i] = predict_row(rows[i], ctx);  // a single-source file: no fold
+    if (out[i].row.id.empty() && report.keeps(rows[i]))
+      out[i] = predict_row(rows[i], ctx);  // a single-source file: no fold
   return out;
 }
 

@@ -60,7 +60,7 @@ std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx)
 }
 
 void stream_rows(const std::string& path, const Context& ctx, std::size_t batch,
-                 const std::function<void(const std::vector<RowResult>&)>& sink) {
+                 const std::function<void(const std::vector<RowResult>&)>& sink, const RowSelection& keep) {
   check_csv_stream(path);
   RowStream stream(path);
   std::vector<Row> rows;
@@ -68,7 +68,8 @@ void stream_rows(const std::string& path, const Context& ctx, std::size_t batch,
   bool more = true;
   while (more) {
     rows.clear();
-    while (rows.size() < std::max<std::size_t>(1, batch) && (more = stream.next(row))) rows.push_back(std::move(row));
+    while (rows.size() < std::max<std::size_t>(1, batch) && (more = stream.next(row)))
+      if (keep.keeps(row)) rows.push_back(std::move(row));
     if (!rows.empty()) sink(run_all(rows, ctx));
   }
 }

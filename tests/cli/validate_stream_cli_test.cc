@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_json.h"
 #include "cli_runner.h"
 
 namespace {
@@ -62,6 +63,41 @@ TEST(ValidateStream, AFilePastTheInMemoryLimitIsStreamed) {
   const auto held = run_cli("validate " + path + " --cv");
   EXPECT_EQ(held.exit_code, 2);
   EXPECT_NE(held.err.find("measurement rows exceeds the limit"), std::string::npos) << held.err;
+}
+
+TEST(ValidateStream, RowsSelectsRowsByIdGlobsStreamedOrHeld) {
+  const std::string csv = write_public_rows("stream_rows.csv", {"tr-kor22", "in-mlpi41", "tr-trn1"});
+  const std::string html = ::testing::TempDir() + "stream_rows.html";
+  const std::string rows = " --rows 'in-mlpi41-*-server-*, tr-trn1-llama31-70b'";
+  const auto streamed = run_cli("validate " + csv + rows + " --json");
+  const auto held = run_cli("validate " + csv + rows + " --json --html " + html);
+  ASSERT_EQ(streamed.exit_code, 0) << streamed.err;
+  EXPECT_EQ(streamed.out, held.out);
+  // Four MLPerf v4.1 server rows and the Trn1 70B row, nothing else; the summary is theirs.
+  const auto doc = nlohmann::json::parse(streamed.out);
+  ASSERT_EQ(doc["rows"].size(), 5u);
+  for (const auto& row : doc["rows"]) {
+    const std::string id = row["id"];
+    EXPECT_TRUE(id.find("-server-") != std::string::npos || id == "tr-trn1-llama31-70b") << id;
+  }
+  EXPECT_EQ(doc["inputs"]["row_ids"], "in-mlpi41-*-server-*,tr-trn1-llama31-70b");
+  EXPECT_EQ(doc["summary"]["infer"]["n"], 4);
+  const auto text = run_cli("validate " + csv + rows);
+  EXPECT_NE(text.out.find("infer                         4    4"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("train                         1    1"), std::string::npos) << text.out;
+  // Without --rows the inputs do not name it (the whole file's output is unchanged).
+  EXPECT_EQ(run_cli("validate " + csv + " --json").out.find("row_ids"), std::string::npos);
+
+  const auto none = run_cli("validate " + csv + " --rows 'nope-*'");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.out, "");
+  EXPECT_NE(none.err.find("--rows: matches no row id of the file (got 'nope-*'"), std::string::npos) << none.err;
+  const auto blank = run_cli("validate " + csv + " --rows ' , '");
+  EXPECT_EQ(blank.exit_code, 2);
+  EXPECT_NE(blank.err.find("--rows: names no glob"), std::string::npos) << blank.err;
+  const auto bands = run_cli("validate " + csv + " --rows 'tr-*' --cv --write-bands " + ::testing::TempDir() + "b.json");
+  EXPECT_EQ(bands.exit_code, 2);
+  EXPECT_NE(bands.err.find("--rows: cannot be used with --write-bands"), std::string::npos) << bands.err;
 }
 
 TEST(ValidateStream, ABadFilePrintsNothingBeforeEveryDiagnostic) {

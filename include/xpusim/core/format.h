@@ -1,6 +1,6 @@
 #pragma once
 // Deterministic number formatting for reports (fixed locale, fixed precision), and the string
-// trimming the readers share.
+// trimming and glob matching the readers share.
 
 #include <string>
 #include <string_view>
@@ -18,5 +18,9 @@ std::string fmt_int(long long v);
 
 /// `s` without leading and trailing white space (std::isspace).
 std::string trim(std::string_view s);
+
+/// Shell-style match of the whole of `text`: '*' any run of characters (none included), '?' one
+/// character, anything else itself. Time O(|pattern| x |text|) at worst, whatever the stars.
+bool glob_match(std::string_view pattern, std::string_view text);
 
 }  // namespace xpusim::core

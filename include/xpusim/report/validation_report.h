@@ -34,11 +34,13 @@ Json summary_json(const std::vector<validation::RowResult>& results, const hw::C
 /// held-out source).
 std::string summary_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                          const std::vector<validation::RowResult>* cv = nullptr);
-/// The whole `validate --json` document; `file` is echoed under inputs. With `explain` each row
-/// also carries "explain": {name: value} of what the twin simulated (validation::ExplainItem).
+/// The whole `validate --json` document; `file` is echoed under inputs, and `row_ids` (the
+/// globs of `validate --rows`) when the rows were selected. With `explain` each row also carries
+/// "explain": {name: value} of what the twin simulated (validation::ExplainItem).
 Json validation_document(const Provenance& provenance, const std::string& file,
                          const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                         const std::vector<validation::RowResult>* cv = nullptr, bool explain = false);
+                         const std::vector<validation::RowResult>* cv = nullptr, bool explain = false,
+                         const std::string& row_ids = "");
 /// The table, the summaries (per kind and per kind/family) and the rows not predicted; with
 /// `explain` a line under each row with what the twin simulated.
 std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
@@ -52,7 +54,7 @@ class ValidationStream {
  public:
   ValidationStream(std::ostream& out, bool json, const Provenance& provenance, const std::string& file,
                    const hw::Catalog& catalog, const validation::TrustData& trust, std::string models_dir,
-                   bool explain = false);
+                   bool explain = false, const std::string& row_ids = "");
   void add(const std::vector<validation::RowResult>& batch);
   /// The summaries (and, in text, the rows not predicted); the document is complete after it.
   void finish();

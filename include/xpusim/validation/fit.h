@@ -86,10 +86,12 @@ FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const C
 /// values (their fit saw the held-out rows only through the coupling with re-fitted keys:
 /// docs/calibration.md). The held-out rows are then predicted with the event-driven executor.
 /// Returns one RowResult per row (in row order) holding the out-of-fold prediction. `folds`
-/// receives the source of each fold in order, `fold_fits` what each fold re-fitted.
+/// receives the source of each fold in order, `fold_fits` what each fold re-fitted. Only the
+/// rows `report` keeps are predicted, and only their sources' folds run, each fitted as in the
+/// whole run (every row of the source held out); the other rows are left empty (an empty row id).
 std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Context& ctx, const Sensitivity& sensitivity,
                                       const FitOptions& opt, std::vector<std::string>* folds = nullptr,
-                                      std::vector<FoldFit>* fold_fits = nullptr);
+                                      std::vector<FoldFit>* fold_fits = nullptr, const RowSelection& report = {});
 
 /// The `--out` file: only the fitted keys, nested by their dotted components, each a mapping
 /// with value and basis (`basis_text`). YAML text, deterministic.

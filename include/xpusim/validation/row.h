@@ -90,9 +90,23 @@ class RowStream {
   std::unique_ptr<Impl> impl_;
 };
 
+/// The rows a report keeps (`validate --rows`): comma-separated globs over the row id
+/// (core::glob_match: '*' any run, '?' one character). No glob keeps every row.
+struct RowSelection {
+  std::vector<std::string> globs;
+
+  /// "a*, b" → {"a*", "b"}: items trimmed, empty items dropped.
+  static RowSelection parse(const std::string& text);
+  bool all() const { return globs.empty(); }
+  bool keeps(const Row& row) const;
+  /// The globs joined with commas, as a report states them.
+  std::string text() const;
+};
+
 /// Reads every row of `path` as RowStream does without keeping any, and throws one InputError
 /// with the diagnostics found (the first 100), so that a stream starts only on a clean file.
-void check_csv_stream(const std::string& path);
+/// Returns the rows `keep` keeps.
+std::size_t check_csv_stream(const std::string& path, const RowSelection& keep = {});
 
 /// A number as a row's notes write it, with optional thousands separators ("1,200.5").
 double number_in_notes(std::string digits);

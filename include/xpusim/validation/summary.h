@@ -28,11 +28,11 @@ struct KindSummary {
 RowResult predict_row(const Row& row, const Context& ctx);
 /// Predicts every row (train rows with predict_train, infer rows with predict_infer).
 std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx);
-/// Streams `path` (check_csv_stream first, then RowStream) and predicts its rows `batch` at a
-/// time (in parallel within a batch), handing each batch to `sink` in file order: memory flat
-/// in the rows of the file.
+/// Streams `path` (check_csv_stream first, then RowStream) and predicts the rows `keep` keeps
+/// `batch` at a time (in parallel within a batch), handing each batch to `sink` in file order:
+/// memory flat in the rows of the file.
 void stream_rows(const std::string& path, const Context& ctx, std::size_t batch,
-                 const std::function<void(const std::vector<RowResult>&)>& sink);
+                 const std::function<void(const std::vector<RowResult>&)>& sink, const RowSelection& keep = {});
 
 /// The summaries of rows added one at a time: counts and the errors of the ok rows (8 bytes a
 /// row, for the exact percentiles) per kind and per "kind/family". summarize and

@@ -36,6 +36,25 @@ TEST(Format, NumbersAreDeterministic) {
   EXPECT_EQ(fmt_int(1048576), "1,048,576");
 }
 
+TEST(Format, GlobsMatchTheWholeTextWithStarsAndQuestionMarks) {
+  EXPECT_TRUE(glob_match("in-mlpi51-*", "in-mlpi51-dsr1-gb300x72-offline"));
+  EXPECT_FALSE(glob_match("in-mlpi51-*", "tr-in-mlpi51-x"));  // anchored at both ends
+  EXPECT_TRUE(glob_match("*-ttft", "in-trn1-tnx-llama3-8b-128-8064-ttft"));
+  EXPECT_FALSE(glob_match("*-ttft", "in-x-ttft-tput"));
+  EXPECT_TRUE(glob_match("tr-?-*b", "tr-a-13b"));
+  EXPECT_FALSE(glob_match("tr-?-*b", "tr--13b"));
+  EXPECT_TRUE(glob_match("*", ""));
+  EXPECT_TRUE(glob_match("**a**", "a"));
+  EXPECT_FALSE(glob_match("", "a"));
+  EXPECT_TRUE(glob_match("a*b*c", "a-b-b-c"));
+  EXPECT_FALSE(glob_match("a*b*c", "a-c-b"));
+  // Many stars against a long run that almost matches: a back-tracking matcher takes
+  // exponential time here; this one a few hundred thousand steps.
+  const std::string text(20000, 'a');
+  EXPECT_FALSE(glob_match("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", text));
+  EXPECT_TRUE(glob_match("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*", text));
+}
+
 #include "xpusim/core/check.h"
 
 TEST(Check, ViolatedInvariantThrowsInternalErrorWithLocation) {

@@ -183,6 +183,24 @@ TEST_F(Fit, LeaveOneSourceOutRefitsWithoutTheHeldOutRows) {
     }
   }
   EXPECT_GT(others, 0);
+
+  // `validate --cv --rows`: only the selected rows are predicted and only their sources' folds
+  // run, each fitted as in the whole run, so a selected row gets the whole run's prediction.
+  const auto other = std::find_if(rows.begin(), rows.end(),
+                                  [&](const auto& r) { return validation::source_of(r.source_url) != odd; });
+  ASSERT_NE(other, rows.end());
+  validation::RowSelection pick;
+  pick.globs = {rows.front().id, other->id};
+  std::vector<std::string> folds;
+  const auto some = validation::cross_validate(rows, context(&all.params), sensitivity, opt, &folds, nullptr, pick);
+  ASSERT_EQ(some.size(), rows.size());
+  EXPECT_EQ(folds.size(), 2u);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (pick.keeps(rows[i]))
+      EXPECT_EQ(some[i].prediction.predicted, cv[i].prediction.predicted) << rows[i].id;
+    else
+      EXPECT_TRUE(some[i].row.id.empty()) << rows[i].id;
+  }
 }
 
 // A stack's key that only the held-out source informs cannot be learned in that source's fold,
