@@ -219,10 +219,54 @@ std::vector<int> pipeline_candidates(const SearchSpec& spec, const workload::Mod
   return pps;
 }
 
+// The share of a model's weights its routed experts hold (what expert parallelism divides).
+double routed_share(const workload::ModelSpec& model) {
+  double routed = 0;
+  double all = workload::embedding_params(model) + (model.tied_embeddings ? 0.0 : workload::lm_head_params(model));
+  for (int i = 0; i < model.layers; ++i) {
+    const auto lp = workload::layer_params(model, i);
+    routed += lp.routed();
+    all += lp.total();
+  }
+  return all > 0 ? routed / all : 0.0;
+}
+
+// Expert-parallel groups of DP-attention engines the search tries: the groups of two or more
+// chips the domain holds (powers of two, or the stated ones); and, when the widest of them would
+// still fill more than kPipelineWeightShare of each chip's HBM with weights (every chip holds the
+// whole attention and dense part, and 1/ep of the experts), also 2, 4 and 8 times it across
+// domains (at most the experts): how SGLang and TensorRT-LLM spread DeepSeek-V3's experts over
+// several 8-GPU nodes. Stated groups are kept whatever the domain.
+// Domains one DP-attention expert group may span at most (a search bound, not a prediction).
+constexpr int kMostDomainsPerExpertGroup = 8;
+
+std::vector<int> dp_attention_groups(const SearchSpec& spec, const workload::ModelSpec& model, const hw::SystemSpec& sys) {
+  const long long domain = std::max(1, sys.chips_per_domain);
+  const auto divides = [&](int ep) { return ep >= 2 && model.moe.num_experts % ep == 0; };
+  std::vector<int> out;
+  if (!spec.ep_candidates.empty()) {
+    for (int ep : spec.ep_candidates)
+      if (divides(ep)) out.push_back(ep);
+    return out;
+  }
+  for (int ep : tp_candidates(spec, domain))
+    if (ep <= domain && divides(ep)) out.push_back(ep);
+  if (out.empty()) return out;
+  const core::Dtype weights = precision_dtype(
+      spec.base.weight_precision.empty() ? spec.base.precision : spec.base.weight_precision, "precision");
+  const int widest = out.back();
+  const double share = routed_share(model);
+  const double per_chip = workload::weight_bytes(model, weights).base() * (1.0 - share + share / widest);
+  if (per_chip <= kPipelineWeightShare * sys.chip.hbm_capacity.value.base()) return out;
+  for (int ep = 2 * widest; ep <= kMostDomainsPerExpertGroup * widest && ep <= model.moe.num_experts; ep *= 2)
+    if (divides(ep)) out.push_back(ep);
+  return out;
+}
+
 // The layouts a search tries on one scale-up domain: each tp (experts ep = tp ways inside the
 // group) with its pipeline stages, and for a mixture of experts DP attention beside each
-// expert-parallel group of two or more chips the domain holds (a pool of ep one-chip engines;
-// disaggregated, a prefill pool and a decode pool of ep chips each; one pipeline stage).
+// expert-parallel group of dp_attention_groups (a pool of ep one-chip engines; disaggregated, a
+// prefill pool and a decode pool of ep chips each; one pipeline stage).
 std::vector<Layout> search_layouts(const SearchSpec& spec, const workload::ModelSpec& model, const hw::SystemSpec& sys) {
   std::vector<Layout> out;
   const long long domain = std::max(1, sys.chips_per_domain);
@@ -240,10 +284,8 @@ std::vector<Layout> search_layouts(const SearchSpec& spec, const workload::Model
   const bool one_stage = spec.pp_candidates.empty() ||
                          std::find(spec.pp_candidates.begin(), spec.pp_candidates.end(), 1) != spec.pp_candidates.end();
   if (!model.is_moe() || !spec.try_dp_attention || !one_stage) return out;
-  const auto groups = spec.ep_candidates.empty() ? tp_candidates(spec, domain) : spec.ep_candidates;
-  for (int ep : groups)
-    if (ep >= 2 && ep <= domain && model.moe.num_experts % ep == 0)
-      for (long long seqs : spec.max_num_seqs_candidates) out.push_back(Layout{1, ep, seqs, true});
+  for (int ep : dp_attention_groups(spec, model, sys))
+    for (long long seqs : spec.max_num_seqs_candidates) out.push_back(Layout{1, ep, seqs, true});
   return out;
 }
 
@@ -308,9 +350,9 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
     res.best.note = !res.tried.empty() ? res.tried.back().note
                     : spec.tp_candidates.empty() && spec.ep_candidates.empty() && spec.try_tp_attention
                         ? "no layout fits"
-                        : "no layout has the stated tp, ep and attention within the system's scale-up domain "
-                          "(tensor-parallel engines shard a mixture of experts ep = tp ways; DP attention has tp 1; "
-                          "a dense model has ep 1)";
+                        : "no layout has the stated tp, ep and attention (tensor-parallel engines lie within the "
+                          "system's scale-up domain and shard a mixture of experts ep = tp ways; DP attention has tp 1 "
+                          "and an ep that divides the experts; a dense model has ep 1)";
   return res;
 }
 

@@ -47,7 +47,9 @@ const std::vector<Allowed> kAllowlist = {
     {"engine/search.cc", {"64"}, "plan-search bound: expert parallelism up to 64 (enumeration, not a prediction)"},
     {"engine/sizing.cc", {"16.0", "400", "64", "4", "8", "16", "32"}, "capacity sizing: 16 bytes/param of mixed-precision Adam as a first guess, search bounds and TP/PP candidates"},
     {"serve/scenario.cc", {"64", "3", "1024", "100"}, "TP candidates up to 64, 3 significant digits in messages, percent in a message, a 1,024-token KV transfer sampled to time disaggregated KV hand-off"},
-    {"serve/search.cc", {"64", "1000000", "16"}, "plan-search bounds (enumeration, not a prediction): tp up to 64, pipeline stages up to 16"},
+    {"serve/search.cc", {"64", "1000000", "16", "8"},
+     "plan-search bounds (enumeration, not a prediction): tp up to 64, pipeline stages up to 16, DP-attention expert "
+     "groups up to 8 domains"},
     {"serve/simulator.cc", {"0.999999", "100", "10"}, "acceptance clamp below 1, Poisson warm-up: drop the first 10% of >= 100 requests"},
     {"serve/latency_stats.cc", {"0.90", "0.99"}, "p90/p99 definitions"},
     {"serve/step_cost.cc", {"16", "1025"}, "memo table sizes (2^16 tokens, 1024 + 1 initial entries): performance only"},

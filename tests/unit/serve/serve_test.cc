@@ -618,6 +618,47 @@ TEST(Search, AModelLargerThanTheDomainIsPipelinedAcrossNodes) {
   for (const auto& c : stated.tried) EXPECT_EQ(c.pp, 2);
 }
 
+// DeepSeek-V3 in fp8 on 8-GPU H100 nodes: with DP attention every chip holds the whole attention
+// and dense part (17 GiB) and 1/ep of the experts, so at the widest group the node holds (ep 8)
+// the weights take 92 GiB, more than an 80 GiB H100. The search then also spreads the experts
+// over 16, 32 and 64 chips across nodes, as SGLang and TensorRT-LLM deploy it: two slices of ep 16
+// (32 chips) serve 4 req/s, where the best tensor-parallel plan (tp 8, pp 2) needs 48. The plan
+// replays as one slice through run_scenario; a stated ep is kept whatever the domain; a model the
+// domain holds (Qwen3-30B-A3B) is not spread.
+TEST(Search, DpAttentionSpreadsTheExpertsOfAModelLargerThanTheDomainAcrossNodes) {
+  xs::SearchSpec s = moe_search("h100-sxm-dgx", "deepseek-v3", 2000, 500, 400, 4);
+  s.max_num_seqs_candidates = {64};
+  const auto r = xs::search_plan(s, env());
+  ASSERT_TRUE(r.found) << r.best.note;
+  EXPECT_TRUE(r.best.dp_attention) << r.best.note;
+  EXPECT_EQ(r.best.ep, 16);
+  EXPECT_EQ(r.best.chips, 32);
+  std::set<int> groups;
+  long long tp_chips = 0;  // the fewest chips of a tensor-parallel plan that serves
+  for (const auto& c : r.tried) {
+    if (c.dp_attention) groups.insert(c.ep);
+    if (!c.dp_attention && c.meets_slo && (tp_chips == 0 || c.chips < tp_chips)) tp_chips = c.chips;
+    if (c.dp_attention && c.ep == 8) EXPECT_NE(c.note.find("model does not fit"), std::string::npos) << c.note;
+  }
+  EXPECT_EQ(groups, (std::set<int>{2, 4, 8, 16, 32, 64}));
+  EXPECT_EQ(tp_chips, 48);
+  EXPECT_LT(r.best.chips, tp_chips);
+  const auto run = replay_slice(s, r.best, 16, 0);
+  EXPECT_DOUBLE_EQ(run.sim.ttft_ms.p90, r.best.ttft_p90_ms);
+  EXPECT_DOUBLE_EQ(run.sim.tpot_ms.p90, r.best.tpot_p90_ms);
+  // A stated group beyond the domain is tried as stated.
+  s.ep_candidates = {32};
+  const auto stated = xs::search_plan(s, env());
+  ASSERT_TRUE(stated.found) << stated.best.note;
+  EXPECT_EQ(stated.best.ep, 32);
+  // Qwen3-30B-A3B: 2.5 GiB of non-expert weights and 1/8 of the experts fit a node easily.
+  s.ep_candidates.clear();
+  s.base.model = "qwen3-30b-a3b";
+  s.rate_per_s = 1;
+  for (const auto& c : xs::search_plan(s, env()).tried)
+    if (c.dp_attention) EXPECT_LE(c.ep, 8) << c.note;
+}
+
 // A disaggregated slice need not be one prefill engine to one decode engine. Long prompts and
 // short outputs (8,192 in, 128 out) load the prefill pool most: after 1:1 serves the rate, the
 // search tries 2:1, 1:2, 3:1 and 1:3 engines per slice (bounded by the best plan's chips), and a
