@@ -46,6 +46,10 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
   add_optional(app, "--expert-tp", in.expert_tp,
                "mixture of experts: expert tensor parallelism, the experts on their own grid (Megatron-Core MoE "
                "parallel folding: ep x expert-tp must divide tp x cp x dp; default: the attention's tp, ep dividing dp x cp)");
+  add_optional(app, "--recompute-layers", in.recompute_layers,
+               "with --recompute full: recompute only the first N layers of each model chunk (pipeline stage, or "
+               "virtual stage with --vpp) and keep the others' activations (Megatron --recompute-method block "
+               "--recompute-num-layers N; default: every layer)");
   add_optional(app, "--moe-capacity-factor", in.moe_capacity_factor,
                "mixture of experts: an expert takes at most this many times its mean share of the routed tokens and "
                "drops the rest (Megatron --moe-expert-capacity-factor; default: dropless)");

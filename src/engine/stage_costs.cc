@@ -135,8 +135,8 @@ bool is_saved_projection(const workload::Op& op) {
 
 /// Whether the backward reruns the forward of `op`, by the plan's recomputation
 /// (mapping::recompute_kind, which also sets its FLOP accounting).
-bool recomputed(const mapping::TrainPlan& plan, const workload::Op& op) {
-  switch (mapping::recompute_kind(plan)) {
+bool recomputed(workload::RecomputeKind kind, const workload::Op& op) {
+  switch (kind) {
     case workload::RecomputeKind::None: return false;
     case workload::RecomputeKind::Selective: return op.kind == workload::OpKind::Attention;
     case workload::RecomputeKind::SelectiveAllButProjections: return !is_saved_projection(op);
@@ -145,8 +145,10 @@ bool recomputed(const mapping::TrainPlan& plan, const workload::Op& op) {
   return false;
 }
 
-/// Compute of one layer's operators, forward and backward, with recompute and weight gradients.
-void add_layer_compute(const Context& x, const std::vector<workload::Op>& ops, LayerCost& lc) {
+/// Compute of one layer's operators, forward and backward, with its recomputation (`kind`) and
+/// weight gradients.
+void add_layer_compute(const Context& x, const std::vector<workload::Op>& ops, workload::RecomputeKind kind,
+                       LayerCost& lc) {
   for (const auto& op : ops) {
     const auto [f, b] = time_both(x.chip, op, x.prec, lc.act);
     lc.fwd += f.time;
@@ -157,7 +159,7 @@ void add_layer_compute(const Context& x, const std::vector<workload::Op>& ops, L
       lc.dense_gemm_fwd += f.time;
       lc.dense_gemm_bwd += b.time;
     }
-    if (recomputed(x.s.plan, op)) {
+    if (recomputed(kind, op)) {
       lc.recompute += f.time;
       lc.act.add_flops(f.dtype, f.flops);
       lc.act.hbm_bytes += f.hbm_bytes;
@@ -183,7 +185,7 @@ Seconds async_tp_exposed(Seconds one, Seconds gemm, int tp) {
 /// what the GEMMs of the block do not cover (async_tp_exposed).
 /// `blocks`: the layer's row-parallel outputs, each closing a TP region (attention and MLP: 2; a
 /// hybrid's Mamba, attention or MLP block: 1).
-void add_tp_comm(const Context& x, LayerCost& lc, double blocks) {
+void add_tp_comm(const Context& x, LayerCost& lc, double blocks, bool recomputes) {
   const auto& plan = x.s.plan;
   if (plan.tp <= 1) return;
   cost::Activity tmp;
@@ -194,7 +196,6 @@ void add_tp_comm(const Context& x, LayerCost& lc, double blocks) {
   } else {
     one = x.coll(CollectiveKind::AllReduce, x.block_bytes, x.tp_group, tmp, 1.0);
   }
-  const bool recomputes = mapping::recomputes_layer(plan);
   const double fwd_n = blocks, bwd_n = recomputes ? 2.0 * blocks : blocks;
   lc.tp_bwd_busy = one * bwd_n;
   if (plan.async_tp) {
@@ -302,12 +303,13 @@ void add_fsdp_comm(const Context& x, LayerCost& lc) {
 
 LayerCost layer_cost(const Context& x, int layer) {
   LayerCost lc;
-  add_layer_compute(x, workload::layer_ops(x.s.model, layer, x.shard), lc);
   const auto& md = x.s.model;
+  add_layer_compute(x, workload::layer_ops(md, layer, x.shard), mapping::recompute_kind(x.s.plan, md.layers, layer), lc);
   // A mixer then an MLP closes two TP regions (Megatron's training layers: attention and MLP are
   // sequential even where inference runs them in parallel); a hybrid's single-part block one.
   // Nemotron-NAS linear replacements count as the part they replace.
-  add_tp_comm(x, lc, md.layer_has_mixer_part(layer) && md.layer_has_mlp_part(layer) ? 2.0 : 1.0);
+  add_tp_comm(x, lc, md.layer_has_mixer_part(layer) && md.layer_has_mlp_part(layer) ? 2.0 : 1.0,
+              mapping::recomputes_layer(x.s.plan, md.layers, layer));
   if (md.layer_has_attention(layer)) add_cp_comm(x, lc, layer);
   if (md.layer_is_recurrent(layer)) add_recurrent_cp_comm(x, lc, layer);
   if (md.layer_is_moe(layer)) add_moe_comm(x, lc);
@@ -316,7 +318,7 @@ LayerCost layer_cost(const Context& x, int layer) {
 }
 
 /// Layer costs memoised per layer class (MoE or dense, sliding or full attention, the block of a
-/// hybrid, a heterogeneous model's layer sizes).
+/// hybrid, a heterogeneous model's layer sizes, recomputed or not).
 class LayerCosts {
  public:
   explicit LayerCosts(const Context& x) : x_(x) {}
@@ -324,8 +326,8 @@ class LayerCosts {
     const auto& md = x_.s.model;
     const bool sliding = layer < static_cast<int>(md.layer_is_sliding.size()) &&
                          md.layer_is_sliding[static_cast<size_t>(layer)];
-    const auto key =
-        std::make_tuple(md.layer_is_moe(layer), sliding, static_cast<int>(md.layer_block(layer)), md.layer_shape(layer));
+    const auto key = std::make_tuple(md.layer_is_moe(layer), sliding, static_cast<int>(md.layer_block(layer)),
+                                     md.layer_shape(layer), mapping::recomputes_layer(x_.s.plan, md.layers, layer));
     auto it = memo_.find(key);
     if (it == memo_.end()) it = memo_.emplace(key, layer_cost(x_, layer)).first;
     return it->second;
@@ -333,7 +335,7 @@ class LayerCosts {
 
  private:
   const Context& x_;
-  std::map<std::tuple<bool, bool, int, workload::LayerShape>, LayerCost> memo_;
+  std::map<std::tuple<bool, bool, int, workload::LayerShape, bool>, LayerCost> memo_;
 };
 
 void add_layer(StageCost& sc, const LayerCost& lc) {
@@ -493,8 +495,10 @@ void add_flops(const Context& x, StepCosts& out) {
                                                      plan.lora_targets);
   const auto withrc = workload::train_flops_per_token(x.s.model, plan.seq_len, mapping::recompute_kind(plan), plan.lora_rank,
                                                        plan.lora_targets);
+  // recompute_layers: only that share of the layers reruns its forward.
+  const double share = mapping::recomputed_layer_share(plan, x.s.model.layers);
   out.model_flops_per_step = none.model * static_cast<double>(tokens_step);
-  out.hw_flops_per_step = withrc.hardware * static_cast<double>(tokens_step);
+  out.hw_flops_per_step = (none.hardware + share * (withrc.hardware - none.hardware)) * static_cast<double>(tokens_step);
 }
 
 }  // namespace

@@ -244,6 +244,8 @@ core::Bytes activation_bytes_per_layer(const ModelSpec& model, const TrainPlan& 
       return core::bytes(layer_no_recompute(model, q, layer));
     }
     case Recompute::Full:
+      // With recompute_layers, a layer past the first N of its chunk keeps its activations.
+      if (!recomputes_layer(plan, model.layers, layer)) return core::bytes(layer_no_recompute(model, plan, layer));
       return core::bytes(2.0 * sbh(model, plan) / sp_div(plan));
   }
   return core::Bytes{};

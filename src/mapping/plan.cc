@@ -94,6 +94,35 @@ workload::RecomputeKind recompute_kind(const TrainPlan& plan) {
   return workload::RecomputeKind::None;
 }
 
+int position_in_chunk(const TrainPlan& plan, int layers, int layer) {
+  if (plan.vpp > 1 && layers % (plan.pp * plan.vpp) == 0) return layer % (layers / (plan.pp * plan.vpp));
+  const std::vector<int> per = layers_per_stage(layers, plan.pp);
+  int first = 0;
+  for (int n : per) {
+    if (layer < first + n) return layer - first;
+    first += n;
+  }
+  return layer - first;
+}
+
+bool recomputes_layer(const TrainPlan& plan, int layers, int layer) {
+  if (!recomputes_layer(plan)) return false;
+  if (plan.recompute != Recompute::Full || plan.recompute_layers <= 0) return true;
+  return position_in_chunk(plan, layers, layer) < plan.recompute_layers;
+}
+
+workload::RecomputeKind recompute_kind(const TrainPlan& plan, int layers, int layer) {
+  if (plan.recompute == Recompute::Full && !recomputes_layer(plan, layers, layer)) return workload::RecomputeKind::None;
+  return recompute_kind(plan);
+}
+
+double recomputed_layer_share(const TrainPlan& plan, int layers) {
+  if (plan.recompute != Recompute::Full || plan.recompute_layers <= 0 || layers <= 0) return 1.0;
+  int n = 0;
+  for (int l = 0; l < layers; ++l) n += recomputes_layer(plan, layers, l) ? 1 : 0;
+  return static_cast<double>(n) / layers;
+}
+
 core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::ModelSpec& model,
                                     int chips) {
   std::vector<std::string> why;
@@ -116,6 +145,11 @@ core::Result<bool> check_train_plan(const TrainPlan& plan, const workload::Model
   }
   if (plan.expert_tp < 0) {
     why.push_back("expert_tp = " + s(plan.expert_tp) + " must be 0 (same as tp) or positive");
+    positive = false;
+  }
+  if (plan.recompute_layers < 0 || (plan.recompute_layers > 0 && plan.recompute != Recompute::Full)) {
+    why.push_back("recompute_layers = " + s(plan.recompute_layers) +
+                  " must be 0 (every layer) or, with full recomputation, positive");
     positive = false;
   }
   if (!positive) return core::Error{core::join(why, "; ")};

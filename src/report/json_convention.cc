@@ -84,6 +84,7 @@ Json inputs_json(const scenario::TrainInputs& in) {
   put(plan, "moe_capacity_factor", in.moe_capacity_factor);
   put(plan, "expert_tp", in.expert_tp);
   put(plan, "moe_pad_to_capacity", in.moe_pad_to_capacity);
+  put(plan, "recompute_layers", in.recompute_layers);
   j["plan"] = plan;
   Json workload = Json::object();
   put(workload, "global_batch", in.global_batch);

@@ -19,7 +19,8 @@ Json plan_json(const mapping::TrainPlan& p) {
               {"lora_targets", p.lora_rank > 0 ? Json(workload::lora_targets_name(p.lora_targets)) : Json(nullptr)},
               {"mtp_layers", p.mtp_layers}, {"moe_load_imbalance", p.moe_load_imbalance}, {"expert_tp", p.etp()},
               {"moe_capacity_factor", p.moe_capacity_factor > 0 ? Json(p.moe_capacity_factor) : Json(nullptr)},
-              {"moe_pad_to_capacity", p.moe_pad_to_capacity}};
+              {"moe_pad_to_capacity", p.moe_pad_to_capacity},
+              {"recompute_layers", p.recompute_layers > 0 ? Json(p.recompute_layers) : Json(nullptr)}};
 }
 
 Json train_json(const engine::TrainScenario& s, const engine::TrainResult& r,
@@ -103,7 +104,9 @@ std::string train_text(const engine::TrainScenario& s, const engine::TrainResult
     << s.system->chip.name << " (" << s.system->id << ")\n";
   o << "plan: tp=" << p.tp << " pp=" << p.pp << " dp=" << p.dp << " cp=" << p.cp << " ep=" << p.ep
     << " vpp=" << p.vpp << " zero=" << mapping::zero_name(p.zero)
-    << " recompute=" << mapping::recompute_name(p.recompute) << " micro-batch=" << p.micro_batch
+    << " recompute=" << mapping::recompute_name(p.recompute)
+    << (p.recompute_layers > 0 ? " (first " + std::to_string(p.recompute_layers) + " layers per chunk)" : std::string())
+    << " micro-batch=" << p.micro_batch
     << " global-batch=" << p.global_batch << " seq=" << p.seq_len
     << " precision=" << core::dtype_name(p.precision) << (p.async_tp ? " async-tp" : "")
     << (p.lora_rank > 0 ? " lora-rank=" + std::to_string(p.lora_rank) + " lora-targets=" +

@@ -225,6 +225,7 @@ void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
     fill(*dst, *src);
   fill(given.rate, fallback.rate);
   fill(given.acceptance, fallback.acceptance);
+  fill(given.moe_load_imbalance, fallback.moe_load_imbalance);
 }
 
 void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {

@@ -147,7 +147,7 @@ const ScenarioKeys& scenario_keys(const std::string& command) {
       {"system", "model", "chips", "executor", "framework", "description"},
       {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "precision", "zero", "recompute", "schedule",
        "allow_fallback", "async_tp", "lora_rank", "lora_targets", "mtp_layers", "moe_load_imbalance",
-       "moe_capacity_factor", "moe_pad_to_capacity", "expert_tp"},
+       "moe_capacity_factor", "moe_pad_to_capacity", "expert_tp", "recompute_layers"},
       {"global_batch", "max_global_batch_tokens", "seq_len", "train_tokens", "deadline", "budget_usd"}};
   static const ScenarioKeys serve{
       {"system", "model", "chips", "framework", "description"},

@@ -43,6 +43,7 @@ void read_train_plan(config::FieldReader& r, TrainInputs& in) {
   read_count(pr, "expert_tp", in.expert_tp);
   read_positive_number(pr, "moe_capacity_factor", in.moe_capacity_factor);
   read_flag(pr, "moe_pad_to_capacity", in.moe_pad_to_capacity);
+  read_count(pr, "recompute_layers", in.recompute_layers);
   moved_to_workload(pr, {"global_batch", "seq_len"});
   pr.finish();
 }
@@ -87,7 +88,8 @@ void check_counts(const TrainInputs& in, core::Diagnostics& d) {
   for (const auto& [flag, v] : {std::pair{"--chips", in.chips}, {"--tp", in.tp}, {"--pp", in.pp}, {"--dp", in.dp},
                                 {"--cp", in.cp}, {"--ep", in.ep}, {"--vpp", in.vpp}, {"--micro-batch", in.micro_batch},
                                 {"--global-batch", in.global_batch}, {"--seq-len", in.seq_len},
-                                {"--lora-rank", in.lora_rank}, {"--expert-tp", in.expert_tp}})
+                                {"--lora-rank", in.lora_rank}, {"--expert-tp", in.expert_tp},
+                                {"--recompute-layers", in.recompute_layers}})
     config::check_positive_count(d, flag, v);
   config::check_positive_number(d, "--train-tokens", in.train_tokens);
   config::check_positive_number(d, "--max-global-batch-tokens", in.max_global_batch_tokens);
@@ -195,6 +197,12 @@ void check_layout(const TrainInputs& in, const hw::SystemSpec& sys, const worklo
   if (in.expert_tp && !md.is_moe())
     d.error("--expert-tp", "expert tensor parallelism needs a mixture of experts", std::to_string(*in.expert_tp),
             "no --expert-tp for " + md.id);
+  if (in.recompute_layers && (!in.recompute || *in.recompute != "full"))
+    d.error("--recompute-layers", "applies only to full recomputation", std::to_string(*in.recompute_layers),
+            "--recompute full as well");
+  if (in.recompute_layers && *in.recompute_layers > md.layers)
+    d.error("--recompute-layers", "more recomputed layers than the model has", std::to_string(*in.recompute_layers),
+            "1 to " + std::to_string(md.layers) + " (per model chunk; at least a chunk's layers recompute every layer)");
   if (in.pp && *in.pp > md.layers)
     d.error("--pp", "more pipeline stages than layers", std::to_string(*in.pp), "at most " + std::to_string(md.layers));
   if (in.ep && *in.ep > 1 && (!md.is_moe() || md.moe.num_experts % *in.ep != 0))
@@ -223,6 +231,7 @@ void fill_plan_defaults(const TrainInputs& in, const engine::TrainDefaults& d, m
   p.expert_tp = static_cast<int>(in.expert_tp.value_or(0));
   p.moe_capacity_factor = in.moe_capacity_factor.value_or(0.0);
   p.moe_pad_to_capacity = in.moe_pad_to_capacity.value_or(false);
+  p.recompute_layers = static_cast<int>(in.recompute_layers.value_or(0));
   if (in.lora_targets) p.lora_targets = *workload::parse_lora_targets(*in.lora_targets);  // checked in check_layout
   if (in.schedule) {
     mapping::schedules().get(*in.schedule, "--schedule");  // unknown names list the valid ones
@@ -414,8 +423,12 @@ void fill_unset(TrainInputs& given, const TrainInputs& fallback) {
                           {&given.cp, &fallback.cp}, {&given.ep, &fallback.ep}, {&given.vpp, &fallback.vpp},
                           {&given.micro_batch, &fallback.micro_batch}, {&given.global_batch, &fallback.global_batch},
                           {&given.seq_len, &fallback.seq_len}, {&given.lora_rank, &fallback.lora_rank},
-                          {&given.mtp_layers, &fallback.mtp_layers}})
+                          {&given.mtp_layers, &fallback.mtp_layers}, {&given.expert_tp, &fallback.expert_tp},
+                          {&given.recompute_layers, &fallback.recompute_layers}})
     fill(*dst, *src);
+  fill(given.moe_load_imbalance, fallback.moe_load_imbalance);
+  fill(given.moe_capacity_factor, fallback.moe_capacity_factor);
+  fill(given.moe_pad_to_capacity, fallback.moe_pad_to_capacity);
   for (auto [dst, src] : {std::pair{&given.precision, &fallback.precision}, {&given.zero, &fallback.zero},
                           {&given.lora_targets, &fallback.lora_targets},
                           {&given.recompute, &fallback.recompute}, {&given.executor, &fallback.executor},
@@ -482,6 +495,11 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
     out.settings.push_back("multi-token prediction: " + std::to_string(s.plan.mtp_layers) +
                            " module(s) on the last stage (input)");
   if (s.plan.moe_capacity_factor > 0) out.settings.push_back(capacity_setting(s.plan));
+  if (s.plan.recompute_layers > 0)
+    out.settings.push_back("recompute layers " + std::to_string(s.plan.recompute_layers) +
+                           " (input): the first of each model chunk rerun their forward, " +
+                           core::fmt_num(100.0 * mapping::recomputed_layer_share(s.plan, s.model.layers), 3) +
+                           "% of the layers; the others keep their activations (Megatron --recompute-method block)");
   if (in.moe_load_imbalance)
     out.settings.push_back("MoE load imbalance " + core::fmt_num(s.plan.moe_load_imbalance) +
                            " (input): the busiest of the " + std::to_string(s.plan.ep) +

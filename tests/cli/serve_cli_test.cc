@@ -258,6 +258,13 @@ TEST(ServeCli, AMoeLoadImbalanceIsStatedSlowsTheEngineAndNeedsExpertParallelism)
   EXPECT_GT(b["tpot_mean_ms"].get<double>(), a["tpot_mean_ms"].get<double>());
   EXPECT_LT(b["throughput_tokens_per_s"].get<double>(), a["throughput_tokens_per_s"].get<double>());
   EXPECT_EQ(b["inputs"]["plan"]["moe_load_imbalance"], 1.5);
+  // A scenario file's plan.moe_load_imbalance is the flag's (it was read and then dropped).
+  const std::string scen = ::testing::TempDir() + "serve_moe_imbalance.yaml";
+  std::ofstream(scen) << "plan: {ep: 8, moe_load_imbalance: 1.5}\n";
+  const auto c = xpusim::test::run_cli_json(base + "--scenario " + scen + " --json");
+  ASSERT_FALSE(c.is_null());
+  EXPECT_EQ(c["tpot_mean_ms"], b["tpot_mean_ms"]);
+  EXPECT_EQ(c["inputs"]["plan"]["moe_load_imbalance"], 1.5);
   bool stated = false;
   for (const auto& s : b["assumptions"]) stated = stated || s.get<std::string>().rfind("MoE load imbalance 1.5 (input)", 0) == 0;
   EXPECT_TRUE(stated) << b["assumptions"].dump();

@@ -280,6 +280,48 @@ TEST(TrainCli, AGlobalBatchOfNoWholeMicroBatchesIsBadInput) {
 // tokens, so its expert GEMMs and its all-to-all take longer and the step waits for it. The
 // model FLOPs per step are the model's (MFU falls); the all-to-all time scales by F up to its start-up
 // latency. A capacity factor caps the load (or pads every expert to it). Bad values exit 2 naming the flag.
+// --recompute-layers N (Megatron's block method) with --recompute full: between no recomputation
+// and full in step time and memory, stated in the plan and the settings; refused without full
+// recomputation, past the model's layers, or not positive. A scenario file's plan.recompute_layers
+// gives the same run.
+TEST(TrainCli, RecomputeLayersRecomputesSomeLayersAndIsStated) {
+  const std::string base = "train --system h100-sxm-dgx --model llama3.1-70b --chips 64 --tp 8 --pp 2 "
+                           "--global-batch 256 --seq-len 8192 --precision fp8 --json";
+  const auto none = xpusim::test::run_cli_json(base + " --recompute none");
+  const auto full = xpusim::test::run_cli_json(base + " --recompute full");
+  const auto half = xpusim::test::run_cli_json(base + " --recompute full --recompute-layers 20");
+  ASSERT_FALSE(none.is_null() || full.is_null() || half.is_null());
+  EXPECT_TRUE(full["plan"]["recompute_layers"].is_null());
+  EXPECT_EQ(half["plan"]["recompute_layers"], 20);
+  EXPECT_EQ(half["inputs"]["plan"]["recompute_layers"], 20);
+  const auto step = [](const nlohmann::json& j) { return j["step_time_s"].get<double>(); };
+  const auto act = [](const nlohmann::json& j) { return j["memory_per_chip_gib"]["activations"].get<double>(); };
+  EXPECT_LT(step(none), step(half));
+  EXPECT_LT(step(half), step(full));
+  EXPECT_GT(act(none), act(half));
+  EXPECT_GT(act(half), act(full));
+  bool stated = false;
+  for (const auto& s : half["settings"]) stated = stated || s.get<std::string>().rfind("recompute layers 20 (input)", 0) == 0;
+  EXPECT_TRUE(stated) << half["settings"].dump();
+  const auto text = xpusim::test::run_cli(base.substr(0, base.size() - 7) + " --recompute full --recompute-layers 20");
+  EXPECT_NE(text.out.find("recompute=full (first 20 layers per chunk)"), std::string::npos) << text.out;
+  const std::string scen = ::testing::TempDir() + "recompute_layers.yaml";
+  std::ofstream(scen) << "system: h100-sxm-dgx\nmodel: llama3.1-70b\nchips: 64\nplan: {tp: 8, pp: 2, precision: fp8, "
+                         "recompute: full, recompute_layers: 20}\nworkload: {global_batch: 256, seq_len: 8192}\n";
+  const auto from_file = xpusim::test::run_cli_json("train --scenario " + scen + " --json");
+  ASSERT_FALSE(from_file.is_null());
+  EXPECT_EQ(step(from_file), step(half));
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {" --recompute-layers 20", "--recompute-layers: applies only to full recomputation"},
+           {" --recompute selective --recompute-layers 20", "--recompute-layers: applies only to full recomputation"},
+           {" --recompute full --recompute-layers 81", "--recompute-layers: more recomputed layers than the model has"},
+           {" --recompute full --recompute-layers 0", "--recompute-layers: must be a positive integer"}}) {
+    const auto r = xpusim::test::run_cli(base + flags);
+    EXPECT_EQ(r.exit_code, 2) << flags;
+    EXPECT_NE(r.err.find(message), std::string::npos) << flags << ": " << r.err;
+  }
+}
+
 TEST(TrainCli, AMoeLoadImbalanceSlowsTheBusiestExpertRankAndIsStated) {
   const std::string base = "train --system h100-sxm-dgx --model qwen3-30b-a3b --chips 16 --tp 1 --pp 1 --ep 8 "
                            "--global-batch 512 --micro-batch 2 --seq-len 4096 --precision fp8 --json";
@@ -288,6 +330,17 @@ TEST(TrainCli, AMoeLoadImbalanceSlowsTheBusiestExpertRankAndIsStated) {
   EXPECT_EQ(a["plan"]["moe_load_imbalance"], 1.0);
   EXPECT_EQ(b["plan"]["moe_load_imbalance"], 1.5);
   EXPECT_EQ(b["inputs"]["plan"]["moe_load_imbalance"], 1.5);
+  // A scenario file's MoE keys are the flags' (they were read and then dropped).
+  const std::string scen = ::testing::TempDir() + "train_moe_keys.yaml";
+  std::ofstream(scen) << "plan: {moe_load_imbalance: 1.5, moe_capacity_factor: 1.25, moe_pad_to_capacity: true, "
+                         "expert_tp: 1}\n";
+  const auto from_file = xpusim::test::run_cli_json(base + " --scenario " + scen);
+  const auto from_flags = xpusim::test::run_cli_json(
+      base + " --moe-load-imbalance 1.5 --moe-capacity-factor 1.25 --moe-pad-to-capacity --expert-tp 1");
+  ASSERT_FALSE(from_file.is_null() || from_flags.is_null());
+  EXPECT_EQ(from_file["step_time_s"], from_flags["step_time_s"]);
+  EXPECT_EQ(from_file["plan"], from_flags["plan"]);
+  EXPECT_EQ(from_file["inputs"]["plan"], from_flags["inputs"]["plan"]);
   const auto model_tflop = [](const nlohmann::json& j) {  // per chip per step: the model's, not the busiest rank's
     return j["model_tflops_per_chip"].get<double>() * j["step_time_s"].get<double>();
   };

@@ -86,6 +86,11 @@ struct TrainPlan {
   /// moe_pad_to_capacity every expert runs exactly its capacity (fixed shapes).
   double moe_capacity_factor = 0;
   bool moe_pad_to_capacity = false;
+  /// With Recompute::Full, Megatron's block method (--recompute-method block
+  /// --recompute-num-layers N): only the first N layers of each model chunk (a pipeline stage,
+  /// or with vpp a virtual stage) are recomputed; the others keep their activations. 0: every
+  /// layer (--recompute-method uniform, one layer a group).
+  int recompute_layers = 0;
   /// The busiest expert-parallel rank's routed rows over the mean, after the capacity: F,
   /// min(F, cf) with a capacity factor, cf when padded to it.
   double moe_expert_load() const {
@@ -122,6 +127,19 @@ struct ServePlan {
 bool recomputes_layer(const TrainPlan& plan);
 /// The FLOP accounting of the plan's recomputation (workload::train_flops_per_token).
 workload::RecomputeKind recompute_kind(const TrainPlan& plan);
+/// Layer `layer`'s position in its model chunk under mapping::stage_layers' split of `layers`
+/// layers: with vpp (layers divisible by pp·vpp) chunks of layers/(pp·vpp) in turn, else the
+/// contiguous stages of layers_per_stage.
+int position_in_chunk(const TrainPlan& plan, int layers, int layer);
+/// Whether the plan recomputes layer `layer` of a `layers`-layer model as it recomputes layers:
+/// recomputes_layer, and with recompute_layers N > 0 only at a position in its chunk below N.
+bool recomputes_layer(const TrainPlan& plan, int layers, int layer);
+/// The FLOP accounting of layer `layer`: recompute_kind, or None for a layer recompute_layers
+/// leaves out.
+workload::RecomputeKind recompute_kind(const TrainPlan& plan, int layers, int layer);
+/// The share of the model's layers the plan recomputes in full with recompute_layers N (1
+/// without it): what the hardware FLOPs of full recomputation are scaled by.
+double recomputed_layer_share(const TrainPlan& plan, int layers);
 
 /// Checks divisibility of a training plan against a model and chip count: tp divides heads
 /// (and kv heads or the reverse), pp ≤ layers, chips = tp·pp·cp·dp, ep divides dp·cp and the

@@ -8,7 +8,7 @@
 //   system, model, chips, framework, executor, description
 //   plan:     tp, pp, dp, cp, ep, vpp, micro_batch, precision, allow_fallback, zero, recompute,
 //             schedule, async_tp, lora_rank, lora_targets, mtp_layers, moe_load_imbalance,
-//             moe_capacity_factor, moe_pad_to_capacity, expert_tp
+//             moe_capacity_factor, moe_pad_to_capacity, expert_tp, recompute_layers
 //   workload: global_batch, max_global_batch_tokens, seq_len, train_tokens, deadline, budget_usd (scenario/solver.h)
 
 #include <memory>
@@ -54,6 +54,9 @@ struct TrainInputs {
   /// it; absent: dropless.
   std::optional<double> moe_capacity_factor;
   std::optional<bool> moe_pad_to_capacity;
+  /// With recompute full, only the first N layers of each model chunk are recomputed
+  /// (mapping::TrainPlan::recompute_layers, Megatron's block method); absent: every layer.
+  std::optional<long long> recompute_layers;
   std::optional<long long> global_batch, seq_len;
   /// Upper bound on the global batch in tokens for the plan search (default: the critical-batch
   /// rule); the search never exceeds it. Not with global_batch (exact).

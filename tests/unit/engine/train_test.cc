@@ -270,6 +270,35 @@ TEST(TrainExecutors, TheFrameworksSelectiveScopeSetsWhatIsRecomputed) {
               core::to_seconds(core.step_time) / core::to_seconds(remat.step_time), 1e-9);
 }
 
+// Megatron's block method: with the first N of each stage's L layers recomputed, the backward
+// reruns N/L of full recomputation's forward (a dense model's layers all cost the same), the
+// hardware FLOPs count N/L of the recomputed forward, the model FLOPs not at all, and the
+// activations fall between none's and full's. N = 0 of the flag (every layer) is full.
+TEST(TrainExecutors, RecomputeLayersRerunsThatShareOfTheForward) {
+  auto run = [](mapping::Recompute rc, int layers) {
+    auto s = scenario("h100-sxm-dgx", "llama3.1-8b", 2, 2, 2, 1, 32, 8192);  // 32 layers: 16 a stage
+    s.plan.recompute = rc;
+    s.plan.recompute_layers = layers;
+    const auto r = engine::simulate_analytical(s);
+    EXPECT_TRUE(r.feasible) << r.reason;
+    return r;
+  };
+  using mapping::Recompute;
+  const auto none = run(Recompute::None, 0), full = run(Recompute::Full, 0), some = run(Recompute::Full, 4);
+  const double c0 = core::to_seconds(none.breakdown.compute), c1 = core::to_seconds(full.breakdown.compute),
+               cn = core::to_seconds(some.breakdown.compute);
+  EXPECT_GT(c1, c0 * 1.2);
+  EXPECT_NEAR((cn - c0) / (c1 - c0), 4.0 / 16, 0.02);
+  EXPECT_NEAR(some.hw_tflops_per_chip / some.model_tflops_per_chip - 1,
+              (full.hw_tflops_per_chip / full.model_tflops_per_chip - 1) * 4.0 / 16, 1e-9);
+  EXPECT_NEAR(some.model_tflops_per_chip * core::to_seconds(some.step_time),
+              none.model_tflops_per_chip * core::to_seconds(none.step_time), 1e-6);
+  EXPECT_LT(core::to_bytes(some.memory.activations), core::to_bytes(none.memory.activations));
+  EXPECT_GT(core::to_bytes(some.memory.activations), core::to_bytes(full.memory.activations));
+  const auto all = run(Recompute::Full, 16);
+  EXPECT_DOUBLE_EQ(core::to_seconds(all.step_time), core::to_seconds(full.step_time));
+}
+
 net::TopologyOptions topology_options() {
   net::TopologyOptions o;
   o.params = net::network_params(shipped());

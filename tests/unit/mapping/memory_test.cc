@@ -216,6 +216,40 @@ TEST(TrainMemory, FullRecomputeKeepsLayerInputsPlusOneLayerBeingRecomputed) {
   EXPECT_NEAR(rel(B(mapping::train_memory_per_chip(m, p, kMem).activations), expect), 0, 1e-12);
 }
 
+// Megatron's block method (--recompute-num-layers N): the first N layers of each model chunk keep
+// only their input (2sbh/t), the others all their activations (34sbh/t with SP and flash
+// attention), and one recomputed layer's activations are held while it reruns. With vpp the
+// chunks are virtual stages: 4 layers each for 48 layers over pp 4 × vpp 3, so N = 3 recomputes
+// 3 of every 4.
+TEST(TrainMemory, RecomputeLayersRecomputesTheFirstLayersOfEachChunk) {
+  const ModelSpec& m = gpt22b();  // 48 layers
+  TrainPlan p;
+  p.tp = 4, p.pp = 1, p.seq_len = 2048, p.micro_batch = 2, p.global_batch = 2;
+  p.recompute = Recompute::Full, p.flash_attention = true;
+  p.recompute_layers = 10;
+  const double sbh = 2048.0 * 2 * m.hidden, t = 4, v = m.vocab, h = m.hidden;
+  const double expect = 10 * 2 * sbh / t + 38 * sbh * 34 / t + sbh * 34 / t + sbh / t + 4 * sbh / t * (1 + v / h);
+  EXPECT_NEAR(rel(B(mapping::train_memory_per_chip(m, p, kMem).activations), expect), 0, 1e-12);
+  for (int l : {0, 9}) EXPECT_NEAR(B(mapping::activation_bytes_per_layer(m, p, l)), 2 * sbh / t, 1e-6) << l;
+  for (int l : {10, 47}) EXPECT_NEAR(B(mapping::activation_bytes_per_layer(m, p, l)), 34 * sbh / t, 1e-6) << l;
+  EXPECT_DOUBLE_EQ(mapping::recomputed_layer_share(p, m.layers), 10.0 / 48);
+  // Chunks of stages: pp 2 has two chunks of 24, and the first 10 of each are recomputed.
+  p.pp = 2;
+  EXPECT_TRUE(mapping::recomputes_layer(p, m.layers, 33));
+  EXPECT_FALSE(mapping::recomputes_layer(p, m.layers, 34));
+  EXPECT_DOUBLE_EQ(mapping::recomputed_layer_share(p, m.layers), 20.0 / 48);
+  // Virtual stages: pp 4 × vpp 3 → chunks of 4 layers; layer 4k+3 is the one kept.
+  p.pp = 4, p.vpp = 3, p.recompute_layers = 3;
+  for (int l = 0; l < m.layers; ++l) EXPECT_EQ(mapping::recomputes_layer(p, m.layers, l), l % 4 != 3) << l;
+  EXPECT_DOUBLE_EQ(mapping::recomputed_layer_share(p, m.layers), 0.75);
+  // A count of at least a chunk's layers is full recomputation; without full recomputation the
+  // field is refused.
+  p.recompute_layers = 4;
+  EXPECT_DOUBLE_EQ(mapping::recomputed_layer_share(p, m.layers), 1.0);
+  p.recompute = Recompute::Selective;
+  EXPECT_FALSE(mapping::check_train_plan(p, m, p.chips()).has_value());
+}
+
 // MoE layers: the MLP's inner tensors scale by top-k × expert_ffn (plus k permuted inputs).
 TEST(TrainMemory, MoeLayerActivationsScaleWithTopK) {
   const ModelSpec m = workload::load_model("mixtral-8x7b", kModels);
