@@ -41,6 +41,13 @@ engine::TrainScenario scenario(const std::string& system, const std::string& mod
   return s;
 }
 
+/// The analytical executor's result, which must be feasible.
+engine::TrainResult feasible_analytical(const engine::TrainScenario& s) {
+  auto r = engine::simulate_analytical(s);
+  EXPECT_TRUE(r.feasible) << r.reason;
+  return r;
+}
+
 struct Case {
   const char* name;
   engine::TrainScenario s;
@@ -251,9 +258,7 @@ TEST(TrainExecutors, TheFrameworksSelectiveScopeSetsWhatIsRecomputed) {
     s.plan.zero = mapping::Zero::Fsdp;
     s.plan.recompute = rc;
     s.plan.selective = scope;
-    const auto r = engine::simulate_analytical(s);
-    EXPECT_TRUE(r.feasible) << r.reason;
-    return r;
+    return feasible_analytical(s);
   };
   using mapping::Recompute;
   using mapping::SelectiveScope;
@@ -279,9 +284,7 @@ TEST(TrainExecutors, RecomputeLayersRerunsThatShareOfTheForward) {
     auto s = scenario("h100-sxm-dgx", "llama3.1-8b", 2, 2, 2, 1, 32, 8192);  // 32 layers: 16 a stage
     s.plan.recompute = rc;
     s.plan.recompute_layers = layers;
-    const auto r = engine::simulate_analytical(s);
-    EXPECT_TRUE(r.feasible) << r.reason;
-    return r;
+    return feasible_analytical(s);
   };
   using mapping::Recompute;
   const auto none = run(Recompute::None, 0), full = run(Recompute::Full, 0), some = run(Recompute::Full, 4);
