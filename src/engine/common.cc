@@ -121,6 +121,7 @@ FrameworkParams framework_params(const std::string& name, const calib::Params& p
   f.selective_scope = params.flag(key + "selective_saves_projections_only")
                           ? mapping::SelectiveScope::AllButProjections
                           : mapping::SelectiveScope::AttentionCore;
+  f.recompute_some_layers = params.flag(key + "recompute_some_layers");
   f.moe_route_cost_per_element = params.seconds("training.common.moe_route_cost_per_element");
   f.fsdp_overlap = params.number("training.common.fsdp_overlap");
   f.step_overhead = params.seconds("training.common.step_overhead");

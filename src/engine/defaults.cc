@@ -169,11 +169,14 @@ long long global_batch_within_tokens(double tokens, const mapping::TrainPlan& pl
   return m >= pipeline_min_micro_batches(plan) ? m * unit : 0;
 }
 
-std::vector<std::string> describe(const TrainDefaults& d, mapping::Recompute recompute,
+std::vector<std::string> describe(const TrainDefaults& d, mapping::Recompute recompute, int recompute_layers,
                                   mapping::SelectiveScope selective) {
   std::string what = mapping::recompute_name(recompute);
   if (recompute == Recompute::Selective && selective == mapping::SelectiveScope::AllButProjections)
     what += ", keeping only the QKV and up-projection outputs";
+  if (recompute == Recompute::Full && recompute_layers > 0)
+    what += " of the first " + std::to_string(recompute_layers) +
+            " layers of each model chunk (Megatron --recompute-method block), the fewest that fit";
   return {line("global batch", core::fmt_int(d.global_batch.value) + " sequences", d.global_batch.origin,
                d.global_batch.basis),
           line("micro-batch", std::to_string(d.micro_batch.value), d.micro_batch.origin, d.micro_batch.basis),

@@ -36,6 +36,32 @@ mapping::Recompute least_recompute_that_fits(const TrainScenario& s,
   return candidates.back();
 }
 
+int fewest_recompute_layers_that_fit(const TrainScenario& s) {
+  mapping::TrainPlan plan = s.plan;
+  plan.recompute = mapping::Recompute::Full;
+  const auto params = mapping::memory_params(*s.calibration);
+  const auto fits = [&](int n) {
+    plan.recompute_layers = n;
+    return mapping::train_memory_per_chip(s.model, plan, params).total() <= s.system->chip.hbm_capacity.value;
+  };
+  int chunk = 1;  // the most layers a model chunk holds
+  for (int l = 0; l < s.model.layers; ++l) chunk = std::max(chunk, mapping::position_in_chunk(plan, s.model.layers, l) + 1);
+  if (!fits(chunk - 1)) return 0;
+  int lo = 0, hi = chunk - 1;  // fits(hi); lo = 0 stands for none recomputed, which does not fit
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    (fits(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+void set_least_recompute_that_fits(TrainScenario& s, const std::vector<mapping::Recompute>& candidates) {
+  s.plan.recompute_layers = 0;
+  s.plan.recompute = least_recompute_that_fits(s, candidates);
+  if (s.plan.recompute == mapping::Recompute::Full && candidates.size() > 1 && s.framework.recompute_some_layers)
+    s.plan.recompute_layers = fewest_recompute_layers_that_fit(s);
+}
+
 TrainFit fewest_chips_to_train(const hw::SystemSpec& sys, const workload::ModelSpec& model,
                                long long seq, core::Dtype precision, const calib::Params& params) {
   TrainFit fit;

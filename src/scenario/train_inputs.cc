@@ -257,7 +257,8 @@ void fill_fixed_plan(const TrainInputs& in, const engine::DefaultsRule& rule, co
                "a multiple of dp·micro_batch = " + std::to_string(p.dp) + "·" + std::to_string(p.micro_batch) +
                    " = " + std::to_string(unit));
   p.global_batch = out.defaults.global_batch.value;
-  p.recompute = engine::least_recompute_that_fits(s, out.defaults.recompute.value);
+  if (in.recompute_layers) p.recompute = engine::least_recompute_that_fits(s, out.defaults.recompute.value);
+  else engine::set_least_recompute_that_fits(s, out.defaults.recompute.value);
 }
 
 // The settings the search chose (those the flags left out and the search explores), with the
@@ -486,7 +487,8 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
   if (in.tp && in.pp) fill_fixed_plan(in, rule, stated, out);
   else search_rest_of_plan(in, rule, out);
   set_straggler(in, s);
-  out.settings = engine::describe(out.defaults, s.plan.recompute, s.plan.selective);
+  out.settings = engine::describe(out.defaults, s.plan.recompute, in.recompute_layers ? 0 : s.plan.recompute_layers,
+                                   s.plan.selective);
   if (s.plan.lora_rank > 0)
     out.settings.push_back("LoRA rank " + std::to_string(s.plan.lora_rank) + " (input), adapters on " +
                            workload::lora_targets_name(s.plan.lora_targets) +

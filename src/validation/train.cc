@@ -231,7 +231,7 @@ engine::TrainResult simulate(const engine::TrainScenario& s, const Context& ctx)
 bool run_step(const Row& row, const Context& ctx, const engine::DefaultsRule& rule, engine::TrainDefaults& d,
               engine::TrainScenario& s, engine::TrainResult& r, Prediction& p) {
   if (has_layout(row)) {
-    s.plan.recompute = engine::least_recompute_that_fits(s, d.recompute.value);
+    engine::set_least_recompute_that_fits(s, d.recompute.value);
   } else {
     engine::SearchSpace space;
     space.recompute = d.recompute.value;
@@ -357,7 +357,7 @@ Prediction predict_train(const Row& stated, const Context& ctx) {
   engine::TrainDefaults d = defaults_for_row(row, fw, rule, s, p);
   engine::TrainResult r;
   if (!run_step(row, ctx, rule, d, s, r, p)) return p;
-  for (auto& line : engine::describe(d, s.plan.recompute, s.plan.selective)) p.assumptions.push_back("setting: " + line);
+  for (auto& line : engine::describe(d, s.plan.recompute, s.plan.recompute_layers, s.plan.selective)) p.assumptions.push_back("setting: " + line);
   read_metric(row, s.plan.seq_len, r, p);
   p.explain = explain_train(s.plan, r);
   return p;

@@ -89,9 +89,10 @@ long long global_batch_for_tokens(double tokens, const mapping::TrainPlan& plan)
 long long global_batch_within_tokens(double tokens, const mapping::TrainPlan& plan);
 
 /// One line per setting: "global batch 2,048 sequences (input)", "micro-batch 1 (recipe:
-/// megatron …)". `recompute` is the level that was taken; `selective`, what the framework's
+/// megatron …)". `recompute` is the level that was taken, `recompute_layers` the layers of each
+/// chunk it reruns when the rule chose some (0: every layer); `selective`, what the framework's
 /// selective level keeps (named when it is not Megatron's attention core).
-std::vector<std::string> describe(const TrainDefaults& d, mapping::Recompute recompute,
+std::vector<std::string> describe(const TrainDefaults& d, mapping::Recompute recompute, int recompute_layers,
                                   mapping::SelectiveScope selective = mapping::SelectiveScope::AttentionCore);
 
 }  // namespace xpusim::engine

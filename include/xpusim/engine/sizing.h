@@ -15,6 +15,16 @@ namespace xpusim::engine {
 mapping::Recompute least_recompute_that_fits(const TrainScenario& s,
                                              const std::vector<mapping::Recompute>& candidates);
 
+/// With full recomputation: the fewest layers per model chunk (mapping::TrainPlan::recompute_layers)
+/// whose recomputation lets the memory fit, 0 (every layer) when only all of them do or nothing
+/// fits. Decided from the memory model alone (bisection on N; memory falls as N grows).
+int fewest_recompute_layers_that_fit(const TrainScenario& s);
+
+/// The defaults rule's recomputation for a stated layout: least_recompute_that_fits, and where
+/// that is full, a lesser mode was a candidate and the framework recomputes some layers
+/// (FrameworkParams::recompute_some_layers), the fewest layers of each chunk that fit.
+void set_least_recompute_that_fits(TrainScenario& s, const std::vector<mapping::Recompute>& candidates);
+
 struct TrainFit {
   bool found = false;
   long long chips = 0;

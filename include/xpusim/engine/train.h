@@ -43,6 +43,9 @@ struct FrameworkParams {
   bool dp_overlap = true;
   /// What `--recompute selective` keeps under this framework (sets TrainPlan::selective).
   mapping::SelectiveScope selective_scope = mapping::SelectiveScope::AttentionCore;
+  /// Whether the defaults rule's full recomputation reruns only the fewest layers of each model
+  /// chunk that fit (Megatron's block method), not every layer.
+  bool recompute_some_layers = false;
   core::Seconds step_overhead;  ///< per-step fixed cost (data loader, logging, sync)
   double optimizer_kernels = 0; ///< kernel launches of the optimizer step
   /// CP ring attention: backward attention time ÷ forward (the window hiding the backward exchange).

@@ -139,7 +139,7 @@ engine::TrainDefaults stated_recompute_defaults(const std::string& framework, ma
 
 TEST(TrainDefaults, EverySettingIsDescribedWithItsOrigin) {
   const auto lines =
-      engine::describe(stated_recompute_defaults("megatron", mapping::Recompute::Full), mapping::Recompute::Full);
+      engine::describe(stated_recompute_defaults("megatron", mapping::Recompute::Full), mapping::Recompute::Full, 0);
   ASSERT_EQ(lines.size(), 5u);
   EXPECT_EQ(lines[0].rfind("global batch 512 sequences (rule: critical batch of 4,194,304 tokens", 0), 0u) << lines[0];
   EXPECT_EQ(lines[1], "micro-batch 1 (recipe: megatron recipe)");
@@ -150,12 +150,15 @@ TEST(TrainDefaults, EverySettingIsDescribedWithItsOrigin) {
 // A selective level that is not Megatron's says what it keeps (AXLearn's remat policy).
 TEST(TrainDefaults, TheRecomputeLineNamesWhatSelectiveKeeps) {
   const auto d = stated_recompute_defaults("axlearn", mapping::Recompute::Selective);
-  EXPECT_EQ(engine::describe(d, mapping::Recompute::Selective, mapping::SelectiveScope::AllButProjections)[3],
+  EXPECT_EQ(engine::describe(d, mapping::Recompute::Selective, 0, mapping::SelectiveScope::AllButProjections)[3],
             "recompute selective, keeping only the QKV and up-projection outputs (input)");
-  EXPECT_EQ(engine::describe(d, mapping::Recompute::Selective, mapping::SelectiveScope::AttentionCore)[3],
+  EXPECT_EQ(engine::describe(d, mapping::Recompute::Selective, 0, mapping::SelectiveScope::AttentionCore)[3],
             "recompute selective (input)");
-  EXPECT_EQ(engine::describe(d, mapping::Recompute::Full, mapping::SelectiveScope::AllButProjections)[3],
+  EXPECT_EQ(engine::describe(d, mapping::Recompute::Full, 0, mapping::SelectiveScope::AllButProjections)[3],
             "recompute full (input)");
+  EXPECT_EQ(engine::describe(d, mapping::Recompute::Full, 12)[3],
+            "recompute full of the first 12 layers of each model chunk (Megatron --recompute-method block), the "
+            "fewest that fit (input)");
 }
 
 }  // namespace

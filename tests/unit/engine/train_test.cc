@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "xpusim/engine/sizing.h"
 #include "xpusim/engine/train.h"
 #include "xpusim/hw/catalog.h"
 #include "xpusim/net/collective.h"
@@ -300,6 +301,37 @@ TEST(TrainExecutors, RecomputeLayersRerunsThatShareOfTheForward) {
   EXPECT_GT(core::to_bytes(some.memory.activations), core::to_bytes(full.memory.activations));
   const auto all = run(Recompute::Full, 16);
   EXPECT_DOUBLE_EQ(core::to_seconds(all.step_time), core::to_seconds(full.step_time));
+}
+
+// The defaults rule for a stated layout: the least recomputation that fits, and where only full
+// recomputation fits and the framework recomputes some layers (recompute_some_layers, off in the
+// shipped calibration: docs/validation.md), the fewest layers of each chunk that fit: N fits and
+// N − 1 does not. Llama-3.1-70B, 64 H100 at tp 8, pp 2, micro-batch 3 of 8,192 tokens: none
+// needs about 86 GiB. A stated mode, or a framework without the method, recomputes every layer.
+TEST(TrainExecutors, TheRuleRecomputesTheFewestLayersThatFitWhereTheFrameworkCan) {
+  auto s = scenario("h100-sxm-dgx", "llama3.1-70b", 8, 2, 4, 3, 96, 8192);
+  const auto params = mapping::memory_params(shipped());
+  const auto gib = [&](const engine::TrainScenario& x) {
+    return core::to_gib(mapping::train_memory_per_chip(x.model, x.plan, params).total());
+  };
+  const std::vector<mapping::Recompute> all = {mapping::Recompute::None, mapping::Recompute::Selective,
+                                               mapping::Recompute::Full};
+  EXPECT_FALSE(s.framework.recompute_some_layers);  // shipped: every layer
+  engine::set_least_recompute_that_fits(s, all);
+  EXPECT_EQ(s.plan.recompute, mapping::Recompute::Full);
+  EXPECT_EQ(s.plan.recompute_layers, 0);
+  s.framework.recompute_some_layers = true;
+  engine::set_least_recompute_that_fits(s, all);
+  ASSERT_EQ(s.plan.recompute, mapping::Recompute::Full);
+  const int n = s.plan.recompute_layers;
+  ASSERT_GT(n, 1);
+  ASSERT_LT(n, 40);
+  EXPECT_LE(gib(s), 80.0);
+  auto fewer = s;
+  fewer.plan.recompute_layers = n - 1;
+  EXPECT_GT(gib(fewer), 80.0);
+  engine::set_least_recompute_that_fits(s, {mapping::Recompute::Full});  // stated: every layer
+  EXPECT_EQ(s.plan.recompute_layers, 0);
 }
 
 net::TopologyOptions topology_options() {
