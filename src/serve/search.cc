@@ -71,7 +71,14 @@ ServeScenario slice_scenario(const SearchSpec& spec, const Layout& l, long long 
 PlanCandidate simulated(PlanCandidate c, const ServeScenario& slice, const SearchSpec& spec, const ServeEnv& env) {
   auto rep = run_scenario(slice, env);
   if (!rep) {
+    // A slice that cannot run (the model does not fit it): report the one slice, not the count
+    // the probe tried.
     c.note = rep.error();
+    if (slice.chips > 0 && c.chips > 0) {
+      c.dollars_per_hour *= static_cast<double>(slice.chips) / static_cast<double>(c.chips);
+      c.chips = slice.chips;
+      c.prefill_chips = slice.prefill_chips;
+    }
     return c;
   }
   score(c, *rep, spec, env, slice.load.rate_per_s);
