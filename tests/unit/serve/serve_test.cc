@@ -638,7 +638,10 @@ TEST(Search, DpAttentionSpreadsTheExpertsOfAModelLargerThanTheDomainAcrossNodes)
   for (const auto& c : r.tried) {
     if (c.dp_attention) groups.insert(c.ep);
     if (!c.dp_attention && c.meets_slo && (tp_chips == 0 || c.chips < tp_chips)) tp_chips = c.chips;
-    if (c.dp_attention && c.ep == 8) EXPECT_NE(c.note.find("model does not fit"), std::string::npos) << c.note;
+    if (c.dp_attention && c.ep == 8) {
+      EXPECT_NE(c.note.find("model does not fit"), std::string::npos) << c.note;
+      EXPECT_EQ(c.chips, 8) << "a slice that cannot run is listed as one slice";
+    }
   }
   EXPECT_EQ(groups, (std::set<int>{2, 4, 8, 16, 32, 64}));
   EXPECT_EQ(tp_chips, 48);
