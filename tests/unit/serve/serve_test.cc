@@ -658,8 +658,11 @@ TEST(Search, DpAttentionSpreadsTheExpertsOfAModelLargerThanTheDomainAcrossNodes)
   s.ep_candidates.clear();
   s.base.model = "qwen3-30b-a3b";
   s.rate_per_s = 1;
-  for (const auto& c : xs::search_plan(s, env()).tried)
-    if (c.dp_attention) EXPECT_LE(c.ep, 8) << c.note;
+  for (const auto& c : xs::search_plan(s, env()).tried) {
+    if (c.dp_attention) {
+      EXPECT_LE(c.ep, 8) << c.note;
+    }
+  }
 }
 
 // A disaggregated slice need not be one prefill engine to one decode engine. Long prompts and
