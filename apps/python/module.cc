@@ -158,7 +158,7 @@ PYBIND11_MODULE(xpusim, m) {
   m.def("collective", [](const py::kwargs& kw) { return call(xpusim::api::collective, kw); },
         "system, chips, op, bytes[, algorithm] -> collective --json");
   m.def("validate", [](const py::kwargs& kw) { return call(xpusim::api::validate, kw); },
-        "[file][, explain] -> validate --json [--explain] (default: the shipped public set)");
+        "[file][, explain][, rows] -> validate --json [--explain] [--rows GLOBS] (default: the shipped public set)");
   m.def("catalog", [](const py::kwargs& kw) { return call(xpusim::api::catalog, kw); },
         "no keys: catalog list --json; id=...: catalog show ID --json");
   m.def("model", [](const py::kwargs& kw) { return call(xpusim::api::model, kw); },

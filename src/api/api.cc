@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <tuple>
 #include <utility>
 
 #include "xpusim/config/values.h"
@@ -183,13 +184,23 @@ Json collective(const Json& keys, const Session& s) {
 }
 
 Json validate(const Json& keys, const Session& s) {
-  const auto [file, explain] = read_keys(keys, [&](config::FieldReader& r) {
-    return std::pair{r.str_or("file", validation::default_public_file(s.data_dir)), r.boolean_or("explain", false)};
+  const auto [file, explain, globs] = read_keys(keys, [&](config::FieldReader& r) {
+    return std::tuple{r.str_or("file", validation::default_public_file(s.data_dir)), r.boolean_or("explain", false),
+                      r.str_or("rows", "")};
   });
-  const auto rows = validation::read_csv(file);
+  // `rows`: validate --rows, only the rows whose id matches one of the comma-separated globs.
+  const auto keep = validation::RowSelection::parse(globs);
+  std::vector<validation::Row> rows;
+  for (auto& row : validation::read_csv(file))
+    if (keep.keeps(row)) rows.push_back(std::move(row));
+  if (!globs.empty() && rows.empty())
+    throw core::InputError(core::Diagnostic{file, 0, "rows", keep.all() ? "names no glob" : "matches no row id of the file",
+                                            globs, "comma-separated globs over the file's row ids ('*' any run, '?' one character)",
+                                            ""});
   const validation::Context ctx{&s.catalog, s.models_dir(), &s.params};
   const auto results = validation::run_all(rows, ctx);
-  Json doc = report::validation_document(s.provenance(true, true), file, results, s.catalog, nullptr, explain);
+  Json doc = report::validation_document(s.provenance(true, true), file, results, s.catalog, nullptr, explain,
+                                         keep.text());
   report::add_row_trust(doc, results, s.trust, s.catalog, s.models_dir());
   return doc;
 }

@@ -101,6 +101,11 @@ class SameDocumentAsTheCli(unittest.TestCase):
             explained = xpusim.validate(file=f.name, explain=True)
             self.assertEqual(explained, cli_json("validate", f.name, "--explain"))
             self.assertIn("explain", explained["rows"][0])
+            some = xpusim.validate(file=f.name, rows=lines[2].split(",")[0])
+            self.assertEqual(some, cli_json("validate", f.name, "--rows", lines[2].split(",")[0]))
+            self.assertEqual(len(some["rows"]), 1)
+            with self.assertRaises(xpusim.InputError):
+                xpusim.validate(file=f.name, rows="no-such-row-*")
         finally:
             os.unlink(f.name)
 
