@@ -213,29 +213,22 @@ std::vector<int> tp_candidates(const SearchSpec& spec, long long domain) {
 // judged by its own memory).
 constexpr double kPipelineWeightShare = 0.5;
 
+// Whether `share` of the model's weights, in the precision they are stored in, would take more
+// than kPipelineWeightShare of each chip's HBM: when the search also looks beyond one domain.
+bool crowds_the_chip(const SearchSpec& spec, const workload::ModelSpec& model, const hw::SystemSpec& sys, double share) {
+  const core::Dtype weights = precision_dtype(
+      spec.base.weight_precision.empty() ? spec.base.precision : spec.base.weight_precision, "precision");
+  return workload::weight_bytes(model, weights).base() * share > kPipelineWeightShare * sys.chip.hbm_capacity.value.base();
+}
+
 std::vector<int> pipeline_candidates(const SearchSpec& spec, const workload::ModelSpec& model,
                                      const hw::SystemSpec& sys, int tp, int widest_tp) {
   if (!spec.pp_candidates.empty()) return spec.pp_candidates;
   std::vector<int> pps = {1};
   if (tp != widest_tp) return pps;
-  const core::Dtype weights = precision_dtype(
-      spec.base.weight_precision.empty() ? spec.base.precision : spec.base.weight_precision, "precision");
-  const double bytes_per_chip = workload::weight_bytes(model, weights).base() / tp;
-  if (bytes_per_chip <= kPipelineWeightShare * sys.chip.hbm_capacity.value.base()) return pps;
+  if (!crowds_the_chip(spec, model, sys, 1.0 / tp)) return pps;
   for (int pp = 2; pp <= 16 && pp <= model.layers; pp *= 2) pps.push_back(pp);
   return pps;
-}
-
-// The share of a model's weights its routed experts hold (what expert parallelism divides).
-double routed_share(const workload::ModelSpec& model) {
-  double routed = 0;
-  double all = workload::embedding_params(model) + (model.tied_embeddings ? 0.0 : workload::lm_head_params(model));
-  for (int i = 0; i < model.layers; ++i) {
-    const auto lp = workload::layer_params(model, i);
-    routed += lp.routed();
-    all += lp.total();
-  }
-  return all > 0 ? routed / all : 0.0;
 }
 
 // Expert-parallel groups of DP-attention engines the search tries: the groups of two or more
@@ -259,12 +252,11 @@ std::vector<int> dp_attention_groups(const SearchSpec& spec, const workload::Mod
   for (int ep : tp_candidates(spec, domain))
     if (ep <= domain && divides(ep)) out.push_back(ep);
   if (out.empty()) return out;
-  const core::Dtype weights = precision_dtype(
-      spec.base.weight_precision.empty() ? spec.base.precision : spec.base.weight_precision, "precision");
+  // Every chip holds the whole non-expert part and 1/widest of the routed experts.
   const int widest = out.back();
-  const double share = routed_share(model);
-  const double per_chip = workload::weight_bytes(model, weights).base() * (1.0 - share + share / widest);
-  if (per_chip <= kPipelineWeightShare * sys.chip.hbm_capacity.value.base()) return out;
+  const auto params = workload::count_params(model);
+  const double routed = params.total > 0 ? params.routed_total / params.total : 0.0;
+  if (!crowds_the_chip(spec, model, sys, 1.0 - routed + routed / widest)) return out;
   for (int ep = 2 * widest; ep <= kMostDomainsPerExpertGroup * widest && ep <= model.moe.num_experts; ep *= 2)
     if (divides(ep)) out.push_back(ep);
   return out;
