@@ -497,7 +497,7 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
     out.settings.push_back("multi-token prediction: " + std::to_string(s.plan.mtp_layers) +
                            " module(s) on the last stage (input)");
   if (s.plan.moe_capacity_factor > 0) out.settings.push_back(capacity_setting(s.plan));
-  if (s.plan.recompute_layers > 0)
+  if (in.recompute_layers)  // chosen by the rule, the recompute line of describe says so
     out.settings.push_back("recompute layers " + std::to_string(s.plan.recompute_layers) +
                            " (input): the first of each model chunk rerun their forward, " +
                            core::fmt_num(100.0 * mapping::recomputed_layer_share(s.plan, s.model.layers), 3) +

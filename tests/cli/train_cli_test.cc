@@ -303,6 +303,22 @@ TEST(TrainCli, RecomputeLayersRecomputesSomeLayersAndIsStated) {
   bool stated = false;
   for (const auto& s : half["settings"]) stated = stated || s.get<std::string>().rfind("recompute layers 20 (input)", 0) == 0;
   EXPECT_TRUE(stated) << half["settings"].dump();
+  // Chosen by the rule (the framework's recompute_some_layers set in a calibration file), the
+  // recompute line says so and no line calls it an input.
+  const std::string flag = ::testing::TempDir() + "recompute_some_layers.yaml";
+  std::ofstream(flag) << "training:\n  frameworks:\n    megatron:\n      recompute_some_layers:\n        value: true\n";
+  const auto ruled = xpusim::test::run_cli_json(
+      "train --system h100-sxm-dgx --model llama3.1-70b --chips 64 --tp 8 --pp 2 --global-batch 96 --micro-batch 3 "
+      "--seq-len 8192 --json --calibration " + flag);
+  ASSERT_FALSE(ruled.is_null());
+  ASSERT_FALSE(ruled["plan"]["recompute_layers"].is_null());
+  bool rule_line = false;
+  for (const auto& s : ruled["settings"]) {
+    const std::string line = s.get<std::string>();
+    EXPECT_EQ(line.rfind("recompute layers", 0), std::string::npos) << line;
+    rule_line = rule_line || (line.find("layers of each model chunk") != std::string::npos && line.find("(rule") != std::string::npos);
+  }
+  EXPECT_TRUE(rule_line) << ruled["settings"].dump();
   const auto text = xpusim::test::run_cli(base.substr(0, base.size() - 7) + " --recompute full --recompute-layers 20");
   EXPECT_NE(text.out.find("recompute=full (first 20 layers per chunk)"), std::string::npos) << text.out;
   const std::string scen = ::testing::TempDir() + "recompute_layers.yaml";
