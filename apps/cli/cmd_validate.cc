@@ -94,26 +94,15 @@ void write_validation(const ValidateOptions& o, const validation::Context& ctx, 
   }
 }
 
-/// `--rows`: the globs, refused when they name nothing, match no row of the file, or come with
-/// --write-bands (the bands are the residuals of every row).
+/// `--rows`: the globs, refused when they name nothing or come with --write-bands (the bands are
+/// the residuals of every row); a selection that keeps no row is refused where the rows are read.
 void select_rows(ValidateOptions& o) {
   if (o.rows.empty()) return;
-  const std::string expected = "comma-separated globs over the file's row ids ('*' any run, '?' one character)";
   o.selection = validation::RowSelection::parse(o.rows);
-  if (o.selection.all()) throw core::InputError(core::Diagnostic{"", 0, "--rows", "names no glob", o.rows, expected, ""});
+  if (o.selection.all()) validation::refuse_selection(o.file, "--rows", o.rows, o.selection);
   if (!o.bands_file.empty())
     throw core::InputError(core::Diagnostic{"", 0, "--rows", "cannot be used with --write-bands (the bands are the "
                                             "cross-validated residuals of every row)", o.rows, "--rows or --write-bands", ""});
-  if (validation::check_csv_stream(o.file, o.selection) == 0)
-    throw core::InputError(core::Diagnostic{o.file, 0, "--rows", "matches no row id of the file", o.rows, expected, ""});
-}
-
-/// The rows `keep` keeps, in file order.
-std::vector<validation::Row> kept(const std::vector<validation::Row>& rows, const validation::RowSelection& keep) {
-  std::vector<validation::Row> out;
-  for (const auto& r : rows)
-    if (keep.keeps(r)) out.push_back(r);
-  return out;
 }
 
 /// The results of the rows `keep` keeps (`results[i]` belongs to `rows[i]`), in file order.
@@ -143,11 +132,16 @@ int run_validate(const Args& args) {
   const validation::Context ctx{&cat, data_dir() + "/models", &params};
   // Cross-validation and the charts hold every row; otherwise the rows stream.
   if (!o.cv && o.html.empty()) {
+    // Checked before the stream starts, which prints as it predicts.
+    if (!o.selection.all() && validation::check_csv_stream(o.file, o.selection) == 0)
+      validation::refuse_selection(o.file, "--rows", o.rows, o.selection);
     stream_validation(o, ctx, cat);
     return 0;
   }
   const auto rows = validation::read_csv(o.file);
-  const auto results = validation::run_all(kept(rows, o.selection), ctx);
+  const auto selected = validation::kept_rows(rows, o.selection);
+  if (selected.empty() && !o.selection.all()) validation::refuse_selection(o.file, "--rows", o.rows, o.selection);
+  const auto results = validation::run_all(selected, ctx);
   std::vector<validation::RowResult> cv_results;
   if (o.cv) cv_results = kept(cross_validate_rows(rows, ctx, params, o.selection), rows, o.selection);
   write_validation(o, ctx, cat, results, o.cv ? &cv_results : nullptr);

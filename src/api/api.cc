@@ -190,13 +190,8 @@ Json validate(const Json& keys, const Session& s) {
   });
   // `rows`: validate --rows, only the rows whose id matches one of the comma-separated globs.
   const auto keep = validation::RowSelection::parse(globs);
-  std::vector<validation::Row> rows;
-  for (auto& row : validation::read_csv(file))
-    if (keep.keeps(row)) rows.push_back(std::move(row));
-  if (!globs.empty() && rows.empty())
-    throw core::InputError(core::Diagnostic{file, 0, "rows", keep.all() ? "names no glob" : "matches no row id of the file",
-                                            globs, "comma-separated globs over the file's row ids ('*' any run, '?' one character)",
-                                            ""});
+  const auto rows = validation::kept_rows(validation::read_csv(file), keep);
+  if (!globs.empty() && rows.empty()) validation::refuse_selection(file, "rows", globs, keep);
   const validation::Context ctx{&s.catalog, s.models_dir(), &s.params};
   const auto results = validation::run_all(rows, ctx);
   Json doc = report::validation_document(s.provenance(true, true), file, results, s.catalog, nullptr, explain,

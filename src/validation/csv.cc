@@ -396,6 +396,20 @@ std::string RowSelection::text() const {
   return out;
 }
 
+std::vector<Row> kept_rows(const std::vector<Row>& rows, const RowSelection& keep) {
+  std::vector<Row> out;
+  for (const auto& r : rows)
+    if (keep.keeps(r)) out.push_back(r);
+  return out;
+}
+
+void refuse_selection(const std::string& file, const std::string& field, const std::string& text,
+                      const RowSelection& keep) {
+  const std::string expected = "comma-separated globs over the file's row ids ('*' any run, '?' one character)";
+  if (keep.all()) throw core::InputError(core::Diagnostic{"", 0, field, "names no glob", text, expected, ""});
+  throw core::InputError(core::Diagnostic{file, 0, field, "matches no row id of the file", text, expected, ""});
+}
+
 std::size_t check_csv_stream(const std::string& path, const RowSelection& keep) {
   std::ifstream file = core::open_regular_file(path, "CSV file");
   CsvRows rows(file, path, core::limits::kCsvRecordBytes, core::limits::kValidationStreamRows, /*vetted=*/false);

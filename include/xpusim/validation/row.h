@@ -103,6 +103,13 @@ struct RowSelection {
   std::string text() const;
 };
 
+/// The rows `keep` keeps, in order.
+std::vector<Row> kept_rows(const std::vector<Row>& rows, const RowSelection& keep);
+/// Refuses a selection (`field` as written, `text`) that names no glob, or that keeps no row of
+/// `file` (exit 2, naming what is expected).
+[[noreturn]] void refuse_selection(const std::string& file, const std::string& field, const std::string& text,
+                                   const RowSelection& keep);
+
 /// Reads every row of `path` as RowStream does without keeping any, and throws one InputError
 /// with the diagnostics found (the first 100), so that a stream starts only on a clean file.
 /// Returns the rows `keep` keeps.
