@@ -44,8 +44,7 @@ int fewest_recompute_layers_that_fit(const TrainScenario& s) {
     plan.recompute_layers = n;
     return mapping::train_memory_per_chip(s.model, plan, params).total() <= s.system->chip.hbm_capacity.value;
   };
-  int chunk = 1;  // the most layers a model chunk holds
-  for (int l = 0; l < s.model.layers; ++l) chunk = std::max(chunk, mapping::position_in_chunk(plan, s.model.layers, l) + 1);
+  const int chunk = mapping::most_layers_per_chunk(plan, s.model.layers);
   if (!fits(chunk - 1)) return 0;
   int lo = 0, hi = chunk - 1;  // fits(hi); lo = 0 stands for none recomputed, which does not fit
   while (hi - lo > 1) {

@@ -1,5 +1,6 @@
 #include "xpusim/mapping/plan.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,12 @@ int position_in_chunk(const TrainPlan& plan, int layers, int layer) {
     first += n;
   }
   return layer - first;
+}
+
+int most_layers_per_chunk(const TrainPlan& plan, int layers) {
+  if (plan.vpp > 1 && layers % (plan.pp * plan.vpp) == 0) return layers / (plan.pp * plan.vpp);
+  const std::vector<int> per = layers_per_stage(layers, plan.pp);
+  return *std::max_element(per.begin(), per.end());
 }
 
 bool recomputes_layer(const TrainPlan& plan, int layers, int layer) {

@@ -131,6 +131,8 @@ workload::RecomputeKind recompute_kind(const TrainPlan& plan);
 /// layers: with vpp (layers divisible by pp·vpp) chunks of layers/(pp·vpp) in turn, else the
 /// contiguous stages of layers_per_stage.
 int position_in_chunk(const TrainPlan& plan, int layers, int layer);
+/// The most layers one model chunk holds under the same split.
+int most_layers_per_chunk(const TrainPlan& plan, int layers);
 /// Whether the plan recomputes layer `layer` of a `layers`-layer model as it recomputes layers:
 /// recomputes_layer, and with recompute_layers N > 0 only at a position in its chunk below N.
 bool recomputes_layer(const TrainPlan& plan, int layers, int layer);

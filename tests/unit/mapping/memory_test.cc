@@ -238,10 +238,12 @@ TEST(TrainMemory, RecomputeLayersRecomputesTheFirstLayersOfEachChunk) {
   EXPECT_TRUE(mapping::recomputes_layer(p, m.layers, 33));
   EXPECT_FALSE(mapping::recomputes_layer(p, m.layers, 34));
   EXPECT_DOUBLE_EQ(mapping::recomputed_layer_share(p, m.layers), 20.0 / 48);
+  EXPECT_EQ(mapping::most_layers_per_chunk(p, m.layers), 24);
   // Virtual stages: pp 4 × vpp 3 → chunks of 4 layers; layer 4k+3 is the one kept.
   p.pp = 4, p.vpp = 3, p.recompute_layers = 3;
   for (int l = 0; l < m.layers; ++l) EXPECT_EQ(mapping::recomputes_layer(p, m.layers, l), l % 4 != 3) << l;
   EXPECT_DOUBLE_EQ(mapping::recomputed_layer_share(p, m.layers), 0.75);
+  EXPECT_EQ(mapping::most_layers_per_chunk(p, m.layers), 4);
   // A count of at least a chunk's layers is full recomputation; without full recomputation the
   // field is refused.
   p.recompute_layers = 4;
