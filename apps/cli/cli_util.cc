@@ -25,11 +25,7 @@ CatalogChoice& catalog_choice() {
 
 }  // namespace
 
-std::string data_dir() {
-  const char* env = std::getenv("XPUSIM_DATA_DIR");
-  if (env && *env) return env;
-  return XS_DATA_DIR;
-}
+std::string data_dir() { return api::default_data_dir(); }
 
 int parse(CLI::App& app, const Args& args) {
   std::vector<std::string> rev(args.rbegin(), args.rend());

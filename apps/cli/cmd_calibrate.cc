@@ -3,6 +3,7 @@
 // reports the fit and its leave-one-source-out cross-validated error (docs/calibration.md).
 // Parses flags, calls validation/ (fit) and report/ (render); timings go to stderr.
 
+#include <nlohmann/json.hpp>
 #include <chrono>
 #include <fstream>
 #include <iostream>

@@ -1,6 +1,7 @@
 // xpusim calibration show [--json] [--calibration FILE]: every fitted or assumed parameter of the
 // models (data/calibration/*.yaml) with its value, unit, meaning, basis, kind and range.
 
+#include <nlohmann/json.hpp>
 #include <iostream>
 
 #include "cli_util.h"

@@ -5,6 +5,7 @@
 //   xpusim catalog show ID [--json]      (ID: a system id or a chip id)
 // Parses flags and calls the library (hw/ loads, report/ renders).
 
+#include <nlohmann/json.hpp>
 #include <iostream>
 #include <string>
 

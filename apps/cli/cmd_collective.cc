@@ -2,6 +2,7 @@
 // the time of one collective over all N chips of a catalog system, with the algorithm and bus
 // bandwidths as nccl-tests reports them (--bytes is the per-chip buffer, nccl-tests' "size").
 
+#include <nlohmann/json.hpp>
 #include <iostream>
 
 #include "cli_util.h"

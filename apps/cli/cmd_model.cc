@@ -5,6 +5,7 @@
 //   xpusim model show PATH_OR_ID [--json] [--seq N] [--context L]
 // Parses flags and calls the library (workload/ loads and counts, report/ renders).
 
+#include <nlohmann/json.hpp>
 #include <iostream>
 #include <optional>
 #include <string>

@@ -4,6 +4,7 @@
 //   mx stats IN [--tensor NAME | --all] [--rounding R] [--scale-rule S] [--layout L] [--axis N] [--json]
 //   mx gemm A.npy B.npy --format F [--format-b F] [--rounding R] [--scale-rule S] [--out C.npy] [--json]
 // Argument parsing and printing only; the numerics live in xpusim_numerics.
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cmath>
 #include <iostream>

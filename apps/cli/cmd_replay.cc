@@ -2,6 +2,7 @@
 // [--use-durations] [--catalog-dir DIR] [--calibration FILE]: simulates the MLCommons Chakra
 // execution trace PREFIX.<rank>.et (one file per rank) on a catalog system (docs/replay.md).
 
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <iostream>
 

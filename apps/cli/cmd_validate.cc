@@ -1,6 +1,7 @@
 // xpusim validate FILE.csv [--json]: predicted vs measured for every row of a validation file.
 // Parses flags and calls the library (validation/ predicts, report/ renders).
 
+#include <nlohmann/json.hpp>
 #include <chrono>
 #include <fstream>
 #include <iostream>

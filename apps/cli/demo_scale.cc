@@ -5,6 +5,8 @@
 
 #include "demo_scale.h"
 
+#include <nlohmann/json.hpp>
+
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/format.h"
 #include "xpusim/core/units.h"

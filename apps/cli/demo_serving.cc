@@ -4,6 +4,7 @@
 
 #include "demo_serving.h"
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

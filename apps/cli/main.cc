@@ -7,6 +7,8 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "xpusim/api/api.h"
+#include "xpusim/core/data_dir.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/suggest.h"
 
@@ -36,10 +38,47 @@ const Command kCommands[] = {
     {"replay", "simulate a Chakra execution trace (PREFIX.<rank>.et) on a system's compute and network", run_replay},
 };
 
+/// `xpusim --version`: the build, the data directory in use and where that choice came from, and
+/// the digests every JSON document carries (docs/install.md).
+int print_version() {
+  const core::DataDir data = api::data_dir_in_use();
+  const report::Provenance p = report::provenance(data.path + "/catalog", data.path + "/calibration");
+  std::cout << "xpusim " << report::xpusim_version() << "\n"
+            << "data directory: " << data.path << " (" << data.origin << ")\n"
+            << "catalog digest: " << p.catalog_digest << "\n"
+            << "calibration digest: " << p.calibration_digest << "\n";
+  return 0;
+}
+
+/// Takes `--data-dir DIR` (or `--data-dir=DIR`) out of the arguments, wherever it stands, and
+/// makes DIR the data directory of this process; false (and a message) when DIR is missing.
+bool take_data_dir_flag(std::vector<std::string>& args) {
+  const std::string flag = "--data-dir";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == flag) {
+      if (i + 1 >= args.size() || args[i + 1].empty()) {
+        std::cerr << "error: --data-dir: missing value (expected a directory holding catalog/)\n";
+        return false;
+      }
+      core::set_data_dir_flag(args[i + 1]);
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      return true;
+    }
+    if (args[i].rfind(flag + "=", 0) == 0) {
+      core::set_data_dir_flag(args[i].substr(flag.size() + 1));
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+      return true;
+    }
+  }
+  return true;
+}
+
 void usage(std::ostream& os) {
   os << "xpusim — simulator of AI accelerator systems (Trainium1-4, H100...GB300)\n\n"
         "usage: xpusim <command> [options]   (xpusim <command> --help for details)\n\ncommands:\n";
   for (const auto& c : kCommands) os << "  " << c.name << std::string(12 - std::string(c.name).size(), ' ') << c.help << "\n";
+  os << "\noptions before or after the command: --data-dir DIR (the shipped data; else $XPUSIM_DATA_DIR,\n"
+        "  else beside the binary, else the source tree's data/), --version (build, data directory, digests)\n";
   os << "\nexit codes: 0 ok, 1 infeasible plan, 2 bad input, 3 internal error\n";
 }
 
@@ -48,31 +87,29 @@ void usage(std::ostream& os) {
 
 int main(int argc, char** argv) {
   using namespace xpusim;
-  if (argc < 2) {
+  std::vector<std::string> argv_all(argv + 1, argv + argc);
+  if (!cli::take_data_dir_flag(argv_all)) return 2;
+  if (argv_all.empty()) {
     cli::usage(std::cerr);
     return 2;
   }
-  const std::string name = argv[1];
+  const std::string name = argv_all.front();
   if (name == "--help" || name == "-h" || name == "help") {
     cli::usage(std::cout);
     return 0;
   }
-  if (name == "--version") {
-    std::cout << "xpusim " << report::xpusim_version() << "\n";
-    return 0;
-  }
-  cli::Args args(argv + 2, argv + argc);
-  for (const auto& c : cli::kCommands) {
-    if (name != c.name) continue;
-    try {
-      return c.run(args);
-    } catch (const core::InputError& e) {
-      for (const auto& d : e.diagnostics()) std::cerr << "error: " << d.to_string() << "\n";
-      return 2;
-    } catch (const std::exception& e) {
-      std::cerr << "xpusim internal error: " << e.what() << "\n";
-      return 3;
+  cli::Args args(argv_all.begin() + 1, argv_all.end());
+  try {
+    if (name == "--version") return cli::print_version();
+    for (const auto& c : cli::kCommands) {
+      if (name == c.name) return c.run(args);
     }
+  } catch (const core::InputError& e) {
+    for (const auto& d : e.diagnostics()) std::cerr << "error: " << d.to_string() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "xpusim internal error: " << e.what() << "\n";
+    return 3;
   }
   std::vector<std::string> names;
   for (const auto& c : cli::kCommands) names.push_back(c.name);

@@ -7,6 +7,7 @@
 //   r = xpusim.train(system="h100-sxm-dgx", model="llama3.1-8b", chips=8, tp=8, pp=1)
 //   r["step_time_s"]
 
+#include <nlohmann/json.hpp>
 #include <pybind11/pybind11.h>
 
 #include <map>
@@ -163,6 +164,15 @@ PYBIND11_MODULE(xpusim, m) {
         "no keys: catalog list --json; id=...: catalog show ID --json");
   m.def("model", [](const py::kwargs& kw) { return call(xpusim::api::model, kw); },
         "no keys: model list --json; model=...[, seq, context]: model show --json");
+  m.def("data_dir", [] {
+          const xpusim::core::DataDir d = xpusim::api::data_dir_in_use();
+          py::dict out;
+          out["path"] = d.path;
+          out["origin"] = d.origin;
+          return out;
+        },
+        "The data directory every call reads ($XPUSIM_DATA_DIR, else beside this module, else the source tree's "
+        "data/) and where that choice came from: {'path', 'origin'}");
   m.def("sweep", &sweep, py::arg("grid"), py::arg("as_frame") = false, py::arg("calibration") = "",
         py::arg("catalog_dir") = py::none(),
         "A grid (dict or path to YAML/JSON) -> the list of points (index, values, status, reason, result), or with "

@@ -1,5 +1,6 @@
 #include "xpusim/api/api.h"
 
+#include <nlohmann/json.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -47,11 +48,9 @@ auto read_keys(const Json& keys, Body body) {
 
 }  // namespace
 
-std::string default_data_dir() {
-  const char* env = std::getenv("XPUSIM_DATA_DIR");
-  if (env && *env) return env;
-  return XS_DATA_DIR;
-}
+std::string default_data_dir() { return core::find_data_dir(XS_DATA_DIR).path; }
+
+core::DataDir data_dir_in_use() { return core::find_data_dir(XS_DATA_DIR); }
 
 validation::TrustData load_trust_data(const std::string& data_dir) {
   const std::string file = validation::default_trust_file(data_dir);

@@ -1,5 +1,7 @@
 #include "xpusim/api/sweep.h"
 
+#include <nlohmann/json.hpp>
+
 #include "xpusim/core/dtype.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/workload/hf_config.h"

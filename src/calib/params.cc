@@ -1,5 +1,6 @@
 #include "xpusim/calib/params.h"
 
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>

@@ -1,5 +1,7 @@
 #include "xpusim/config/document.h"
 
+#include <nlohmann/json.hpp>
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -260,6 +262,16 @@ const Json* FieldReader::get(const std::string& key, bool required, const char* 
 
 void FieldReader::type_error(const std::string& key, const Json& v, const char* expected) {
   diags_.error(path_of(key), "wrong type", brief(v), expected);
+}
+
+std::optional<std::string> FieldReader::quantity_text(const std::string& key, const std::string& expected) {
+  const Json* v = get(key, true, "a string with a unit");
+  if (!v) return std::nullopt;
+  if (!v->is_string()) {
+    diags_.error(path_of(key), v->is_number() ? "number without a unit" : "wrong type", brief(*v), expected);
+    return std::nullopt;
+  }
+  return v->get<std::string>();
 }
 
 std::string FieldReader::str(const std::string& key) {

@@ -7,6 +7,7 @@
 
 #include "xpusim/hw/catalog.h"
 
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <filesystem>
 #include <limits>

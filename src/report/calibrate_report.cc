@@ -1,5 +1,6 @@
 #include "xpusim/report/calibrate_report.h"
 
+#include <nlohmann/json.hpp>
 #include <cmath>
 #include <sstream>
 

@@ -1,5 +1,7 @@
 #include "xpusim/report/calibration_report.h"
 
+#include <nlohmann/json.hpp>
+
 namespace xpusim::report {
 
 namespace {

@@ -1,5 +1,6 @@
 #include "xpusim/report/claims_report.h"
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "xpusim/core/format.h"

@@ -40,8 +40,8 @@ std::string page(const std::string& command, const std::string& title, const std
                              {"calibration digest", digest(provenance.calibration_digest)},
                              {"command", command}};
   for (const auto& e : provenance.catalog_user)  // --catalog-dir entries (docs/catalog.md)
-    rows.push_back({"user catalog", e.value("kind", "") + " " + e.value("id", "") + " (" + e.value("file", "") +
-                                        (e.value("replaces_shipped", false) ? ", replaces the shipped one)" : ")")});
+    rows.push_back({"user catalog", e.kind + " " + e.id + " (" + e.file +
+                                        (e.replaces_shipped ? ", replaces the shipped one)" : ")")});
   const std::string prov = table("provenance", {"", ""}, rows);
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +

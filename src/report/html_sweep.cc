@@ -2,6 +2,7 @@
 // Pareto front, and every point in a table (docs/html.md). Selects among the points' results;
 // simulates nothing.
 
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cmath>
 

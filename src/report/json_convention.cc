@@ -1,5 +1,6 @@
 #include "xpusim/report/json_convention.h"
 
+#include <nlohmann/json.hpp>
 #include <cmath>
 
 #include "xpusim/core/digest.h"
@@ -40,11 +41,7 @@ void set_user_catalog(Provenance& p, const std::string& shipped_dir, const std::
   std::vector<std::string> roots{shipped_dir};
   roots.insert(roots.end(), user_dirs.begin(), user_dirs.end());
   p.catalog_digest = core::files_digest(roots);
-  p.catalog_user = Json::array();
-  for (const auto& e : entries) {
-    p.catalog_user.push_back(
-        {{"kind", e.kind}, {"id", e.id}, {"file", e.file}, {"replaces_shipped", e.replaces_shipped}});
-  }
+  p.catalog_user = entries;
 }
 
 Json document(const std::string& command, const Provenance& provenance, Json inputs, const Json& body) {
@@ -54,7 +51,12 @@ Json document(const std::string& command, const Provenance& provenance, Json inp
   j["xpusim_version"] = xpusim_version();
   j["catalog_digest"] = digest_or_null(provenance.catalog_digest);
   j["calibration_digest"] = digest_or_null(provenance.calibration_digest);
-  if (!provenance.catalog_user.empty()) j["catalog_user"] = provenance.catalog_user;
+  if (!provenance.catalog_user.empty()) {
+    Json& user = j["catalog_user"] = Json::array();
+    for (const auto& e : provenance.catalog_user) {
+      user.push_back({{"kind", e.kind}, {"id", e.id}, {"file", e.file}, {"replaces_shipped", e.replaces_shipped}});
+    }
+  }
   j["inputs"] = std::move(inputs);
   for (const auto& [k, v] : body.items()) j[k] = v;
   return j;

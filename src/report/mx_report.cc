@@ -1,5 +1,6 @@
 #include "xpusim/report/mx_report.h"
 
+#include <nlohmann/json.hpp>
 #include <cmath>
 #include <sstream>
 

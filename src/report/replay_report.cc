@@ -1,5 +1,7 @@
 #include "xpusim/report/replay_report.h"
 
+#include <nlohmann/json.hpp>
+
 #include "xpusim/core/format.h"
 
 namespace xpusim::report {

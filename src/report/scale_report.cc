@@ -1,5 +1,6 @@
 #include "xpusim/report/scale_report.h"
 
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <sstream>
 

@@ -1,5 +1,6 @@
 #include "xpusim/report/sweep_report.h"
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
 

@@ -2,6 +2,7 @@
 
 #include "xpusim/report/trust_report.h"
 
+#include <nlohmann/json.hpp>
 #include <map>
 #include <optional>
 #include <sstream>

@@ -1,5 +1,6 @@
 #include "xpusim/report/validation_report.h"
 
+#include <nlohmann/json.hpp>
 #include <cmath>
 #include <map>
 #include <sstream>

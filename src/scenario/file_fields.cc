@@ -1,5 +1,6 @@
 #include "file_fields.h"
 
+#include <nlohmann/json.hpp>
 #include <filesystem>
 #include <vector>
 

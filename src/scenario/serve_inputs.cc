@@ -1,5 +1,6 @@
 #include "xpusim/scenario/serve_inputs.h"
 
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <utility>
 

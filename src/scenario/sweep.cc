@@ -1,5 +1,6 @@
 #include "xpusim/scenario/sweep.h"
 
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <optional>
 #include <set>

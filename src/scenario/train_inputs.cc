@@ -1,5 +1,6 @@
 #include "xpusim/scenario/train_inputs.h"
 
+#include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
 

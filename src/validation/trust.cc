@@ -2,6 +2,7 @@
 
 #include "xpusim/validation/trust.h"
 
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cmath>
 

@@ -7,6 +7,7 @@
 
 #include "xpusim/workload/hf_config.h"
 
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <filesystem>
 #include <initializer_list>

@@ -1,5 +1,6 @@
 // End-to-end tests of `xpusim catalog list|show`.
 
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>

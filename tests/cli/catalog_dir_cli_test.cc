@@ -2,6 +2,7 @@
 // override of a shipped system (examples/catalog-price), how the output marks them, and the
 // diagnostics of a bad directory or file.
 
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <filesystem>

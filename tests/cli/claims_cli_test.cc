@@ -1,5 +1,6 @@
 // End-to-end tests of `xpusim claims` and of the --price/--tdp overrides of train and serve.
 
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <map>

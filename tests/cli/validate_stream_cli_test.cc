@@ -1,6 +1,7 @@
 // `validate` without --cv or --html streams its rows (docs/validation.md, "Streaming"): the
 // output is the one the in-memory path (taken with --html) writes, byte for byte; a file past
 // the in-memory row limit is predicted; a bad file prints nothing before its diagnostics.
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <fstream>

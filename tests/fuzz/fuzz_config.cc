@@ -2,6 +2,8 @@
 // the syntax, the rest is the file.
 
 #include "fuzz_input.h"
+
+#include <nlohmann/json.hpp>
 #include "xpusim/config/document.h"
 #include "xpusim/hw/catalog.h"
 

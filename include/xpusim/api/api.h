@@ -5,11 +5,12 @@
 // prints. The CLI's --json paths, `xpusim sweep` and the Python module call these, so the three
 // cannot drift. Bad input throws core::InputError; an infeasible plan is a document, not an error.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
 #include "xpusim/calib/params.h"
+#include "xpusim/core/data_dir.h"
 #include "xpusim/hw/catalog.h"
 #include "xpusim/report/collective_report.h"
 #include "xpusim/report/json_convention.h"
@@ -23,8 +24,11 @@ namespace xpusim::api {
 
 using Json = nlohmann::ordered_json;
 
-/// $XPUSIM_DATA_DIR when set, else the source tree's data/ (as configured by CMake).
+/// The data directory in use (core::find_data_dir: --data-dir, $XPUSIM_DATA_DIR, beside the
+/// binary or module, else the source tree's data/ as configured by CMake).
 std::string default_data_dir();
+/// The same, with where the choice came from (`xpusim --version`).
+core::DataDir data_dir_in_use();
 
 /// What every call reads, loaded once: the catalog (shipped, then the user's directories as
 /// --catalog-dir), the calibration (shipped, then the override file when given), the

@@ -3,7 +3,8 @@
 // The parser libraries stay behind this layer: other layers see nlohmann::json values only
 // through FieldReader.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -78,6 +79,9 @@ class FieldReader {
  private:
   const Json* get(const std::string& key, bool required, const char* expected);
   void type_error(const std::string& key, const Json& v, const char* expected);
+  /// The string of a required quantity field; nullopt (and a diagnostic) when it is missing or
+  /// not a string (`expected` names the unit in the diagnostic).
+  std::optional<std::string> quantity_text(const std::string& key, const std::string& expected);
 
   const Json& obj_;
   std::string path_;
@@ -92,21 +96,16 @@ std::string brief(const Json& v);
 
 template <typename Q>
 Q FieldReader::quantity(const std::string& key, bool positive) {
-  const Json* v = get(key, true, "a string with a unit");
-  if (!v) return Q{};
   const std::string expected = core::UnitExample<Q>::get();
-  if (!v->is_string()) {
-    diags_.error(path_of(key),
-                 v->is_number() ? "number without a unit" : "wrong type", brief(*v), expected);
-    return Q{};
-  }
-  auto r = core::parse_quantity<Q>(v->get<std::string>());
+  const std::optional<std::string> text = quantity_text(key, expected);
+  if (!text) return Q{};
+  auto r = core::parse_quantity<Q>(*text);
   if (!r) {
-    diags_.error(path_of(key), r.error(), v->get<std::string>(), expected);
+    diags_.error(path_of(key), r.error(), *text, expected);
     return Q{};
   }
   if (positive && !(r->base() > 0.0)) {
-    diags_.error(path_of(key), "must be positive", v->get<std::string>(), expected);
+    diags_.error(path_of(key), "must be positive", *text, expected);
   }
   return *r;
 }

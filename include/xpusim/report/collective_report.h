@@ -3,7 +3,7 @@
 // (size / time) and bus bandwidth (algbw × the collective's bus factor). Computes nothing new
 // beyond those two ratios.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "xpusim/net/collective.h"

@@ -2,7 +2,7 @@
 // The one JSON convention of every command (docs/json.md): a `schema_version`, the command, the
 // inputs echoed under `inputs`, units as key suffixes, counts as integers.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -22,7 +22,7 @@ inline constexpr int kSchemaVersion = 1;
 struct Provenance {
   std::string catalog_digest;      ///< core::files_digest of the catalog; empty: none read (null)
   std::string calibration_digest;  ///< of data/calibration plus --calibration; empty: none (null)
-  Json catalog_user = Json::array();  ///< entries from --catalog-dir: {kind, id, file, replaces_shipped}
+  std::vector<hw::UserEntry> catalog_user;  ///< entries from --catalog-dir
 };
 
 /// `git describe` of the source tree at configure time, else the project version.

@@ -3,6 +3,7 @@
 // then the command's key results taken from the point's document) and the `sweep --json`
 // document with every point's whole document. Computes nothing new.
 
+#include <nlohmann/json.hpp>
 #include <cstddef>
 #include <string>
 #include <vector>

@@ -9,6 +9,7 @@
 //   base: {system: h100-sxm-dgx, model: llama3.1-8b}
 //   grid: {chips: [8, 16], precision: [bf16, fp8]}     # 4 points: (8,bf16) (8,fp8) (16,bf16) ...
 
+#include <nlohmann/json.hpp>
 #include <cstddef>
 #include <string>
 #include <vector>

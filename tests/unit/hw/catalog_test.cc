@@ -1,6 +1,7 @@
 // Tests of the hardware catalog: the real data/catalog files (coverage, consistency of derived
 // numbers with the geometry they come from) and one test per loader diagnostic.
 
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <cmath>

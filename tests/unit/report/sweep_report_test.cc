@@ -2,6 +2,7 @@
 // not run) and the wire form MPI ranks send (exact round trip).
 #include "xpusim/report/sweep_report.h"
 
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 namespace {

@@ -2,6 +2,7 @@
 // last fastest), flat/dotted/nested keys, and one diagnostic per kind of bad grid.
 #include "xpusim/scenario/sweep.h"
 
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include "xpusim/scenario/serve_inputs.h"
