@@ -168,6 +168,19 @@ Json train_document(const Provenance& provenance, const scenario::TrainInputs& i
     body["time_to_train_s"] = core::to_seconds(b.time);
     body["energy_to_train_j"] = core::to_joules(b.energy);
     body["cost_to_train_usd"] = core::to_dollars(b.dollars);
+    body["cost_basis"] = Json{{"price_usd_per_chip_hour", b.price_usd_per_chip_hour},
+                              {"price_estimated", run.energy.price_estimated},
+                              {"chips", b.chips},
+                              {"billed_time_s", core::to_seconds(b.billed_time)},
+                              {"billed_time", b.billed_with_failures ? "goodput.time_to_train_s (with failures and restarts)"
+                                                                     : "time_to_train_s (no failures)"}};
+    if (run.monte_carlo) {
+      const auto& d = *run.monte_carlo;
+      body["cost_basis"]["monte_carlo_cost_usd"] = Json{{"p10", scenario::billed_dollars(b, d.p10)},
+                                                        {"p50", scenario::billed_dollars(b, d.p50)},
+                                                        {"p90", scenario::billed_dollars(b, d.p90)},
+                                                        {"mean", scenario::billed_dollars(b, d.mean)}};
+    }
   }
   body["goodput"] = goodput_json(run);
   body["facility"] = facility_json(run);
@@ -180,9 +193,12 @@ std::string train_run_text(const scenario::TrainRun& run) {
   if (run.budget) {
     const auto& b = *run.budget;
     out += "  time to train " + core::strformat("%.4g", b.tokens) + " tokens: " +
-           fmt_num(core::to_seconds(b.time) / 86400.0, 4) + " days, " + fmt_num(core::to_joules(b.energy) / 3.6e9, 4) +
-           " MWh, $" + fmt_num(core::to_dollars(b.dollars) / 1e6, 4) + "M (energy" +
-           (run.energy.price_estimated ? " and price" : "") + " estimated)\n";
+           fmt_num(core::to_seconds(b.time) / 86400.0, 4) + " days without failures, " +
+           fmt_num(core::to_joules(b.energy) / 3.6e9, 4) + " MWh (energy estimated)\n";
+    out += "  cost to train        $" + fmt_num(core::to_dollars(b.dollars) / 1e6, 4) + "M = $" +
+           fmt_num(b.price_usd_per_chip_hour, 4) + " per chip-hour" + (run.energy.price_estimated ? " (estimated)" : "") +
+           " x " + std::to_string(b.chips) + " chips x " + fmt_num(core::to_seconds(b.billed_time) / 86400.0, 4) +
+           (b.billed_with_failures ? " days with failures\n" : " days\n");
   }
   out += goodput_text(run);
   out += "  settings (input, framework recipe, critical-batch rule or plan search):\n";

@@ -133,6 +133,7 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   }
   sc.load.in_len = in.in_len.value_or(sc.load.in_len);
   sc.load.out_len = in.out_len.value_or(sc.load.out_len);
+  sc.load.lengths_stated = in.in_len.has_value() || in.out_len.has_value();
   sc.load.requests = in.requests.value_or(kDefaultRequests);
   if (in.seed) sc.load.seed = static_cast<std::uint64_t>(*in.seed);
   sc.timeout = in.timeout.value_or(sc.timeout);
@@ -144,6 +145,7 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
 
 void read_arrivals(const std::string& file, serve::LoadSpec& load) {
   load.arrival = serve::ArrivalKind::Trace;
+  load.lengths_stated = false;  // a trace's own lengths: requests beyond the context are clipped
   load.trace = serve::read_trace(file);
   for (const auto& r : load.trace) {
     load.in_len = std::max(load.in_len, r.in_len);

@@ -145,11 +145,9 @@ bool count_dependent(const core::InputError& e) {
   return true;
 }
 
-// Cost of the whole run with failures: the failure-free cost stretched by the time with failures.
-double cost_with_failures(const TrainRun& run) {
-  const double free_s = core::to_seconds(run.budget->time);
-  return core::to_dollars(run.budget->dollars) * core::to_seconds(*run.time_to_train_with_failures) / free_s;
-}
+// Cost of the whole run with failures: the run's one cost path (TrainBudget, billed for the time
+// with failures), so the solver's table and the report under it agree.
+double cost_with_failures(const TrainRun& run) { return core::to_dollars(run.budget->dollars); }
 
 // The solver's counts: those of --scaling from one node to the system's largest cluster.
 std::vector<long long> solver_counts(const hw::SystemSpec& sys) {

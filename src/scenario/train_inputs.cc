@@ -530,11 +530,25 @@ TrainBudget budget_for(double tokens, const engine::TrainResult& r, const cost::
   const double n = static_cast<double>(chips);
   b.time = r.step_time * b.steps;
   b.energy = e.total_energy * n * b.steps;
-  b.dollars = e.dollars * n * b.steps;
+  b.chips = chips;
+  b.price_usd_per_chip_hour = core::to_dollars(e.dollars) / core::to_seconds(r.step_time) * 3600.0;
+  b.billed_time = b.time;
+  b.dollars = core::Dollars::from_base(billed_dollars(b, b.time));
   return b;
 }
 
+// The cost billed for the expected time with failures and restarts.
+void bill_with_failures(TrainBudget& b, core::Seconds with_failures) {
+  b.billed_time = with_failures;
+  b.billed_with_failures = true;
+  b.dollars = core::Dollars::from_base(billed_dollars(b, with_failures));
+}
+
 }  // namespace
+
+double billed_dollars(const TrainBudget& b, core::Seconds t) {
+  return b.price_usd_per_chip_hour * static_cast<double>(b.chips) * core::to_seconds(t) / 3600.0;
+}
 
 TrainRun run_train(const TrainInputs& in, const hw::Catalog& cat, const std::string& models_dir,
                    const calib::Params& params, bool want_trace) {
@@ -554,6 +568,7 @@ TrainRun run_train(const TrainInputs& in, const hw::Catalog& cat, const std::str
   run.energy = cost::energy_cost(*s.system, params, run.result.activity, run.result.step_time);
   if (in.train_tokens) run.budget = budget_for(*in.train_tokens, run.result, run.energy, s.plan.chips());
   add_scale_results(run, in, params);
+  if (run.budget && run.time_to_train_with_failures) bill_with_failures(*run.budget, *run.time_to_train_with_failures);
   return run;
 }
 

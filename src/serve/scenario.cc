@@ -409,6 +409,13 @@ void prepare_load(ServeScenario& sc, const workload::ModelSpec& model, const cal
   sc.load.spread.output_sigma =
       sc.load.stated_output_sigma.value_or(params.number("serving.lengths.openorca_output_sigma"));
   sc.load.max_context = model.max_position;
+  const long long asked = sc.load.in_len + sc.load.out_len;
+  if (sc.load.lengths_stated && model.max_position_stated && asked > model.max_position) {
+    core::fail("in_len", "prompt plus output exceeds the model's context window",
+               std::to_string(sc.load.in_len) + " + " + std::to_string(sc.load.out_len) + " = " + std::to_string(asked) +
+                   " tokens",
+               "at most " + std::to_string(model.max_position) + " tokens (max_position_embeddings of " + model.id + ")");
+  }
 }
 
 }  // namespace

@@ -1128,6 +1128,8 @@ ModelSpec load_model(const std::string& path_or_id, const std::string& models_di
   m.source_path = path;
   m.family = r.str("model_type");
   read_family(r, m);
+  m.max_position_stated = doc.contains("max_position_embeddings") || doc.contains("n_positions") ||
+                          doc.contains("max_seq_len");
   if (diags.empty()) check_shape(m, diags);
   diags.set_file(path);
   diags.throw_if_any();

@@ -302,3 +302,43 @@ TEST(ScaleCli, ScalingWithTrainTokensGivesEachCountItsTimeToTrain) {
     EXPECT_NE(bad.err.find(flag), std::string::npos) << bad.err;
   }
 }
+
+namespace {
+
+// One cost path (issue 45, cases 2 and 3): the cost to train is the price per chip-hour × the
+// chips × the time with failures the report prints, in the JSON, in the text, in the solver's
+// table and in the report under it.
+TEST(ScaleCli, CostToTrainIsPriceTimesChipsTimesTheTimeWithFailures) {
+  const auto r = run_cli(kSmall + "--train-tokens 1e11 --runs 30 --seed 5 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  const Json& basis = j["cost_basis"];
+  const double with_failures_s = j["goodput"]["time_to_train_s"].get<double>();
+  EXPECT_GT(with_failures_s, j["time_to_train_s"].get<double>()) << "failures cost time";
+  EXPECT_DOUBLE_EQ(basis["billed_time_s"].get<double>(), with_failures_s);
+  EXPECT_EQ(basis["chips"].get<long long>(), 64);
+  const double price = basis["price_usd_per_chip_hour"].get<double>();
+  EXPECT_GT(price, 0.0);
+  EXPECT_NEAR(j["cost_to_train_usd"].get<double>(), price * 64 * with_failures_s / 3600.0,
+              1e-9 * j["cost_to_train_usd"].get<double>());
+  // Each Monte Carlo percentile of the time is costed the same way.
+  const Json& mc = j["goodput"]["monte_carlo"];
+  for (const char* p : {"p10", "p50", "p90"}) {
+    const double t = mc["time_to_train_" + std::string(p) + "_s"].get<double>();
+    EXPECT_NEAR(basis["monte_carlo_cost_usd"][p].get<double>(), price * 64 * t / 3600.0, 1e-6) << p;
+  }
+  // The text states the same product.
+  const auto text = run_cli(kSmall + "--train-tokens 1e11");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(" x 64 chips x "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" days with failures\n"), std::string::npos) << text.out;
+}
+
+TEST(ScaleCli, TheSolverAndItsReportStateOneCost) {
+  const Json j = solver_json("--deadline 10d");
+  ASSERT_TRUE(j["solver"]["met"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["solver"]["cost_usd"].get<double>(), j["cost_to_train_usd"].get<double>());
+  EXPECT_DOUBLE_EQ(j["cost_basis"]["billed_time_s"].get<double>(), j["solver"]["time_to_train_s"].get<double>());
+}
+
+}  // namespace

@@ -284,3 +284,19 @@ TEST(ServeCli, AMoeLoadImbalanceIsStatedSlowsTheEngineAndNeedsExpertParallelism)
   EXPECT_NE(search.err.find("moe_load_imbalance: the imbalance is over the expert-parallel ranks: state --ep with it"),
             std::string::npos) << search.err;
 }
+
+// Stated lengths beyond the context the model's config states are bad input (issue 45, case 6):
+// Llama-2-7B's config says max_position_embeddings 4096, so 8000 + 300 = 8300 tokens cannot run,
+// while 3796 + 300 = 4096 (the whole window) does.
+TEST(ServeCli, StatedLengthsBeyondTheContextWindowAreBadInput) {
+  const std::string base = "serve --system h100-sxm-dgx --model llama2-7b --chips 1 --rate 1 --requests 20 ";
+  const long long window = 4096, out = 300, in = 8000;
+  auto r = run_cli(base + "--in-len " + std::to_string(in) + " --out-len " + std::to_string(out));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("exceeds the model's context window"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(std::to_string(in + out) + " tokens"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("at most " + std::to_string(window) + " tokens (max_position_embeddings"), std::string::npos)
+      << r.err;
+  auto fits = run_cli(base + "--in-len " + std::to_string(window - out) + " --out-len " + std::to_string(out));
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+}

@@ -115,14 +115,24 @@ BuiltTrain build_train(const TrainInputs& in, const hw::Catalog& cat, const std:
 
 namespace xpusim::scenario {
 
-/// Time, energy and cost to train on a token budget at the simulated step.
+/// Time, energy and cost to train on a token budget at the simulated step. The cost has one
+/// path: the price per chip-hour × the chips × the time it is billed for, which is the expected
+/// time with failures and restarts (TrainRun::time_to_train_with_failures) once the scale
+/// results are in, the failure-free time before.
 struct TrainBudget {
   double tokens = 0;
   double steps = 0;
-  core::Seconds time;
-  core::Joules energy;   ///< all chips
-  core::Dollars dollars; ///< all chips
+  core::Seconds time;            ///< failure-free: steps × step time
+  core::Joules energy;           ///< all chips, failure-free
+  double price_usd_per_chip_hour = 0;
+  long long chips = 0;
+  core::Seconds billed_time;     ///< the time `dollars` pays for
+  bool billed_with_failures = false;
+  core::Dollars dollars;         ///< price × chips × billed_time
 };
+
+/// price × chips × `t` in dollars (the one cost path of a training run).
+double billed_dollars(const TrainBudget& b, core::Seconds t);
 
 /// One simulated training step with everything a report shows.
 struct TrainRun {

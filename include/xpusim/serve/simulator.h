@@ -76,6 +76,9 @@ struct LoadSpec {
   /// The model's context (max positions; 0 = no limit): an OpenOrcaLike request is clipped so
   /// that prompt + output fit in it, and marked `clipped`.
   long long max_context = 0;
+  /// in_len or out_len came from the user (flags, scenario keys): a prompt plus output beyond the
+  /// context the model's config states is bad input, not a clipped request.
+  bool lengths_stated = false;
   std::uint64_t seed = 1;
   std::vector<Request> trace;  ///< ArrivalKind::Trace: the requests (arrival order)
 };

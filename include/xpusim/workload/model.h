@@ -131,6 +131,9 @@ struct ModelSpec {
   long long ffn = 0;           ///< dense MLP intermediate size
   long long vocab = 0;
   long long max_position = 0;
+  /// The config states the context (max_position_embeddings, n_positions or max_seq_len at its
+  /// top level); otherwise max_position is the family's default.
+  bool max_position_stated = false;
   bool tied_embeddings = false;
   MlpKind mlp = MlpKind::Gated;
   NormKind norm = NormKind::RmsNorm;
