@@ -74,13 +74,19 @@ bool make_candidate(const TrainScenario& base, const Layout& l, int vpp, long lo
   return s.plan.global_batch > 0 && s.plan.global_batch % unit == 0;
 }
 
-/// True when the plan's memory cannot fit even with full recompute (the least activation
-/// memory), or its pipeline schedule refuses it: no need to time it.
-bool prune(const TrainScenario& s, const mapping::MemoryParams& memory) {
+/// True when the plan's memory cannot fit under any of the search's ZeRO and FSDP choices even
+/// with full recompute (the least activation memory), or its pipeline schedule refuses it: no
+/// need to time it. Every option that lowers memory is tried before a layout is pruned.
+bool prune(const TrainScenario& s, const SearchSpace& space, const mapping::MemoryParams& memory) {
   if (mapping::schedule_of(s.plan).refusal(mapping::pipeline_shape(s.plan))) return true;
   mapping::TrainPlan least = s.plan;
   least.recompute = mapping::Recompute::Full;
-  return mapping::train_memory_per_chip(s.model, least, memory).total() > s.system->chip.hbm_capacity.value;
+  const std::vector<mapping::Zero> shardings = space.zero.empty() ? std::vector<mapping::Zero>{s.plan.zero} : space.zero;
+  for (mapping::Zero zero : shardings) {
+    least.zero = zero;
+    if (mapping::train_memory_per_chip(s.model, least, memory).total() <= s.system->chip.hbm_capacity.value) return false;
+  }
+  return true;
 }
 
 /// True when the least batch the plan runs (one micro-batch per data-parallel rank, as many as
@@ -135,7 +141,7 @@ SearchResult search_plan(const TrainScenario& base, long long chips, const Searc
           best.over_batch_bound += s.plan.global_batch == 0 ? 1 : 0;
           continue;
         }
-        if (prune(s, memory)) {
+        if (prune(s, space, memory)) {
           ++best.pruned;
           continue;
         }

@@ -54,6 +54,8 @@ Json results_json(const serve::ServeReport& rep) {
   put_percentiles(j, "e2e_latency", "s", s.e2e_s);
   j["goodput_requests_per_s"] = rep.goodput_requests_per_s;
   j["timed_out_requests"] = s.timed_out;
+  j["endpoint_timeout_s"] = core::to_seconds(rep.scenario.timeout);
+  j["warnings"] = rep.warnings;
   j["preemptions"] = s.preemptions;
   j["mean_batch_per_engine"] = s.mean_batch;
   j["mean_kv_utilisation"] = s.mean_kv_utilisation;
@@ -169,6 +171,7 @@ std::string serve_text(const serve::ServeReport& rep) {
                  rep.framework.c_str(), rep.scenario.tp, rep.scenario.pp,
                  rep.scenario.ep, rep.engines,
                  rep.decode_engines ? strformat(" + %d decode", rep.decode_engines).c_str() : "");
+  for (const auto& w : rep.warnings) o << "WARNING: " << w << "\n";
   const bool states_only = rep.memory.token_units == 0;
   const std::string draft =
       rep.memory.draft_weights.base() > 0 ? strformat(" (+ draft %.1f GiB)", core::to_gib(rep.memory.draft_weights)) : "";
@@ -181,9 +184,10 @@ std::string serve_text(const serve::ServeReport& rep) {
   percentile_row(o, "TTFT", s.ttft_ms, "ms");
   percentile_row(o, "TPOT", s.tpot_ms, "ms");
   percentile_row(o, "E2E", s.e2e_s, "s");
-  o << strformat("batch/engine %.1f, %s use %.0f%%, preemptions %lld, goodput %.2f req/s, timed out %lld\n",
+  o << strformat("batch/engine %.1f, %s use %.0f%%, preemptions %lld, goodput %.2f req/s, timed out %lld of %lld "
+                 "(endpoint timeout %.4g s)\n",
                  s.mean_batch, states_only ? "state cache" : "KV", 100 * s.mean_kv_utilisation, s.preemptions,
-                 rep.goodput_requests_per_s, s.timed_out);
+                 rep.goodput_requests_per_s, s.timed_out, s.requests, core::to_seconds(rep.scenario.timeout));
   o << strformat("energy %.3f J/token%s (site %.3f J/token at PUE %.3g), cost $%.3f per M output tokens%s\n",
                  rep.joules_per_output_token, rep.energy_estimated ? " (estimated)" : "",
                  rep.site_joules_per_output_token, rep.pue, rep.dollars_per_million_output_tokens,

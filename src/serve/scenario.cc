@@ -368,6 +368,26 @@ void add_decode_pool(const ServeScenario& sc, const hw::SystemSpec& sys, const n
   b.spec.kv_transfer_scale_out_per_sequence = st.scale_out_bytes;
 }
 
+// The warnings of a finished run: more than 1 % of its requests past the endpoint timeout, a
+// Poisson rate beyond what it completes (its latencies then grow with the run's length): the
+// steady-state completion rate under serving.search.min_sustained_share of the rate the drawn
+// arrivals offered over the same window, the plan search's rule for a plan that sustains a load.
+void add_load_warnings(const ServeScenario& sc, const calib::Params& params, ServeReport& rep) {
+  const SimResult& s = rep.sim;
+  if (s.requests > 0 && static_cast<double>(s.timed_out) > kTimedOutWarningShare * static_cast<double>(s.requests))
+    rep.warnings.push_back(core::strformat("%lld of %lld requests (%.0f%%) exceeded the %.4g s endpoint timeout",
+                                           s.timed_out, s.requests, 100.0 * static_cast<double>(s.timed_out) /
+                                                                        static_cast<double>(s.requests),
+                                           core::to_seconds(sc.timeout)));
+  const double offered = s.offered_requests_per_s > 0 ? s.offered_requests_per_s : sc.load.rate_per_s;
+  if (sc.load.arrival == ArrivalKind::Poisson && s.requests_per_s > 0 &&
+      s.requests_per_s < params.number("serving.search.min_sustained_share") * offered)
+    rep.warnings.push_back(core::strformat("the offered rate of %.6g req/s is %.3gx the %.4g req/s the run completed: "
+                                           "beyond capacity, the queue grows and the latencies depend on the run's "
+                                           "length (--requests)",
+                                           sc.load.rate_per_s, offered / s.requests_per_s, s.requests_per_s));
+}
+
 // Throughput per chip, goodput, and cost/'s energy of the run's activity (per chip: the
 // activity of one chip per engine, times the engine's chips, over all chips).
 void fill_rates_and_energy(const ServeScenario& sc, const hw::SystemSpec& sys, const calib::Params& params,
@@ -376,6 +396,7 @@ void fill_rates_and_energy(const ServeScenario& sc, const hw::SystemSpec& sys, c
   const double chips = static_cast<double>(sc.chips);
   rep.output_tokens_per_s_per_chip = rep.sim.output_tokens_per_s / chips;
   rep.goodput_requests_per_s = goodput(rep.sim);
+  add_load_warnings(sc, params, rep);
   const cost::Activity per_chip = rep.sim.activity.scaled(static_cast<double>(engine_chips) / chips);
   const auto e = cost::energy_cost(sys, params, per_chip, rep.sim.duration);
   rep.power_per_chip_w = core::to_watts(e.average_power);
@@ -525,11 +546,12 @@ PoolReport pool_report(const std::string& role, const Pool& pool, long long chip
 }
 
 // Throughput per chip, goodput, and energy and cost summed over both pools.
-void fill_hetero_rates(const ServeScenario& sc, ServeReport& rep) {
+void fill_hetero_rates(const ServeScenario& sc, const calib::Params& params, ServeReport& rep) {
   const double chips = static_cast<double>(sc.chips);
   if (rep.sim.duration.base() <= 0) return;
   rep.output_tokens_per_s_per_chip = rep.sim.output_tokens_per_s / chips;
   rep.goodput_requests_per_s = goodput(rep.sim);
+  add_load_warnings(sc, params, rep);
   double joules = 0, dollars = 0;
   for (const auto& p : rep.pools) joules += p.energy_j, dollars += p.dollars;
   rep.power_per_chip_w = joules / rep.sim.duration.base() / chips;
@@ -589,7 +611,7 @@ void fill_hetero_report(const ServeScenario& sc, const SimSpec& spec, const Pool
   rep.pue = sc.pue.value_or(params.number("reliability.facility.pue"));
   rep.pools.push_back(pool_report("prefill", pre, sc.prefill_chips, rep.engines, 0, params, rep));
   rep.pools.push_back(pool_report("decode", dec, sc.decode_chips, rep.decode_engines, 1, params, rep));
-  fill_hetero_rates(sc, rep);
+  fill_hetero_rates(sc, params, rep);
   rep.price_estimated = true;
   fill_sample_steps(sc, spec.scheduler, *dec.cost, rep);
   const StepCost decode_step = rep.sample_decode_step;

@@ -300,3 +300,39 @@ TEST(ServeCli, StatedLengthsBeyondTheContextWindowAreBadInput) {
   auto fits = run_cli(base + "--in-len " + std::to_string(window - out) + " --out-len " + std::to_string(out));
   EXPECT_EQ(fits.exit_code, 0) << fits.err;
 }
+
+// A failed run does not read as a healthy one (issue 45, case 7): requests past the endpoint
+// timeout and an offered rate beyond what the run completes lead the text as warnings and are
+// listed in the JSON; a run within its capacity has none.
+TEST(ServeCli, OverloadAndTimeoutsAreWarningsThatLeadTheReport) {
+  const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --requests 100 "
+                           "--in-len 512 --out-len 64 ";
+  auto healthy = run_cli(base + "--rate 1 --json");
+  ASSERT_EQ(healthy.exit_code, 0) << healthy.err;
+  const auto h = nlohmann::json::parse(healthy.out);
+  EXPECT_TRUE(h["warnings"].empty()) << h["warnings"].dump();
+  EXPECT_DOUBLE_EQ(h["endpoint_timeout_s"].get<double>(), 60.0);
+
+  // Every request takes longer than 1 ms end to end: all 100 exceed a 1 ms timeout.
+  auto timed_out = run_cli(base + "--rate 1 --timeout '1 ms' --json");
+  ASSERT_EQ(timed_out.exit_code, 0) << timed_out.err;
+  const auto t = nlohmann::json::parse(timed_out.out);
+  EXPECT_EQ(t["timed_out_requests"].get<long long>(), 100);
+  ASSERT_FALSE(t["warnings"].empty());
+  EXPECT_EQ(t["warnings"][0].get<std::string>(), "100 of 100 requests (100%) exceeded the 0.001 s endpoint timeout");
+
+  // 10,000 req/s is far beyond one H100: the steady-state completed rate is under the plan
+  // search's sustained share (serving.search.min_sustained_share, 0.95) of the offered rate, and
+  // the report says so.
+  auto overloaded = run_cli(base + "--rate 10000 --json");
+  ASSERT_EQ(overloaded.exit_code, 0) << overloaded.err;
+  const auto o = nlohmann::json::parse(overloaded.out);
+  const double completed = o["throughput_requests_per_s"].get<double>();
+  ASSERT_LT(completed, 0.95 * 10000.0);
+  bool named = false;
+  for (const auto& w : o["warnings"]) named |= w.get<std::string>().find("the offered rate of 10000 req/s") == 0;
+  EXPECT_TRUE(named) << o["warnings"].dump();
+  auto text = run_cli(base + "--rate 10000");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.find("WARNING: the offered rate"), text.out.find('\n') + 1) << text.out;
+}

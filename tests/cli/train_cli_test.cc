@@ -428,3 +428,16 @@ TEST(TrainCli, ExpertTpFoldsTheExpertsOntoTheirOwnGrid) {
   EXPECT_NE(dense.err.find("--expert-tp: expert tensor parallelism needs a mixture of experts"), std::string::npos)
       << dense.err;
 }
+
+// The plan search tries every sharding that lowers memory before it prunes a layout (issue 45,
+// case 5): Llama-3.1-70B on 60 H100s has a plan with FSDP, so the search, whose ZeRO choices
+// include FSDP, finds one at least as fast instead of asking for more chips.
+TEST(TrainCli, SearchFindsThePlanThatOnlyFitsSharded) {
+  const std::string base = "train --system h100-sxm-dgx --model llama3.1-70b --chips 60 --json";
+  const auto sharded = run_cli(base + " --zero fsdp");
+  ASSERT_EQ(sharded.exit_code, 0) << sharded.err;
+  const auto searched = run_cli(base);
+  ASSERT_EQ(searched.exit_code, 0) << searched.err;
+  const auto tokens_per_s = [](const std::string& out) { return nlohmann::json::parse(out)["tokens_per_s"].get<double>(); };
+  EXPECT_GE(tokens_per_s(searched.out), tokens_per_s(sharded.out) * (1 - 1e-12));
+}

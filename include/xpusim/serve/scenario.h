@@ -82,9 +82,15 @@ struct PoolReport {
   ReplicaMemory memory;         ///< per chip
 };
 
+/// The share of requests past the endpoint timeout above which a run is reported as overloaded.
+inline constexpr double kTimedOutWarningShare = 0.01;
+
 struct ServeReport {
   ServeScenario scenario;               ///< with every default filled in
   std::vector<std::string> assumptions; ///< defaults chosen and why
+  /// What makes the run's figures unlike a healthy deployment's (load_warnings): requests past
+  /// the endpoint timeout, an offered rate beyond what the run completes.
+  std::vector<std::string> warnings;
   std::string framework;
   ReplicaMemory memory;                 ///< per chip of a (prefill) engine
   int engines = 0, decode_engines = 0;

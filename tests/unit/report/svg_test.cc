@@ -32,7 +32,7 @@ TEST(SvgEscape, UserTextNeverBecomesMarkup) {
   const std::string out = c.render();
   EXPECT_EQ(out.find("<script"), std::string::npos);
   EXPECT_EQ(out.find("onload=\"x"), std::string::npos);
-  const std::string page = html::page(evil, evil, evil, {evil, evil}, html::table(evil, {evil}, {{evil}}));
+  const std::string page = html::page(evil, evil, evil, report::Provenance{evil, evil, {}}, html::table(evil, {evil}, {{evil}}));
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("onload=\"x"), std::string::npos);
 }
