@@ -376,7 +376,7 @@ void add_load_warnings(const ServeScenario& sc, const calib::Params& params, Ser
   const SimResult& s = rep.sim;
   if (s.requests > 0 && static_cast<double>(s.timed_out) > kTimedOutWarningShare * static_cast<double>(s.requests))
     rep.warnings.push_back(core::strformat("%lld of %lld requests (%.0f%%) exceeded the %.4g s endpoint timeout",
-                                           s.timed_out, s.requests, 100.0 * static_cast<double>(s.timed_out) /
+                                           s.timed_out, s.requests, 100 * static_cast<double>(s.timed_out) /
                                                                         static_cast<double>(s.requests),
                                            core::to_seconds(sc.timeout)));
   const double offered = s.offered_requests_per_s > 0 ? s.offered_requests_per_s : sc.load.rate_per_s;
