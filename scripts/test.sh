@@ -24,9 +24,9 @@ phase() {  # phase NAME: closes the previous phase's clock and opens NAME's
 
 # The tests' own packages: GoogleTest, the sanitizer tree's compiler and linker, Chromium (the HTML
 # pages), Open MPI (sweeps over ranks), numpy and pandas (the Python module's frames), ctags (the
-# readability check), dpkg-dev (dpkg-shlibdeps for the .deb).
+# readability check), dpkg-dev and file (dpkg-shlibdeps and CPack's ELF detection for the .deb).
 TEST_PACKAGES="libgtest-dev clang-14 libclang-rt-14-dev lld-14 chromium openmpi-bin libopenmpi-dev
-               python3-numpy python3-pandas universal-ctags dpkg-dev"
+               python3-numpy python3-pandas universal-ctags dpkg-dev file"
 phase "packages and the Release build (build/)"
 XS_EXTRA_PACKAGES="$TEST_PACKAGES" scripts/setup.sh
 phase "Release: the optimised and install tests' build"
