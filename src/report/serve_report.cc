@@ -184,10 +184,11 @@ std::string serve_text(const serve::ServeReport& rep) {
   percentile_row(o, "TTFT", s.ttft_ms, "ms");
   percentile_row(o, "TPOT", s.tpot_ms, "ms");
   percentile_row(o, "E2E", s.e2e_s, "s");
-  o << strformat("batch/engine %.1f, %s use %.0f%%, preemptions %lld, goodput %.2f req/s, timed out %lld of %lld "
-                 "(endpoint timeout %.4g s)\n",
+  const double timeout_s = core::to_seconds(rep.scenario.timeout);
+  o << strformat("batch/engine %.1f, %s use %.0f%%, preemptions %lld, goodput %.2f req/s, timed out %lld of %lld (%s)\n",
                  s.mean_batch, states_only ? "state cache" : "KV", 100 * s.mean_kv_utilisation, s.preemptions,
-                 rep.goodput_requests_per_s, s.timed_out, s.requests, core::to_seconds(rep.scenario.timeout));
+                 rep.goodput_requests_per_s, s.timed_out, s.requests,
+                 timeout_s > 0 ? strformat("endpoint timeout %.4g s", timeout_s).c_str() : "no endpoint timeout");
   o << strformat("energy %.3f J/token%s (site %.3f J/token at PUE %.3g), cost $%.3f per M output tokens%s\n",
                  rep.joules_per_output_token, rep.energy_estimated ? " (estimated)" : "",
                  rep.site_joules_per_output_token, rep.pue, rep.dollars_per_million_output_tokens,
