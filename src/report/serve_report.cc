@@ -57,6 +57,8 @@ Json results_json(const serve::ServeReport& rep) {
   j["endpoint_timeout_s"] = core::to_seconds(rep.scenario.timeout);
   j["warnings"] = rep.warnings;
   j["preemptions"] = s.preemptions;
+  j["warmup_requests"] = s.warmup_requests;
+  j["client_start_span_s"] = s.client_start_span.base();
   j["mean_batch_per_engine"] = s.mean_batch;
   j["mean_kv_utilisation"] = s.mean_kv_utilisation;
   return j;

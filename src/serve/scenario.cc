@@ -430,6 +430,8 @@ void prepare_load(ServeScenario& sc, const workload::ModelSpec& model, const cal
   sc.load.spread.output_sigma =
       sc.load.stated_output_sigma.value_or(params.number("serving.lengths.openorca_output_sigma"));
   sc.load.max_context = model.max_position;
+  sc.load.start_spread = params.number("serving.closed_loop.start_spread");
+  sc.load.warmup_per_client = std::llround(params.number("serving.closed_loop.warmup_requests_per_client"));
   const long long asked = sc.load.in_len + sc.load.out_len;
   if (sc.load.lengths_stated && model.max_position_stated && asked > model.max_position) {
     core::fail("in_len", "prompt plus output exceeds the model's context window",
@@ -437,6 +439,20 @@ void prepare_load(ServeScenario& sc, const workload::ModelSpec& model, const cal
                    " tokens",
                "at most " + std::to_string(model.max_position) + " tokens (max_position_embeddings of " + model.id + ")");
   }
+}
+
+// A closed loop's steady state as the run assumed it: the clients' start spread and warm-up.
+void add_closed_loop_note(const LoadSpec& load, ServeReport& rep) {
+  if (load.arrival != ArrivalKind::ClosedLoop) return;
+  const double span = rep.sim.client_start_span.base();
+  rep.assumptions.push_back(
+      "closed loop: " + std::to_string(load.concurrency) + " clients " +
+      (span > 0 ? "started spread over " + fmt(span) + " s (" + fmt(load.start_spread) +
+                      " x one request's estimated end-to-end time; serving.closed_loop.start_spread, assumed, range 0..1)"
+                : std::string("started together, in lock-step (serving.closed_loop.start_spread 0)")) +
+      "; " + std::to_string(rep.sim.warmup_requests) + " warm-up requests (the first " +
+      std::to_string(load.warmup_per_client) +
+      " of each client; serving.closed_loop.warmup_requests_per_client, assumed, range 0..2) left out of the latency figures");
 }
 
 }  // namespace
@@ -644,6 +660,7 @@ core::Result<ServeReport> run_hetero(const ServeScenario& in, const ServeEnv& en
       return core::make_error(p->sys->id + ": " + *refusal);
   const SimSpec spec = hetero_spec(sc, pre, dec, params, rep);
   rep.sim = simulate(spec);
+  add_closed_loop_note(sc.load, rep);
   fill_hetero_report(sc, spec, pre, dec, params, rep);
   return rep;
 }
@@ -734,6 +751,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   const long long engines = configure_engines(sc, sys, prof, topo_opts, engine_chips, b, rep);
   rep.sim = simulate(b.spec);
   add_sim_notes(model, rep);
+  add_closed_loop_note(sc.load, rep);
   rep.scenario = sc;
   rep.framework = framework_name(*sc.framework);
   rep.engines = static_cast<int>(engines);

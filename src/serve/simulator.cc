@@ -41,6 +41,7 @@ struct ReqState {
   long long gen_at_start = 0;
   double ctx_at_start = 0;
   int engine = -1;
+  int client = -1;           ///< closed loop: the client that sent it
   int stamp = 0;             ///< invalidates stale heap entries after preemption
   bool prefilled = false;    ///< disaggregated: KV arrived, decode only
   bool released = false;     ///< finished and no longer referenced (a static batch keeps its own)
@@ -108,6 +109,8 @@ class Sim {
   void set_window();
   void add_pool(const PoolSpec& p, int pool);
   void start_arrivals();
+  void start_clients();
+  double one_request_seconds() const;
   void top_up_offline();
   void retire();
   void event_loop();
@@ -182,6 +185,8 @@ class Sim {
   double area_in_system_ = 0;
   double area_batch_ = 0, area_kv_ = 0;
   long long issued_ = 0, total_ = 0;
+  std::vector<long long> client_done_;  ///< closed loop: requests each client has finished
+  long long warmup_ = 0;                ///< closed loop: requests per client left out as warm-up
   bool arrivals_done_ = false;
   long long stride_ = 1, sample_count_ = 0;
   // Steady-state window of an open-loop (Poisson) run: from the arrival of the 10th-percentile
@@ -537,6 +542,7 @@ void Sim::finish(int r, SimTime t) {
     ++issued_;
     const int nr = materialize();
     req(nr).arrival = t;
+    req(nr).client = q.client;
     push(t, EvKind::Arrival, nr);
   }
 }
@@ -546,6 +552,13 @@ void Sim::record_latency(const ReqState& q, SimTime t) {
   const double ttft = core::sim_seconds(q.first - q.arrival);
   const double e2e = core::sim_seconds(t - q.arrival);
   const double tpot = q.out_len > 1 ? core::sim_seconds(t - q.first) / static_cast<double>(q.out_len - 1) : 0.0;
+  if (s_.timeout.base() > 0 && e2e > s_.timeout.base()) ++res_.timed_out;
+  if ((s_.ttft_slo.base() <= 0 || ttft <= s_.ttft_slo.base()) && (s_.tpot_slo.base() <= 0 || tpot <= s_.tpot_slo.base()))
+    ++res_.met_slos;
+  if (q.client >= 0 && client_done_[static_cast<size_t>(q.client)]++ < warmup_) {  // a client's warm-up
+    ++res_.warmup_requests;
+    return;
+  }
   ttft_s_.add(ttft);
   e2e_s_.add(e2e);
   if (q.out_len > 1) tpot_ms_.add(tpot * 1e3);
@@ -556,9 +569,6 @@ void Sim::record_latency(const ReqState& q, SimTime t) {
   } else if (!res_.ttft_each_s.empty()) {
     for (auto* v : {&res_.ttft_each_s, &res_.tpot_each_s, &res_.e2e_each_s}) std::vector<double>().swap(*v);
   }
-  if (s_.timeout.base() > 0 && e2e > s_.timeout.base()) ++res_.timed_out;
-  if ((s_.ttft_slo.base() <= 0 || ttft <= s_.ttft_slo.base()) && (s_.tpot_slo.base() <= 0 || tpot <= s_.tpot_slo.base()))
-    ++res_.met_slos;
 }
 
 void Sim::static_step_done(Engine& en, SimTime t) {
@@ -723,18 +733,12 @@ void Sim::add_pool(const PoolSpec& p, int pool) {
   }
 }
 
-// Closed loop starts `concurrency` clients at 0; offline queues every request at 0, before any
+// Closed loop starts `concurrency` clients (start_clients); offline queues every request at 0, before any
 // engine starts, round-robin over the engines (the router's choice when all are idle), and
 // hands them out as the engines' queues run low; open-loop arrivals are drawn in order by the
 // event loop.
 void Sim::start_arrivals() {
-  if (s_.load.arrival == ArrivalKind::ClosedLoop) {
-    const long long c = std::min<long long>(std::max<long long>(1, s_.load.concurrency), total_);
-    for (long long i = 0; i < c; ++i) {
-      ++issued_;
-      push(0, EvKind::Arrival, materialize());
-    }
-  }
+  if (s_.load.arrival == ArrivalKind::ClosedLoop) start_clients();
   arrivals_done_ = s_.load.arrival == ArrivalKind::Offline;
   if (s_.load.arrival != ArrivalKind::Offline) return;
   if (total_ > 0) first_arrival_ = 0;
@@ -743,6 +747,45 @@ void Sim::start_arrivals() {
   for (long long e = 0; e < engines; ++e) engine(static_cast<int>(e)).outstanding = total_ / engines + (e < total_ % engines);
   top_up_offline();
   for (size_t e = 0; e < eng_.size(); ++e) try_start(static_cast<int>(e), 0);
+}
+
+// A closed loop's clients: each sends its first request at its start time, spread over
+// LoadSpec::start_spread times one request's estimated end-to-end time (all at 0 without a
+// spread); each client's first warmup_per_client requests stay out of the latency statistics,
+// as long as every client keeps one.
+void Sim::start_clients() {
+  const long long c = std::min<long long>(std::max<long long>(1, s_.load.concurrency), total_);
+  warmup_ = std::clamp<long long>(s_.load.warmup_per_client, 0, std::max<long long>(0, total_ / std::max<long long>(1, c) - 1));
+  client_done_.assign(static_cast<size_t>(std::max<long long>(0, c)), 0);
+  const double span = s_.load.start_spread > 0 ? s_.load.start_spread * one_request_seconds() : 0.0;
+  res_.client_start_span = core::seconds(span);
+  const std::vector<double> at = client_start_fractions(s_.load, c);
+  for (long long i = 0; i < c; ++i) {
+    ++issued_;
+    const int r = materialize();
+    req(r).client = static_cast<int>(i);
+    push(to_sim_time(core::seconds(span * at[static_cast<size_t>(i)])), EvKind::Arrival, r);
+  }
+}
+
+// One request's end-to-end time at the load's mean lengths: its prompt alone, then its output
+// at the batch the clients put on each engine, over the mean context.
+double Sim::one_request_seconds() const {
+  const long long c = std::max<long long>(1, s_.load.concurrency);
+  const Engine& pre = eng_.front();
+  const Engine& dec = eng_.back();
+  const long long engines = pool_engines(dec.pool);
+  StepWork p;
+  add_whole_prompt(s_.scheduler.static_shapes, std::max<long long>(1, s_.load.in_len), key_cap(), p);
+  p.prefill_seqs = p.sampled_prefills = 1;
+  StepWork d;
+  d.decode_seqs = std::clamp<long long>((c + engines - 1) / std::max<long long>(1, engines), 1,
+                                        std::max<long long>(1, s_.scheduler.batch_size()));
+  d.decode_q = decode_q();
+  d.decode_context = static_cast<double>(d.decode_seqs) * static_cast<double>(s_.load.in_len + s_.load.out_len / 2);
+  const StepWork dw = compiled_decode(s_.scheduler.static_shapes, s_.scheduler.batch_size(), d);
+  const double steps = static_cast<double>(std::max<long long>(0, s_.load.out_len - 1)) / a_;
+  return pre.cost->cost(p).total.base() + steps * dec.cost->cost(dw).total.base();
 }
 
 // Offline: hands out queued requests in id order (request i to engine i mod engines) until every

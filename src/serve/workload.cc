@@ -137,6 +137,14 @@ Request RequestStream::next() {
   return r;
 }
 
+std::vector<double> client_start_fractions(const LoadSpec& load, long long clients) {
+  Rng rng(~load.seed);  // a stream of its own (lengths and arrivals draw from others)
+  std::vector<double> out(static_cast<size_t>(std::max<long long>(0, clients)));
+  const double c = static_cast<double>(clients);
+  for (size_t i = 1; i < out.size(); ++i) out[i] = (static_cast<double>(i) + rng.uniform()) / c;
+  return out;
+}
+
 std::vector<Request> generate_requests(const LoadSpec& load) {
   RequestStream stream(load);
   std::vector<Request> out;

@@ -27,7 +27,7 @@ const std::set<std::string> kUnitless = {
     "schema_version", "chips", "tp", "pp", "dp", "cp", "ep", "vpp", "engines", "decode_engines", "micro_batch",
     "micro_batches", "global_batch", "seq_len", "max_num_seqs", "max_batched_tokens", "static_batch",
     "block_size", "compiled_seq_len", "prefill_chips", "draft_len", "in_len", "out_len", "concurrency", "seed", "requests",
-    "preemptions", "timed_out_requests", "events", "plans_evaluated", "plans_pruned", "tokens_per_step", "train_tokens",
+    "preemptions", "timed_out_requests", "warmup_requests", "events", "plans_evaluated", "plans_pruned", "tokens_per_step", "train_tokens",
     "kv_tokens_per_engine", "state_sequences_per_engine", "batch", "n", "ok", "unsupported", "errors", "acceptance", "kv_utilisation",
     "mean_kv_utilisation", "mean_batch_per_engine", "measured", "predicted", "predicted_low", "predicted_high", "cv_predicted", "stage_layers",
     // train at scale (docs/scale.md): fractions in [0, 1], counts, the PUE
@@ -70,7 +70,7 @@ const std::set<std::string> kUnitless = {
 // Counts among the unitless names: printed as integers.
 const std::set<std::string> kCounts = {"chips", "tp", "pp", "dp", "requests", "events", "tokens_per_step",
                                        "spares", "runs", "largest_useful_chips",
-                                       "train_tokens", "n", "ok", "preemptions", "timed_out_requests", "index",
+                                       "train_tokens", "n", "ok", "preemptions", "timed_out_requests", "warmup_requests", "index",
                                        "stages", "transfers", "chunk_layers", "crossings_per_micro_batch", "expert_tp"};
 
 bool has_unit_word(const std::string& key) {

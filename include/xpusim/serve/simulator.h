@@ -62,6 +62,13 @@ struct LoadSpec {
   ArrivalKind arrival = ArrivalKind::Offline;
   double rate_per_s = 1.0;     ///< Poisson rate (requests per second)
   long long concurrency = 1;   ///< closed-loop clients (each sends its next request at once)
+  /// Closed loop: the clients' first requests start spread over this many times one request's
+  /// estimated end-to-end time (seeded, one client per slot), as benchmark clients that have
+  /// drifted apart are; 0 = all at once, in lock-step (docs/serving.md, "Closed loops").
+  double start_spread = 0;
+  /// Closed loop: each client's first requests (warm-up) are left out of the latency statistics;
+  /// at least one request per client is kept.
+  long long warmup_per_client = 0;
   long long requests = 1000;   ///< requests in the run
   long long in_len = 1024, out_len = 128;
   LengthDist lengths = LengthDist::Fixed;
@@ -104,6 +111,10 @@ class RequestStream {
   std::pair<double, double> scales_{1.0, 1.0};
   std::unique_ptr<State> state_;
 };
+
+/// A closed loop's client start times as fractions of the start spread: client 0 at 0, client i
+/// drawn (seeded) within [i/c, (i+1)/c).
+std::vector<double> client_start_fractions(const LoadSpec& load, long long clients);
 
 /// Every request of a load (a RequestStream drained; for tests and small runs).
 std::vector<Request> generate_requests(const LoadSpec& load);
@@ -261,6 +272,10 @@ struct SimResult {
   double kv_transfer_tokens = 0;    ///< prompt tokens whose KV was sent
   core::Seconds kv_transfer_time;   ///< Σ over transfers of the send time
   long long clipped_requests = 0;   ///< requests clipped to the model's context
+  /// Closed loop: the span its clients' first requests started over (0: all at once) and the
+  /// warm-up requests left out of the latency statistics.
+  core::Seconds client_start_span;
+  long long warmup_requests = 0;
   /// Throughput. Open-loop Poisson runs (≥ 100 requests): completions between the arrival of
   /// the 10th-percentile request and the last arrival over that window (steady state, no
   /// ramp-up or drain); otherwise completions over `duration`.

@@ -316,15 +316,20 @@ TEST(Simulator, SelfSpeculativeDecodingWithTheMtpModule) {
   sc.precision = "fp8";
   sc.chips = 8;
   sc.tp = 8;
+  // 64 clients: every step already touches nearly all 256 experts (64 x 8 routed rows), so the
+  // verify step's three tokens per sequence read no more expert weights than a plain step. At a
+  // few clients a GPU step reads only the touched experts (about an eighth at 4 clients), and the
+  // verify step's extra tokens touch more of them: there MTP gains little (docs/serving.md).
   sc.load.arrival = xs::ArrivalKind::ClosedLoop;
-  sc.load.concurrency = 4;
-  sc.load.requests = 16;
+  sc.load.concurrency = 64;
+  sc.load.requests = 256;
   const auto [plain, mtp] = runs_without_and_with_draft(sc, 2, 0.8, "mtp");
   ASSERT_TRUE(plain.has_value() && mtp.has_value());
   const double share = xpusim::workload::mtp_module_params(target) / xpusim::workload::count_params(target).total;
   EXPECT_NEAR(mtp->memory.draft_weights.base() / (share * mtp->memory.weights.base()), 1.0, 1e-9);
-  // 2.44 tokens per verify step; the verify and the two one-layer draft steps cost some of it back.
-  EXPECT_LT(mtp->sim.tpot_ms.mean, plain->sim.tpot_ms.mean / 1.5);
+  // 2.44 tokens per verify step; the verify (three times the tokens: 3x the expert math and the
+  // last eighth of the experts' weights) and the two one-layer draft steps cost some of it back.
+  EXPECT_LT(mtp->sim.tpot_ms.mean, plain->sim.tpot_ms.mean / 1.2);
   EXPECT_GT(mtp->sim.tpot_ms.mean, plain->sim.tpot_ms.mean / 2.44);
   auto none = base();
   none.draft_len = 2;
