@@ -130,6 +130,42 @@ void walk_shipped(const Json& node, const std::string& key, const std::string& f
   for (const auto& [name, child] : node.items()) walk_shipped(child, key + "." + name, file, out, diags);
 }
 
+constexpr const char* kDefaults = "_defaults";
+
+/// A section's `_defaults` fill its sibling sections: a parameter a sibling lacks is the
+/// default's (recorded in `inherited`, key → default key), and a sibling's own entry may give only
+/// `value` and `basis`, taking meaning, kind and range from the default. A sibling's value that
+/// differs from the default's needs its own basis.
+void expand_defaults(Json& node, const std::string& key, std::map<std::string, std::string>& inherited,
+                     core::Diagnostics& diags) {
+  if (!node.is_object() || node.contains("value")) return;
+  if (node.contains(kDefaults) && node[kDefaults].is_object()) {
+    const Json& defaults = node[kDefaults];
+    for (auto& [name, section] : node.items()) {
+      if (name == kDefaults || !section.is_object() || section.contains("value")) continue;
+      for (const auto& [param, entry] : defaults.items()) {
+        const std::string at = key + "." + name + "." + param;
+        if (!section.contains(param)) {
+          section[param] = entry;
+          if (entry.is_object() && entry.contains("basis") && entry["basis"].is_string())
+            section[param]["basis"] = "the default of every section here (" + key + "." + kDefaults + "." + param +
+                                      "): " + entry["basis"].get<std::string>();
+          inherited[at] = key + "." + kDefaults + "." + param;
+          continue;
+        }
+        Json& own = section[param];
+        if (!own.is_object() || !entry.is_object()) continue;
+        if (own.contains("value") && !own.contains("basis") && own["value"] != entry.value("value", Json()))
+          diags.error(at, "a value other than the default's needs its own basis", config::brief(own["value"]),
+                      "a basis beside the value");
+        for (const auto& [field, v] : entry.items())
+          if (!own.contains(field)) own[field] = v;
+      }
+    }
+  }
+  for (auto& [name, child] : node.items()) expand_defaults(child, key + "." + name, inherited, diags);
+}
+
 /// Names one level below `prefix` ("" → the file stems).
 std::vector<std::string> children(const Params& params, const std::string& prefix) {
   std::vector<std::string> names;
@@ -144,9 +180,22 @@ std::vector<std::string> children(const Params& params, const std::string& prefi
   return names;
 }
 
+/// An override of a `_defaults` parameter reaches the parameters that inherited it.
+void propagate_default(const Parameter& d, Params& base) {
+  std::vector<Parameter> heirs;
+  for (const auto& [k, p] : base.all())
+    if (p.inherited_from == d.key) heirs.push_back(p);
+  for (auto& p : heirs) {
+    p.value = d.value;
+    p.source = d.source;
+    base.set(std::move(p));
+  }
+}
+
 void override_parameter(const Json& node, const std::string& key, const std::string& file, Params& base,
                         core::Diagnostics& diags) {
   Parameter p = base.get(key);
+  p.inherited_from.clear();  // its own value now
   const Value shipped = p.value;
   if (node.is_object()) {
     read_fields(node, key, false, p, diags);
@@ -160,7 +209,9 @@ void override_parameter(const Json& node, const std::string& key, const std::str
   }
   p.source = file;
   check_range(p, key, diags);
+  const Parameter set = p;
   base.set(std::move(p));
+  if (key.find(std::string(".") + kDefaults + ".") != std::string::npos) propagate_default(set, base);
 }
 
 void walk_override(const Json& node, const std::string& prefix, const std::string& file, Params& base,
@@ -243,7 +294,7 @@ core::JoulesPerByte Params::joules_per_byte(const std::string& key) const {
 std::vector<std::string> Params::sections(const std::string& prefix) const {
   std::vector<std::string> out;
   for (const auto& name : children(*this, prefix))
-    if (!has(prefix + "." + name)) out.push_back(name);
+    if (!has(prefix + "." + name) && name != kDefaults) out.push_back(name);
   return out;
 }
 
@@ -257,9 +308,18 @@ Params load_directory(const std::string& dir) {
   Params out;
   for (const auto& f : files) {
     core::Diagnostics diags;
-    walk_shipped(config::load_yaml_file(f.string()), f.stem().string(), f.string(), out, diags);
+    Json doc = config::load_yaml_file(f.string());
+    std::map<std::string, std::string> inherited;
+    expand_defaults(doc, f.stem().string(), inherited, diags);
+    walk_shipped(doc, f.stem().string(), f.string(), out, diags);
     diags.set_file(f.string());
     diags.throw_if_any();
+    for (const auto& [k, from] : inherited) {
+      if (!out.has(k)) continue;
+      Parameter p = out.get(k);
+      p.inherited_from = from;
+      out.set(std::move(p));
+    }
   }
   return out;
 }

@@ -131,6 +131,7 @@ FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip, const 
   p.max_batched_tokens = static_cast<long long>(params.number(key + "max_batched_tokens"));
   p.block_size = static_cast<long long>(params.number(key + "block_size"));
   p.kv_memory_fraction = params.number(key + "kv_memory_fraction");
+  p.new_token_ratio = params.number(key + "new_token_ratio");
   p.schedule_ahead = params.number(key + "schedule_ahead") > 0.5;
   p.moe_skip_idle_experts = params.number(key + "moe_skip_idle_experts") > 0.5;
   p.moe_prefill_block = static_cast<long long>(params.number(key + "moe_prefill_block"));

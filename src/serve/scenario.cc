@@ -220,6 +220,7 @@ SchedulerSpec scheduler_of(const ServeScenario& sc, const FrameworkProfile& prof
   s.static_batch = sc.static_batch;
   s.block_size = sc.block_size > 0 ? sc.block_size : prof.block_size;
   s.schedule_ahead = prof.schedule_ahead;
+  s.new_token_ratio = prof.new_token_ratio;
   s.max_prefill_seqs = prof.max_prefill_seqs;
   s.static_shapes = StaticShapes{prof.static_shape_min_bucket, sc.compiled_seq_len};
   return s;

@@ -70,6 +70,7 @@ struct Engine {
   std::vector<PrefillJob> prefilling;
   long long n_dec = 0;
   double ctx_sum = 0;
+  double dec_span = 0;  ///< Σ over decoding sequences of prompt + output limit (their final context)
   long long dec_steps = 0;
   std::priority_queue<HeapItem, std::vector<HeapItem>, std::greater<HeapItem>> heap;
   std::vector<std::pair<int, int>> dec_stack;  // (req, stamp) in admission order
@@ -158,6 +159,7 @@ class Sim {
                                static_cast<long long>(en.static_batch.size()));
   }
   double kv_used(const Engine& en) const;
+  double outputs_left(const Engine& en) const;
   bool is_static() const { return s_.scheduler.kind == SchedulerKind::StaticBatch && !s_.disaggregated; }
   long long decode_q() const { return s_.spec.verified_tokens(); }
   /// Sparse attention's top-k of the served model (0 = dense attention): caps a prompt's pairs.
@@ -222,6 +224,15 @@ double Sim::kv_used(const Engine& en) const {
   return u;
 }
 
+// Output tokens the running sequences may still produce (up to their limits): the decoding ones'
+// final contexts less their current ones, and the prompts being prefilled.
+double Sim::outputs_left(const Engine& en) const {
+  if (s_.scheduler.new_token_ratio <= 0) return 0;
+  double left = std::max(0.0, en.dec_span - en.ctx_sum);
+  for (const auto& p : en.prefilling) left += static_cast<double>(req(p.req).max_out - req(p.req).generated);
+  return left;
+}
+
 void Sim::advance_clock(SimTime t) {
   if (t > now_) {
     area_in_system_ += static_cast<double>(in_system_) * static_cast<double>(t - now_) * core::kSecondsPerPicosecond;
@@ -266,7 +277,8 @@ bool Sim::kv_admits(const Engine& en, const ReqState& r) const {
     return en.reserved + need <= cap || (en.reserved == 0);
   }
   const double tu = static_cast<double>(en.token_units);
-  const double used = kv_used(en) + tu * static_cast<double>(blk) * running(en);
+  const double used = kv_used(en) + tu * static_cast<double>(blk) * running(en) +
+                      tu * s_.scheduler.new_token_ratio * (outputs_left(en) + static_cast<double>(r.max_out - r.generated));
   return used + tu * static_cast<double>(r.prompt + blk) + static_cast<double>(en.state_tokens) <=
              static_cast<double>(cap) ||
          running(en) == 0;
@@ -283,6 +295,7 @@ void Sim::join_decode(Engine& en, int r) {
   en.dec_stack.emplace_back(r, q.stamp);
   ++en.n_dec;
   en.ctx_sum += q.ctx_at_start;
+  en.dec_span += static_cast<double>(q.in_len + q.max_out);
 }
 
 void Sim::preempt_for_growth(Engine& en) {
@@ -300,6 +313,7 @@ void Sim::preempt_for_growth(Engine& en) {
       if (q.stamp != st) continue;
       const double k = static_cast<double>(en.dec_steps - q.dec_start);
       en.ctx_sum -= q.ctx_at_start + k * a_;
+      en.dec_span -= static_cast<double>(q.in_len + q.max_out);
       --en.n_dec;
       q.generated = std::min(q.out_len, q.gen_at_start + static_cast<long long>(std::floor(k * a_)));
       q.prompt = q.in_len + q.generated;
@@ -622,13 +636,14 @@ void Sim::finish_decodes(Engine& en, SimTime t) {
     auto& q = req(h.req);
     if (q.stamp != h.stamp) continue;
     en.ctx_sum -= q.ctx_at_start + a_ * static_cast<double>(en.dec_steps - q.dec_start);
+    en.dec_span -= static_cast<double>(q.in_len + q.max_out);
     --en.n_dec;
     en.reserved -= q.reserved;
     q.generated = q.out_len;
     --en.outstanding;
     finish(h.req, t);
   }
-  if (en.n_dec == 0) en.ctx_sum = 0;  // drop rounding residue
+  if (en.n_dec == 0) en.ctx_sum = en.dec_span = 0;  // drop rounding residue
 }
 
 // Prefill chunks ended: completed prompts finish, go to a decode engine, or start decoding.

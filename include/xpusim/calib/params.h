@@ -40,6 +40,9 @@ struct Parameter {
   Kind kind = Kind::Assumed;
   std::optional<Value> range_low, range_high;  ///< plausible range, enforced on overrides
   std::string source;   ///< the file the value came from (shipped file or override)
+  /// Taken from a section's `_defaults` (this key, e.g. "serving.frameworks._defaults.block_size"):
+  /// an override of that key changes this value too, until this key is overridden itself.
+  std::string inherited_from;
 };
 
 /// "a plain number", "a time", "a flag"… for messages and `calibration show`.
@@ -60,7 +63,8 @@ class Params {
   core::ByteRate byte_rate(const std::string& key) const;
   core::FlopRate flop_rate(const std::string& key) const;
   core::JoulesPerByte joules_per_byte(const std::string& key) const;
-  /// Sub-section names directly under `prefix` ("training.frameworks" → "deepseek", …).
+  /// Sub-section names directly under `prefix` ("training.frameworks" → "deepseek", …); a
+  /// `_defaults` section is not one of them.
   std::vector<std::string> sections(const std::string& prefix) const;
   const std::map<std::string, Parameter>& all() const { return by_key_; }
   void set(Parameter p) { by_key_[p.key] = std::move(p); }

@@ -93,6 +93,9 @@ struct FrameworkProfile {
   long long max_num_seqs = 0;
   long long max_batched_tokens = 0;
   long long block_size = 0;      ///< KV page size in tokens
+  /// On-demand KV admission: the share of every running sequence's remaining output limit a new
+  /// request must leave room for (SGLang's new_token_ratio); 0 = room for its prompt only.
+  double new_token_ratio = 0;
   double kv_memory_fraction = 0;  ///< fraction of HBM left after weights given to the KV cache
   /// Compiled static shapes (Neuron): smallest sequence bucket, 0 = dynamic shapes
   /// (serve::StaticShapes, docs/serving.md "Static shapes").

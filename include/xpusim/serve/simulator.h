@@ -150,6 +150,10 @@ struct SchedulerSpec {
   long long max_batched_tokens = 8192; ///< tokens per step per engine
   long long static_batch = 0;          ///< StaticBatch: batch size (0 = max_num_seqs)
   long long block_size = 32;           ///< KV page in tokens
+  /// OnDemand admission also leaves room for this share of the remaining output limit of every
+  /// running sequence and of the request itself (SGLang's new_token_ratio): without it a
+  /// prefill-first scheduler re-admits the sequence it just preempted, step after step.
+  double new_token_ratio = 0;
   /// Overlap (schedule-ahead) scheduler: the host forms step n+1 when step n starts, so a
   /// request queued while step n runs joins step n+2 at the earliest (an idle engine admits at
   /// once). TensorRT-LLM and SGLang default to it (docs/serving.md, "Saturation").

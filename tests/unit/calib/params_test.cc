@@ -134,6 +134,62 @@ TEST_F(CalibFiles, PartialOverrideMergesAndKeepsTheRest) {
   EXPECT_DOUBLE_EQ(core::to_seconds(p.seconds("model.family.overhead")), 4 * 1e-6);
 }
 
+// A section's `_defaults` fill its siblings: a missing parameter is the default's, a partial entry
+// takes meaning, kind and range from it; `sections` does not list `_defaults`; overriding a
+// default reaches the sections that inherited it, not those with a value of their own.
+const char* kStacks = R"(
+stacks:
+  _defaults:
+    block:
+      value: "16"
+      meaning: "a page"
+      basis: "documented default"
+      kind: assumed
+      range: ["1", "4096"]
+    overhead:
+      value: "1 us"
+      meaning: "a time"
+      basis: "assumed"
+      kind: assumed
+  first:
+    block:
+      value: "128"
+      basis: "its own documentation"
+  second:
+    overhead:
+      value: "3 us"
+      basis: "fitted on its rows"
+      kind: fitted
+)";
+
+TEST_F(CalibFiles, DefaultsFillSiblingSectionsAndOverridesReachTheHeirs) {
+  write("model.yaml", kStacks);
+  calib::Params p = calib::load_directory(dir());
+  EXPECT_EQ(p.sections("model.stacks"), (std::vector<std::string>{"first", "second"}));
+  EXPECT_DOUBLE_EQ(p.number("model.stacks.first.block"), 128);
+  EXPECT_EQ(p.get("model.stacks.first.block").meaning, "a page");
+  EXPECT_EQ(p.get("model.stacks.first.block").basis, "its own documentation");
+  EXPECT_TRUE(p.get("model.stacks.first.block").range_high.has_value());
+  EXPECT_DOUBLE_EQ(p.number("model.stacks.second.block"), 16);
+  EXPECT_EQ(p.get("model.stacks.second.block").inherited_from, "model.stacks._defaults.block");
+  EXPECT_NE(p.get("model.stacks.second.block").basis.find("documented default"), std::string::npos);
+  EXPECT_EQ(p.get("model.stacks.second.overhead").kind, calib::Kind::Fitted);
+  EXPECT_EQ(p.get("model.stacks.first.overhead").kind, calib::Kind::Assumed);
+  calib::apply_override(p, write("o.yaml", "model:\n  stacks:\n    _defaults:\n      block: \"64\"\n"));
+  EXPECT_DOUBLE_EQ(p.number("model.stacks.second.block"), 64);   // inherited: follows the default
+  EXPECT_DOUBLE_EQ(p.number("model.stacks.first.block"), 128);   // its own value stays
+  calib::apply_override(p, write("p.yaml", "model:\n  stacks:\n    second:\n      block: \"8\"\n"));
+  calib::apply_override(p, write("q.yaml", "model:\n  stacks:\n    _defaults:\n      block: \"32\"\n"));
+  EXPECT_DOUBLE_EQ(p.number("model.stacks.second.block"), 8);    // overridden itself: no longer an heir
+}
+
+TEST_F(CalibFiles, AValueOtherThanTheDefaultNeedsItsOwnBasis) {
+  write("model.yaml", "s:\n  _defaults:\n    x: {value: \"1\", meaning: \"m\", basis: \"b\", kind: assumed}\n"
+                      "  a:\n    x: {value: \"2\"}\n");
+  const auto d = first_diagnostic([&] { calib::load_directory(dir()); });
+  EXPECT_EQ(d.path, "model.s.a.x") << d.to_string();
+}
+
 TEST_F(CalibFiles, OverrideAsMappingReplacesBasis) {
   write("model.yaml", kSmall);
   calib::Params p = calib::load_directory(dir());
