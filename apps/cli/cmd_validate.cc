@@ -13,6 +13,7 @@
 #include "xpusim/report/trust_report.h"
 #include "xpusim/validation/trust.h"
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/core/suggest.h"
 
 namespace xpusim::cli {
 
@@ -21,17 +22,22 @@ namespace {
 constexpr std::size_t kStreamBatch = 256;
 
 struct ValidateOptions {
-  std::string file, bands_file, calibration_file, html, rows;
+  std::vector<std::string> files;
+  std::string file;  ///< the files as the report names them ("a.csv, b.csv")
+  std::string bands_file, calibration_file, html, rows;
   bool json = false, cv = false, explain = false;
   validation::RowSelection selection;  ///< from `rows`
 };
 
 void add_validate_flags(CLI::App& app, ValidateOptions& o) {
-  app.add_option("FILE", o.file,
-                 "validation CSV (default: the project's copy of the public set, data/validation/public.csv); a row's "
-                 "model is read from FILE's ../models/<model>.json when there, else from the project's models");
+  app.add_option("FILE", o.files,
+                 "validation CSVs, predicted as one set (default: the project's copy of the public set, "
+                 "data/validation/public.csv); a row's model is read from its file's ../models/<model>.json when there, "
+                 "else from the project's models");
   app.add_flag("--json", o.json, "print one JSON document");
-  app.add_flag("--cv", o.cv, "add leave-one-source-out figures (a fit of the default parameter set per fold)");
+  app.add_flag("--cv", o.cv,
+               "add leave-one-source-out figures (a fit of the default parameter set per fold, on the first FILE's "
+               "rows; further files are held out whole)");
   app.add_flag("--explain", o.explain,
                "under each row, what the twin simulated: the plan that ran and where the time went (JSON: rows[].explain)");
   app.add_option("--rows", o.rows,
@@ -49,17 +55,21 @@ void stream_validation(const ValidateOptions& o, const validation::Context& ctx,
   const validation::TrustData trust = load_trust_data();
   report::ValidationStream out(std::cout, o.json, provenance(true, true, o.calibration_file), o.file, cat, trust,
                                data_dir() + "/models", o.explain, o.selection.text());
-  validation::stream_rows(
-      o.file, ctx, kStreamBatch, [&](const auto& batch) { out.add(batch); }, o.selection);
+  for (const auto& file : o.files)
+    validation::stream_rows(
+        file, ctx, kStreamBatch, [&](const auto& batch) { out.add(batch); }, o.selection);
   out.finish();
 }
 
 /// Leave-one-source-out predictions of every row (a fit of the parameters that move its rows per
-/// fold); the timing goes to stderr.
-std::vector<validation::RowResult> cross_validate_rows(const std::vector<validation::Row>& rows,
+/// fold); the timing goes to stderr. The parameters are fitted on the first file's rows (the
+/// first `fitted` rows): the other files' rows never enter a fit, so each of their sources is
+/// predicted with the fit on the first file.
+std::vector<validation::RowResult> cross_validate_rows(const std::vector<validation::Row>& rows, std::size_t fitted,
                                                        const validation::Context& ctx, const calib::Params& params,
                                                        const validation::RowSelection& report) {
-  const auto sensitivity = validation::find_sensitive_rows(rows, ctx, validation::fitted_keys(params, ""));
+  const std::vector<validation::Row> fit_rows(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(fitted));
+  const auto sensitivity = validation::find_sensitive_rows(fit_rows, ctx, validation::fitted_keys(params, ""));
   validation::FitOptions opt;
   opt.keys = validation::keys_with_rows(sensitivity);
   const auto started = std::chrono::steady_clock::now();
@@ -86,12 +96,15 @@ void write_validation(const ValidateOptions& o, const validation::Context& ctx, 
     const auto bands = report::row_bands(results, load_trust_data(), cat, data_dir() + "/models");
     write_html(o.html, report::validation_html(prov, o.file, results, bands, cat, cv_results));
   }
+  const auto trust = load_trust_data();
+  const report::InBand in_band = report::rows_in_band(results, trust, cat, data_dir() + "/models");
   if (o.json) {
-    report::Json doc = report::validation_document(prov, o.file, results, cat, cv_results, o.explain, o.selection.text());
-    report::add_row_trust(doc, results, load_trust_data(), cat, data_dir() + "/models");
+    report::Json doc =
+        report::validation_document(prov, o.file, results, cat, cv_results, o.explain, o.selection.text(), &in_band);
+    report::add_row_trust(doc, results, trust, cat, data_dir() + "/models");
     std::cout << doc.dump(2) << "\n";
   } else {
-    std::cout << report::validation_text(results, cat, cv_results, o.explain);
+    std::cout << report::validation_text(results, cat, cv_results, o.explain, &in_band);
   }
 }
 
@@ -124,7 +137,8 @@ int run_validate(const Args& args) {
   add_validate_flags(app, o);
   if (int rc = parse(app, args); rc >= 0) return rc;
 
-  if (o.file.empty()) o.file = validation::default_public_file(data_dir());
+  if (o.files.empty()) o.files.push_back(validation::default_public_file(data_dir()));
+  o.file = core::join(o.files, ", ");
   if (!o.bands_file.empty() && !o.cv)
     throw core::InputError(core::Diagnostic{"", 0, "--write-bands", "needs --cv", o.bands_file, "--cv", ""});
   select_rows(o);
@@ -134,17 +148,24 @@ int run_validate(const Args& args) {
   // Cross-validation and the charts hold every row; otherwise the rows stream.
   if (!o.cv && o.html.empty()) {
     // Checked before the stream starts, which prints as it predicts.
-    if (!o.selection.all() && validation::check_csv_stream(o.file, o.selection) == 0)
-      validation::refuse_selection(o.file, "--rows", o.rows, o.selection);
+    long long selected = 0;
+    for (const auto& file : o.files) selected += o.selection.all() ? 1 : validation::check_csv_stream(file, o.selection);
+    if (selected == 0) validation::refuse_selection(o.file, "--rows", o.rows, o.selection);
     stream_validation(o, ctx, cat);
     return 0;
   }
-  const auto rows = validation::read_csv(o.file);
+  std::vector<validation::Row> rows;
+  std::size_t fitted = 0;  // the first file's rows: the set the parameters are fitted on
+  for (const auto& file : o.files) {
+    auto more = validation::read_csv(file);
+    rows.insert(rows.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    if (fitted == 0) fitted = rows.size();
+  }
   const auto selected = validation::kept_rows(rows, o.selection);
   if (selected.empty() && !o.selection.all()) validation::refuse_selection(o.file, "--rows", o.rows, o.selection);
   const auto results = validation::run_all(selected, ctx);
   std::vector<validation::RowResult> cv_results;
-  if (o.cv) cv_results = kept(cross_validate_rows(rows, ctx, params, o.selection), rows, o.selection);
+  if (o.cv) cv_results = kept(cross_validate_rows(rows, fitted, ctx, params, o.selection), rows, o.selection);
   write_validation(o, ctx, cat, results, o.cv ? &cv_results : nullptr);
   return 0;
 }

@@ -193,8 +193,9 @@ Json validate(const Json& keys, const Session& s) {
   if (!globs.empty() && rows.empty()) validation::refuse_selection(file, "rows", globs, keep);
   const validation::Context ctx{&s.catalog, s.models_dir(), &s.params};
   const auto results = validation::run_all(rows, ctx);
+  const report::InBand in_band = report::rows_in_band(results, s.trust, s.catalog, s.models_dir());
   Json doc = report::validation_document(s.provenance(true, true), file, results, s.catalog, nullptr, explain,
-                                         keep.text());
+                                         keep.text(), &in_band);
   report::add_row_trust(doc, results, s.trust, s.catalog, s.models_dir());
   return doc;
 }

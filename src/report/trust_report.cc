@@ -92,7 +92,8 @@ void add_row_trust(Json& doc, const std::vector<validation::RowResult>& results,
     if (!assessments[i]) continue;
     const auto& r = results[i];
     const auto& a = *assessments[i];
-    const auto [low, high] = validation::band_of(a, r.prediction.predicted, validation::is_time_metric(r.row.metric));
+    const auto [low, high] =
+        validation::band_of(a, r.prediction.predicted, validation::is_time_metric(r.row.metric), r.row.metric);
     rows[i]["predicted_low"] = low;
     rows[i]["predicted_high"] = high;
     rows[i]["extrapolating"] = a.extrapolating;
@@ -108,31 +109,40 @@ std::vector<std::pair<double, double>> row_bands(const std::vector<validation::R
   for (size_t i = 0; i < results.size(); ++i) {
     if (!assessments[i]) continue;
     const auto& r = results[i];
-    bands[i] = validation::band_of(*assessments[i], r.prediction.predicted, validation::is_time_metric(r.row.metric));
+    bands[i] = validation::band_of(*assessments[i], r.prediction.predicted, validation::is_time_metric(r.row.metric),
+                                   r.row.metric);
   }
   return bands;
 }
 
 std::vector<TrustedMetric> train_metrics(const engine::TrainResult& r) {
-  return {{"step_time_s", "step time", core::to_seconds(r.step_time), "s", true},
-          {"tokens_per_s", "tokens/s", r.tokens_per_s, "", false},
-          {"tokens_per_s_per_chip", "tokens/s/chip", r.tokens_per_s_per_chip, "", false},
-          {"mfu_pct", "MFU", r.mfu * 100.0, "%", false}};
+  return {{"step_time_s", "step time", core::to_seconds(r.step_time), "s", true, "step_time_s"},
+          {"tokens_per_s", "tokens/s", r.tokens_per_s, "", false, "tokens_per_s_per_chip"},
+          {"tokens_per_s_per_chip", "tokens/s/chip", r.tokens_per_s_per_chip, "", false, "tokens_per_s_per_chip"},
+          {"mfu_pct", "MFU", r.mfu * 100.0, "%", false, "mfu_pct"}};
 }
 
 std::vector<TrustedMetric> serve_metrics(const serve::ServeReport& rep) {
-  return {{"ttft_mean_ms", "TTFT mean", rep.sim.ttft_ms.mean, "ms", true},
-          {"tpot_mean_ms", "TPOT mean", rep.sim.tpot_ms.mean, "ms", true},
-          {"output_tokens_per_s", "output tokens/s", rep.sim.output_tokens_per_s, "", false},
-          {"output_tokens_per_s_per_chip", "output tokens/s/chip", rep.output_tokens_per_s_per_chip, "", false}};
+  return {{"ttft_mean_ms", "TTFT mean", rep.sim.ttft_ms.mean, "ms", true, "ttft_ms"},
+          {"tpot_mean_ms", "TPOT mean", rep.sim.tpot_ms.mean, "ms", true, "tpot_ms"},
+          {"output_tokens_per_s", "output tokens/s", rep.sim.output_tokens_per_s, "", false, "throughput_tokens_per_s"},
+          {"output_tokens_per_s_per_chip", "output tokens/s/chip", rep.output_tokens_per_s_per_chip, "", false,
+           "throughput_tokens_per_s_per_chip"}};
 }
 
 void add_trust_json(Json& doc, const validation::TrustData& data, const validation::Assessment& a,
                     const std::vector<TrustedMetric>& metrics) {
+  Json metric_bands = Json::object();
   for (const auto& m : metrics) {
-    const auto [low, high] = validation::band_of(a, m.value, m.is_time);
+    const auto [low, high] = validation::band_of(a, m.value, m.is_time, m.metric);
     doc[m.key + "_low"] = low;
     doc[m.key + "_high"] = high;
+    const bool cell = a.metric_bands.count(m.metric) > 0;
+    const validation::Band b = validation::band_for(a, m.metric);
+    metric_bands[m.key] = {{"band_rows", cell ? a.metric_bands.at(m.metric).n : a.band.n},
+                           {"cell", cell ? "framework and metric" : "kind and family"},
+                           {"log_residual_p10", b.low},
+                           {"log_residual_p90", b.high}};
   }
   Json trust{{"band_basis", data.basis},
              {"has_band", a.has_band},
@@ -140,7 +150,8 @@ void add_trust_json(Json& doc, const validation::TrustData& data, const validati
              {"log_residual_p10", a.band.low},
              {"log_residual_p90", a.band.high},
              {"extrapolating", a.extrapolating},
-             {"reasons", a.reasons}};
+             {"reasons", a.reasons},
+             {"metric_bands", metric_bands}};
   doc["trust"] = trust;
 }
 
@@ -148,10 +159,15 @@ std::string trust_text(const validation::TrustData& data, const validation::Asse
                        const std::vector<TrustedMetric>& metrics) {
   std::ostringstream o;
   if (a.has_band) {
-    o << strformat("uncertainty (p10..p90 of %d cross-validated rows of its kind and family):\n", a.band.n);
+    o << strformat("uncertainty (p10..p90 of the cross-validated rows of its framework and metric where at least %d, "
+                   "else the %d of its kind and family%s):\n",
+                   validation::kMinCellRows, a.band.n, a.extrapolating ? "; widened, extrapolating" : "");
     for (const auto& m : metrics) {
-      const auto [low, high] = validation::band_of(a, m.value, m.is_time);
-      o << strformat("  %-22s %.4g .. %.4g %s\n", m.label.c_str(), low, high, m.unit.c_str());
+      const auto [low, high] = validation::band_of(a, m.value, m.is_time, m.metric);
+      const auto cell = a.metric_bands.find(m.metric);
+      const std::string rows = cell != a.metric_bands.end() ? strformat("%d rows of its framework", cell->second.n)
+                                                            : std::string("its family");
+      o << strformat("  %-22s %.4g .. %.4g %s (%s)\n", m.label.c_str(), low, high, m.unit.c_str(), rows.c_str());
     }
   } else {
     o << "uncertainty: no cross-validated rows of this kind and family (" << data.basis << ")\n";

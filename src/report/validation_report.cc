@@ -39,10 +39,16 @@ Json row_json(const validation::RowResult& r, bool explain) {
   return row;
 }
 
+/// "  73%" of the rows with a band whose measured value lies inside it ("    -" without bands).
+std::string coverage_text(const validation::KindSummary& s) {
+  return s.banded > 0 ? strformat(" %8.0f%%", 100.0 * s.in_band / s.banded) : strformat(" %9s", "-");
+}
+
 std::string summary_line(const std::string& name, const validation::KindSummary& s,
                          const validation::KindSummary* cv) {
   std::string line = strformat("  %-26s %4d %4d %11.1f%% %9.1f%% %9.1f%%", name.c_str(), s.n, s.ok,
                                s.median_abs_error_pct, s.p90_abs_error_pct, s.mean_abs_error_pct);
+  line += coverage_text(s);
   if (cv) line += strformat(" %14.1f%% %9.1f%%", cv->median_abs_error_pct, cv->p90_abs_error_pct);
   return line + "\n";
 }
@@ -54,7 +60,9 @@ Json kind_json(const validation::KindSummary& s, const validation::KindSummary* 
             {"errors", s.errors},
             {"median_abs_error_pct", s.median_abs_error_pct},
             {"p90_abs_error_pct", s.p90_abs_error_pct},
-            {"mean_abs_error_pct", s.mean_abs_error_pct}};
+            {"mean_abs_error_pct", s.mean_abs_error_pct},
+            {"band_rows", s.banded}};
+  j["band_coverage_pct"] = s.banded > 0 ? Json(100.0 * s.in_band / s.banded) : Json(nullptr);
   if (cv) {
     j["cv_median_abs_error_pct"] = cv->median_abs_error_pct;
     j["cv_p90_abs_error_pct"] = cv->p90_abs_error_pct;
@@ -150,10 +158,26 @@ std::string source_table_text(const Summaries& sources, const Summaries& cv_sour
 std::string summary_text_of(const Summaries& kinds, const Summaries& families, const Summaries* cv_kinds,
                             const Summaries* cv_families) {
   std::ostringstream o;
-  o << strformat("  %-26s %4s %4s %12s %10s %10s", "kind", "n", "ok", "median |err|", "p90 |err|", "mean |err|");
+  o << strformat("  %-26s %4s %4s %12s %10s %10s %9s", "kind", "n", "ok", "median |err|", "p90 |err|", "mean |err|",
+                 "in band");
   o << (cv_kinds ? strformat(" %15s %10s\n", "CV median |err|", "CV p90") : std::string("\n"));
   for (const auto& [k, s] : kinds) o << summary_line(k, s, cv_kinds ? find_in(*cv_kinds, k) : nullptr);
   for (const auto& [f, s] : families) o << summary_line(f, s, cv_families ? find_in(*cv_families, f) : nullptr);
+  return o.str();
+}
+
+// A table of summaries keyed "<kind>/<name>" (sources; framework/metric cells), with band coverage.
+std::string group_table_text(const std::string& title, const std::string& column, const Summaries& groups) {
+  std::ostringstream o;
+  o << "\n" << title << "\n";
+  o << strformat("  %-52s %-5s %4s %4s %12s %10s %9s\n", column.c_str(), "kind", "n", "ok", "median |err|",
+                 "p90 |err|", "in band");
+  for (const auto& [group, s] : groups) {
+    const size_t slash = group.find('/');
+    o << strformat("  %-52s %-5s %4d %4d %11.1f%% %9.1f%%", group.substr(slash + 1).c_str(),
+                   group.substr(0, slash).c_str(), s.n, s.ok, s.median_abs_error_pct, s.p90_abs_error_pct)
+      << coverage_text(s) << "\n";
+  }
   return o.str();
 }
 
@@ -177,13 +201,48 @@ CvSummaries::CvSummaries(const std::vector<validation::RowResult>* cv, const hw:
   sources = validation::summarize_by_source(*cv);
 }
 
-Json summary_json(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                  const std::vector<validation::RowResult>* cv) {
-  const CvSummaries c(cv, catalog);
-  Json summary = summary_json_of(validation::summarize(results), validation::summarize_by_family(results, catalog),
-                                 c.kinds_or_null(), c.families_or_null());
-  if (c.given) summary["by_source"] = by_group_json(validation::summarize_by_source(results), &c.sources);
+namespace {
+
+validation::SummaryBuilder summaries_of(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
+                                        const InBand* in_band) {
+  validation::SummaryBuilder b(&catalog);
+  for (size_t i = 0; i < results.size(); ++i)
+    b.add(results[i], in_band && i < in_band->size() ? (*in_band)[i] : std::nullopt);
+  return b;
+}
+
+// The summary of the stream and of the held rows alike: per kind, family, source (CV figures
+// when given) and framework/metric.
+Json summary_json_from(const validation::SummaryBuilder& b, const CvSummaries& c) {
+  Json summary = summary_json_of(b.kinds(), b.families(), c.kinds_or_null(), c.families_or_null());
+  summary["by_source"] = by_group_json(b.sources(), c.given ? &c.sources : nullptr);
+  summary["by_framework_metric"] = by_group_json(b.cells(), nullptr);
   return summary;
+}
+
+std::string summary_text_from(const validation::SummaryBuilder& b, const CvSummaries& c) {
+  std::string text = summary_text_of(b.kinds(), b.families(), c.kinds_or_null(), c.families_or_null());
+  text += c.given ? source_table_text(b.sources(), c.sources) : group_table_text("per source", "source", b.sources());
+  return text + group_table_text("per framework and metric", "framework / metric", b.cells());
+}
+
+}  // namespace
+
+InBand rows_in_band(const std::vector<validation::RowResult>& results, const validation::TrustData& trust,
+                    const hw::Catalog& catalog, const std::string& models_dir) {
+  const auto bands = row_bands(results, trust, catalog, models_dir);
+  InBand out(results.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& [low, high] = bands[i];
+    const double v = results[i].row.value;
+    if (low < high) out[i] = low <= v && v <= high;
+  }
+  return out;
+}
+
+Json summary_json(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
+                  const std::vector<validation::RowResult>* cv, const InBand* in_band) {
+  return summary_json_from(summaries_of(results, catalog, in_band), CvSummaries(cv, catalog));
 }
 
 namespace {
@@ -199,7 +258,8 @@ Json validate_inputs(const std::string& file, bool cv, const std::string& row_id
 
 Json validation_document(const Provenance& provenance, const std::string& file,
                          const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                         const std::vector<validation::RowResult>* cv, bool explain, const std::string& row_ids) {
+                         const std::vector<validation::RowResult>* cv, bool explain, const std::string& row_ids,
+                         const InBand* in_band) {
   Json rows = Json::array();
   for (size_t i = 0; i < results.size(); ++i) {
     Json row = row_json(results[i], explain);
@@ -211,25 +271,21 @@ Json validation_document(const Provenance& provenance, const std::string& file,
     rows.push_back(row);
   }
   return document("validate", provenance, validate_inputs(file, cv != nullptr, row_ids),
-                  Json{{"rows", rows}, {"summary", summary_json(results, catalog, cv)}});
+                  Json{{"rows", rows}, {"summary", summary_json(results, catalog, cv, in_band)}});
 }
 
 std::string summary_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                         const std::vector<validation::RowResult>* cv) {
-  const CvSummaries c(cv, catalog);
-  std::string text = summary_text_of(validation::summarize(results), validation::summarize_by_family(results, catalog),
-                                     c.kinds_or_null(), c.families_or_null());
-  if (c.given) text += source_table_text(validation::summarize_by_source(results), c.sources);
-  return text;
+                         const std::vector<validation::RowResult>* cv, const InBand* in_band) {
+  return summary_text_from(summaries_of(results, catalog, in_band), CvSummaries(cv, catalog));
 }
 
 std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                            const std::vector<validation::RowResult>* cv, bool explain) {
+                            const std::vector<validation::RowResult>* cv, bool explain, const InBand* in_band) {
   std::ostringstream o;
   rows_table_header(o);
   for (const auto& r : results) row_line(o, r, explain);
   o << summary_heading(cv != nullptr);
-  o << summary_text(results, catalog, cv);
+  o << summary_text(results, catalog, cv, in_band);
   bool header = false;
   for (const auto& r : results)
     if (r.prediction.status != validation::Status::Ok) not_predicted_line(o, r, header);
@@ -279,7 +335,8 @@ ValidationStream::ValidationStream(std::ostream& out, bool json, const Provenanc
 }
 
 void ValidationStream::add(const std::vector<validation::RowResult>& batch) {
-  for (const auto& r : batch) summary_.add(r);
+  const InBand in_band = rows_in_band(batch, trust_, catalog_, models_dir_);
+  for (size_t i = 0; i < batch.size(); ++i) summary_.add(batch[i], in_band[i]);
   if (!json_) {
     if (rows_ == 0) rows_table_header(out_);
     rows_ += static_cast<long long>(batch.size());
@@ -306,11 +363,10 @@ void ValidationStream::add(const std::vector<validation::RowResult>& batch) {
 }
 
 void ValidationStream::finish() {
-  const auto kinds = summary_.kinds();
-  const auto families = summary_.families();
+  const CvSummaries no_cv(nullptr, catalog_);
   if (!json_) {
     if (rows_ == 0) rows_table_header(out_);
-    out_ << summary_heading(false) << summary_text_of(kinds, families, nullptr, nullptr);
+    out_ << summary_heading(false) << summary_text_from(summary_, no_cv);
     bool header = false;
     for (const auto& r : not_predicted_) not_predicted_line(out_, r, header);
     if (more_not_predicted_ > 0) out_ << "  ... and " << more_not_predicted_ << " more rows not predicted\n";
@@ -318,8 +374,8 @@ void ValidationStream::finish() {
   }
   out_ << (rows_ == 0 ? frame_.head + "[]" : std::string("\n  ]"));
   std::string tail = frame_.tail;
-  tail.replace(tail.find(kSummaryMark), std::string(kSummaryMark).size(),
-               indented(summary_json_of(kinds, families, nullptr, nullptr).dump(2), 2));
+  const Json summary = summary_json_from(summary_, no_cv);
+  tail.replace(tail.find(kSummaryMark), std::string(kSummaryMark).size(), indented(summary.dump(2), 2));
   out_ << tail << "\n";
 }
 

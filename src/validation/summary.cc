@@ -74,24 +74,31 @@ void stream_rows(const std::string& path, const Context& ctx, std::size_t batch,
   }
 }
 
-void SummaryBuilder::count(Group& g, const RowResult& r) {
+void SummaryBuilder::count(Group& g, const RowResult& r, std::optional<bool> in_band) {
   ++g.counts.n;
   switch (r.prediction.status) {
     case Status::Ok:
       ++g.counts.ok;
       g.errors.push_back(r.error_pct);
+      if (in_band) {
+        ++g.counts.banded;
+        g.counts.in_band += *in_band ? 1 : 0;
+      }
       break;
     case Status::Unsupported: ++g.counts.unsupported; break;
     case Status::Error: ++g.counts.errors; break;
   }
 }
 
-void SummaryBuilder::add(const RowResult& r) {
-  count(kinds_[r.row.kind], r);
+void SummaryBuilder::add(const RowResult& r, std::optional<bool> in_band) {
+  count(kinds_[r.row.kind], r, in_band);
+  count(sources_[r.row.kind + "/" + source_of(r.row.source_url)], r, in_band);
+  const std::string framework = r.prediction.framework.empty() ? "unknown" : r.prediction.framework;
+  count(cells_[r.row.kind + "/" + framework + "/" + r.row.metric], r, in_band);
   if (!catalog_) return;
   std::string family = "unknown";
   if (catalog_->has_system(r.row.system)) family = compute::family_of(catalog_->system(r.row.system).chip);
-  count(families_[r.row.kind + "/" + family], r);
+  count(families_[r.row.kind + "/" + family], r, in_band);
 }
 
 std::map<std::string, KindSummary> SummaryBuilder::finish(const std::map<std::string, Group>& groups) {
@@ -111,6 +118,8 @@ std::map<std::string, KindSummary> SummaryBuilder::finish(const std::map<std::st
 
 std::map<std::string, KindSummary> SummaryBuilder::kinds() const { return finish(kinds_); }
 std::map<std::string, KindSummary> SummaryBuilder::families() const { return finish(families_); }
+std::map<std::string, KindSummary> SummaryBuilder::sources() const { return finish(sources_); }
+std::map<std::string, KindSummary> SummaryBuilder::cells() const { return finish(cells_); }
 
 std::map<std::string, KindSummary> summarize(const std::vector<RowResult>& results) {
   SummaryBuilder b(nullptr);

@@ -76,11 +76,13 @@ std::string family_of_row(const Row& row, const hw::Catalog& catalog) {
 TrustData trust_from(const std::vector<RowResult>& cv, const Context& ctx, const std::string& basis) {
   TrustData data;
   data.basis = basis;
-  std::map<std::string, std::vector<double>> residuals;
+  std::map<std::string, std::vector<double>> residuals, cells;
   for (const auto& r : cv) {
     if (r.prediction.status != Status::Ok || r.prediction.predicted <= 0 || r.row.value <= 0) continue;
     const std::string group = r.row.kind + "/" + family_of_row(r.row, *ctx.catalog);
     residuals[group].push_back(rate_log_residual(r));
+    if (!r.prediction.framework.empty())
+      cells[group + "/" + r.prediction.framework + "/" + r.row.metric].push_back(rate_log_residual(r));
     Coverage& c = data.coverage[group];
     c.max_chips = std::max(c.max_chips, r.row.chips);
     c.model_types.insert(model_type_of(workload::load_model(r.row.model_ref(), ctx.models_dir)));
@@ -90,6 +92,10 @@ TrustData trust_from(const std::vector<RowResult>& cv, const Context& ctx, const
   for (const auto& [group, v] : residuals)
     data.bands[group] = Band{static_cast<int>(v.size()), rounded(signed_percentile(v, 10)),
                              rounded(signed_percentile(v, 90))};
+  for (const auto& [cell, v] : cells)
+    if (static_cast<int>(v.size()) >= kMinCellRows)
+      data.cells[cell] = Band{static_cast<int>(v.size()), rounded(signed_percentile(v, 10)),
+                              rounded(signed_percentile(v, 90))};
   return data;
 }
 
@@ -107,6 +113,9 @@ std::string trust_json_text(const TrustData& data) {
                           {"precisions", set_json(c.precisions)},
                           {"frameworks", set_json(c.frameworks)}};
   }
+  j["cells"] = Json::object();
+  for (const auto& [cell, b] : data.cells)
+    j["cells"][cell] = {{"n", b.n}, {"log_residual_p10", b.low}, {"log_residual_p90", b.high}};
   return j.dump(2) + "\n";
 }
 
@@ -128,6 +137,13 @@ TrustData load_trust(const std::string& path) {
       c.precisions = read_set(g.value("precisions", Json::array()), at + ".precisions", diags);
       c.frameworks = read_set(g.value("frameworks", Json::array()), at + ".frameworks", diags);
     }
+  if (j.contains("cells") && j.at("cells").is_object())
+    for (const auto& [cell, g] : j.at("cells").items()) {
+      const std::string at = "cells." + cell;
+      data.cells[cell] = Band{static_cast<int>(read_number(g, "n", at, diags)),
+                              read_number(g, "log_residual_p10", at, diags),
+                              read_number(g, "log_residual_p90", at, diags)};
+    }
   diags.set_file(path);
   diags.throw_if_any();
   return data;
@@ -143,6 +159,9 @@ Assessment assess(const TrustData& data, const TrustQuery& q) {
     a.has_band = true;
     a.band = band->second;
   }
+  const std::string cell_prefix = group + "/" + q.framework + "/";
+  for (auto it = data.cells.lower_bound(cell_prefix); it != data.cells.end() && it->first.rfind(cell_prefix, 0) == 0; ++it)
+    a.metric_bands[it->first.substr(cell_prefix.size())] = it->second;
   const auto cov = data.coverage.find(group);
   if (cov == data.coverage.end()) {
     a.reasons.push_back("no validated " + q.kind + " rows on the " + q.family + " family");
@@ -165,10 +184,22 @@ Assessment assess(const TrustData& data, const TrustQuery& q) {
   return a;
 }
 
-std::pair<double, double> band_of(const Assessment& a, double value, bool is_time) {
-  if (!a.has_band) return {value, value};
-  if (is_time) return {value * std::exp(a.band.low), value * std::exp(a.band.high)};
-  return {value * std::exp(-a.band.high), value * std::exp(-a.band.low)};
+Band band_for(const Assessment& a, const std::string& metric) {
+  const auto cell = a.metric_bands.find(metric);
+  Band b = cell != a.metric_bands.end() ? cell->second : a.band;
+  if (a.extrapolating) {
+    const double half = (b.high - b.low) / 2;
+    b.low -= half;
+    b.high += half;
+  }
+  return b;
+}
+
+std::pair<double, double> band_of(const Assessment& a, double value, bool is_time, const std::string& metric) {
+  if (!a.has_band && a.metric_bands.empty()) return {value, value};
+  const Band b = band_for(a, metric);
+  if (is_time) return {value * std::exp(b.low), value * std::exp(b.high)};
+  return {value * std::exp(-b.high), value * std::exp(-b.low)};
 }
 
 }  // namespace xpusim::validation

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli_runner.h"
 
@@ -32,13 +33,17 @@ std::string llama70_as_nas() {
     "rope_theta": 500000.0, "tie_word_embeddings": false, "block_configs": [)" + blocks + "]}");
 }
 
-/// The document without what names the model (its id, family and file) or the build.
+/// The document without what names the model (its id, family and file) or the build, nor its
+/// trust: the twin extrapolates (its model type is not validated), which widens its bands.
 nlohmann::json without_identity(const std::string& out) {
   auto j = nlohmann::json::parse(out);
   j.erase("xpusim_version");
   j["inputs"].erase("model");
-  for (const char* k : {"model", "family", "source"}) j.erase(k);
-  if (j.contains("trust")) j["trust"].erase("reasons"), j["trust"].erase("extrapolating");
+  for (const char* k : {"model", "family", "source", "trust"}) j.erase(k);
+  std::vector<std::string> bands;
+  for (const auto& [k, v] : j.items())
+    if (k.size() > 4 && (k.rfind("_low") == k.size() - 4 || k.rfind("_high") == k.size() - 5)) bands.push_back(k);
+  for (const auto& k : bands) j.erase(k);
   return j;
 }
 

@@ -19,12 +19,18 @@ json run_json(const std::string& args) {
   return json::parse(r.out);
 }
 
-/// The band of `key` brackets the value and matches the trust block's residual percentiles.
+/// The band of `key` matches its residual percentiles in the trust block (its framework and
+/// metric cell's, else its kind and family's: trust.metric_bands).
 void expect_band(const json& doc, const std::string& key, bool is_time) {
   const double v = doc.at(key).get<double>(), lo = doc.at(key + "_low").get<double>(),
                hi = doc.at(key + "_high").get<double>();
-  const double p10 = doc.at("trust").at("log_residual_p10").get<double>();
-  const double p90 = doc.at("trust").at("log_residual_p90").get<double>();
+  const json& band = doc.at("trust").at("metric_bands").at(key);
+  if (band.at("cell") == "kind and family" && !doc.at("trust").at("extrapolating").get<bool>()) {
+    EXPECT_EQ(band.at("log_residual_p10"), doc.at("trust").at("log_residual_p10")) << key;
+    EXPECT_EQ(band.at("log_residual_p90"), doc.at("trust").at("log_residual_p90")) << key;
+  }
+  const double p10 = band.at("log_residual_p10").get<double>();
+  const double p90 = band.at("log_residual_p90").get<double>();
   // Rate residual r = ln(pred/measured): the measured rate lies in [v·e^−p90, v·e^−p10]; a time
   // is the reciprocal.
   const double want_lo = is_time ? v * std::exp(p10) : v * std::exp(-p90);

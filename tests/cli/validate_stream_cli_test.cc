@@ -116,3 +116,46 @@ TEST(ValidateStream, ABadFilePrintsNothingBeforeEveryDiagnostic) {
 }
 
 }  // namespace
+
+namespace {
+
+// Several files are one set: every row of each, one summary (per source and per framework and
+// metric, with band coverage), the same streamed as held.
+TEST(ValidateStream, SeveralFilesAreOneSet) {
+  const std::string a = write_public_rows("several_a.csv", {"tr-kor22", "in-mlpi41"}, {});
+  const std::string b = write_public_rows("several_b.csv", {"in-optneuron"}, {});
+  const auto one = run_cli("validate " + a + " --json");
+  const auto other = run_cli("validate " + b + " --json");
+  const auto both = run_cli("validate " + a + " " + b + " --json");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  const auto j = nlohmann::json::parse(both.out);
+  EXPECT_EQ(j["rows"].size(), nlohmann::json::parse(one.out)["rows"].size() + nlohmann::json::parse(other.out)["rows"].size());
+  EXPECT_NE(j["inputs"]["file"].get<std::string>().find("several_b.csv"), std::string::npos);
+  const auto& cells = j["summary"]["by_framework_metric"];
+  ASSERT_FALSE(cells.empty());
+  int cell_rows = 0;
+  for (const auto& [cell, kinds] : cells.items())
+    for (const auto& [kind, s] : kinds.items()) cell_rows += s["n"].get<int>();
+  EXPECT_EQ(cell_rows, static_cast<int>(j["rows"].size()));
+  int in_band = 0, banded = 0;
+  for (const auto& row : j["rows"]) {
+    if (!row.contains("predicted_low") || !(row["predicted_low"] < row["predicted_high"])) continue;
+    ++banded;
+    in_band += row["predicted_low"] <= row["measured"] && row["measured"] <= row["predicted_high"];
+  }
+  const auto& infer = j["summary"]["infer"];
+  const auto& train = j["summary"]["train"];
+  EXPECT_EQ(infer["band_rows"].get<int>() + train["band_rows"].get<int>(), banded);
+  double covered = 0;  // the summary's coverage is the rows' own
+  for (const auto* k : {&infer, &train})
+    if ((*k)["band_rows"].get<int>() > 0) covered += (*k)["band_coverage_pct"].get<double>() * (*k)["band_rows"].get<int>() / 100;
+  EXPECT_NEAR(covered, in_band, 1e-9);
+  const std::string html = ::testing::TempDir() + "several.html";
+  for (const std::string mode : {"", " --json"}) {
+    const auto streamed = run_cli("validate " + a + " " + b + mode);
+    const auto held = run_cli("validate " + a + " " + b + mode + " --html " + html);
+    EXPECT_EQ(streamed.out, held.out) << mode;
+  }
+}
+
+}  // namespace

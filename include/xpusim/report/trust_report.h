@@ -21,6 +21,7 @@ struct TrustedMetric {
   double value = 0;
   std::string unit;
   bool is_time = false;  ///< a duration (band mirrored) rather than a rate
+  std::string metric;    ///< the validation metric whose framework cell bands it (validation/trust.h)
 };
 
 /// The query of a training step: kind train, the chip's family, the model type, precision,

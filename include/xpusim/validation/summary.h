@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct KindSummary {
   double median_abs_error_pct = 0.0;
   double p90_abs_error_pct = 0.0;
   double mean_abs_error_pct = 0.0;
+  /// Ok rows with an uncertainty band, and those whose measured value lies inside it.
+  int banded = 0, in_band = 0;
 };
 
 /// Predicts one row (train rows with predict_train, infer rows with predict_infer); an
@@ -40,10 +43,15 @@ void stream_rows(const std::string& path, const Context& ctx, std::size_t batch,
 class SummaryBuilder {
  public:
   explicit SummaryBuilder(const hw::Catalog* catalog) : catalog_(catalog) {}
-  void add(const RowResult& r);
+  /// `in_band`: whether the measured value lies inside the row's band (nullopt: no band).
+  void add(const RowResult& r, std::optional<bool> in_band = std::nullopt);
   std::map<std::string, KindSummary> kinds() const;
   /// Empty without a catalog.
   std::map<std::string, KindSummary> families() const;
+  /// Per "kind/source" (source_of the row's URL).
+  std::map<std::string, KindSummary> sources() const;
+  /// Per "kind/framework/metric" (the framework the prediction ran; "unknown" when none ran).
+  std::map<std::string, KindSummary> cells() const;
 
   /// One group's counts and the errors of its ok rows; finish turns groups into summaries
   /// (summarize_by_source groups by another key with the same two steps).
@@ -51,12 +59,12 @@ class SummaryBuilder {
     KindSummary counts;
     std::vector<double> errors;
   };
-  static void count(Group& g, const RowResult& r);
+  static void count(Group& g, const RowResult& r, std::optional<bool> in_band = std::nullopt);
   static std::map<std::string, KindSummary> finish(const std::map<std::string, Group>& groups);
 
  private:
   const hw::Catalog* catalog_;
-  std::map<std::string, Group> kinds_, families_;
+  std::map<std::string, Group> kinds_, families_, sources_, cells_;
 };
 
 /// Per kind ("train", "infer"): counts and |error| statistics over the ok rows.

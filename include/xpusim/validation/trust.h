@@ -28,9 +28,14 @@ struct Coverage {
   std::set<std::string> model_types, precisions, frameworks;
 };
 
+/// Cells with fewer rows than this take their kind/family band.
+constexpr int kMinCellRows = 10;
+
 struct TrustData {
   std::string basis;
   std::map<std::string, Band> bands;         ///< "kind/family"
+  /// "kind/family/framework/metric": cells with at least kMinCellRows rows.
+  std::map<std::string, Band> cells;
   std::map<std::string, Coverage> coverage;  ///< "kind/family"
 };
 
@@ -43,7 +48,9 @@ struct TrustQuery {
 
 struct Assessment {
   bool has_band = false;
-  Band band;
+  Band band;  ///< the kind/family band
+  /// The query's framework's cells on its kind/family: metric → band.
+  std::map<std::string, Band> metric_bands;
   bool extrapolating = false;
   std::vector<std::string> reasons;
 };
@@ -69,8 +76,11 @@ TrustData load_trust(const std::string& path);
 std::string default_trust_file(const std::string& data_dir);
 
 Assessment assess(const TrustData& data, const TrustQuery& q);
-/// [low, high] of a predicted `value` under the assessment's band (the value itself twice when
+/// The band of `metric` (a validation metric name): its framework cell's when it has one, else
+/// the kind/family band; widened to twice its width (half a width each side) when extrapolating.
+Band band_for(const Assessment& a, const std::string& metric);
+/// [low, high] of a predicted `value` of `metric` under band_for (the value itself twice when
 /// there is no band).
-std::pair<double, double> band_of(const Assessment& a, double value, bool is_time);
+std::pair<double, double> band_of(const Assessment& a, double value, bool is_time, const std::string& metric = "");
 
 }  // namespace xpusim::validation

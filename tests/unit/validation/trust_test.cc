@@ -82,3 +82,41 @@ TEST(Trust, BandsAreThePercentilesOfRateOrientedLogResiduals) {
 }
 
 }  // namespace
+
+namespace {
+
+// A framework and metric cell with at least kMinCellRows rows has a band of its own, which its
+// metric takes over the family's; smaller cells take the family's; an extrapolating query's band
+// is twice as wide (half a width each side).
+TEST(Trust, CellsOfTenRowsBandTheirMetric) {
+  const hw::Catalog catalog = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+  const calib::Params params = calib::load_shipped(XS_TESTDATA_DIR);
+  const validation::Context ctx{&catalog, std::string(XS_TESTDATA_DIR) + "/models", &params};
+  std::vector<validation::RowResult> cv;
+  for (int i = 0; i < validation::kMinCellRows; ++i)  // a step-time cell: predicted 10..19% fast
+    cv.push_back(result("step_time_s", 1.0, 1.0 / (1.1 + 0.01 * i), 8));
+  for (int i = 0; i < 3; ++i) cv.push_back(result("mfu_pct", 50, 40, 8));  // too few for a cell
+  const auto data = validation::trust_from(cv, ctx, "fixture");
+  ASSERT_EQ(data.cells.size(), 1u);
+  const auto& cell = data.cells.at("train/nvidia-hopper/megatron/step_time_s");
+  EXPECT_EQ(cell.n, validation::kMinCellRows);
+  EXPECT_NEAR(cell.low, std::log(1.1 + 0.009), 1e-4);  // rate residual −ln(pred/measured) = ln(1.1 + 0.01 i)
+  const std::string path = ::testing::TempDir() + "cells.json";
+  std::ofstream(path) << validation::trust_json_text(data);
+  const auto loaded = validation::load_trust(path);
+  ASSERT_EQ(loaded.cells.size(), 1u);
+  auto a = validation::assess(loaded, {"train", "nvidia-hopper", "dense", "bf16", "megatron", 8, ""});
+  ASSERT_FALSE(a.extrapolating);
+  EXPECT_DOUBLE_EQ(validation::band_for(a, "step_time_s").low, loaded.cells.at("train/nvidia-hopper/megatron/step_time_s").low);
+  EXPECT_DOUBLE_EQ(validation::band_for(a, "mfu_pct").low, a.band.low);
+  const auto [lo, hi] = validation::band_of(a, 2.0, true, "step_time_s");
+  EXPECT_NEAR(lo, 2.0 * std::exp(cell.low), 1e-9);
+  EXPECT_NEAR(hi, 2.0 * std::exp(cell.high), 1e-9);
+  a = validation::assess(loaded, {"train", "nvidia-hopper", "moe", "bf16", "megatron", 8, ""});
+  ASSERT_TRUE(a.extrapolating);
+  const auto wide = validation::band_for(a, "step_time_s");
+  EXPECT_NEAR(wide.high - wide.low, 2 * (cell.high - cell.low), 1e-12);
+  EXPECT_NEAR(wide.low + wide.high, cell.low + cell.high, 1e-12);
+}
+
+}  // namespace
