@@ -54,6 +54,8 @@ Json results_json(const serve::ServeReport& rep) {
   put_percentiles(j, "e2e_latency", "s", s.e2e_s);
   j["goodput_requests_per_s"] = rep.goodput_requests_per_s;
   j["timed_out_requests"] = s.timed_out;
+  j["overloaded"] = rep.overloaded;
+  j["capacity_requests_per_s"] = rep.capacity_requests_per_s > 0 ? Json(rep.capacity_requests_per_s) : Json(nullptr);
   j["endpoint_timeout_s"] = core::to_seconds(rep.scenario.timeout);
   j["warnings"] = rep.warnings;
   j["preemptions"] = s.preemptions;

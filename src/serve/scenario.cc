@@ -373,20 +373,79 @@ void add_decode_pool(const ServeScenario& sc, const hw::SystemSpec& sys, const n
 // Poisson rate beyond what it completes (its latencies then grow with the run's length): the
 // steady-state completion rate under serving.search.min_sustained_share of the rate the drawn
 // arrivals offered over the same window, the plan search's rule for a plan that sustains a load.
-void add_load_warnings(const ServeScenario& sc, const calib::Params& params, ServeReport& rep) {
+// Requests the capacity run needs: serving.capacity.requests, and at least
+// serving.capacity.batches_per_engine full batches on every engine (a batch: max_num_seqs, or what
+// the KV cache holds of the mean request).
+long long capacity_requests(const SimSpec& spec, const calib::Params& params) {
+  const long long engines = spec.disaggregated ? spec.decode_pool.engines : spec.pool.engines;
+  const StepCostModel* cost = spec.disaggregated ? spec.decode_pool.cost : spec.pool.cost;
+  const long long mean_tokens = std::max<long long>(1, spec.load.in_len + spec.load.out_len);
+  long long batch = std::max<long long>(1, spec.scheduler.batch_size());
+  if (cost->memory().token_units > 0) batch = std::min(batch, std::max<long long>(1, cost->memory().kv_tokens / mean_tokens));
+  const long long full = std::llround(params.number("serving.capacity.batches_per_engine")) * engines * batch;
+  return std::max(std::llround(params.number("serving.capacity.requests")), full);
+}
+
+// The completions per second between the 10th- and 90th-percentile completion of an offline run
+// (all requests arrive at 0, so each e2e is its completion time): the ramp-up and the drain left
+// out; the whole run's rate when the run is too short to have a window.
+double steady_offline_rate(const SimResult& r) {
+  std::vector<double> done(r.e2e_each_s);
+  std::sort(done.begin(), done.end());
+  const size_t n = done.size();
+  const size_t lo = n / 10, hi = n - 1 - n / 10;
+  if (n < 10 || done[hi] <= done[lo]) return r.requests_per_s;
+  return static_cast<double>(hi - lo) / (done[hi] - done[lo]);
+}
+
+// An open-loop run's capacity: the same engines and scheduler offline (every request queued at
+// once) on capacity_requests requests of the same length mix (a trace's own first requests, all
+// arriving at 0), in requests/s over its steady state; 0 for closed loops and offline runs.
+double offline_capacity(const SimSpec& spec, const calib::Params& params) {
+  if (spec.load.arrival != ArrivalKind::Poisson && spec.load.arrival != ArrivalKind::Trace) return 0;
+  SimSpec c = spec;
+  c.trace.enabled = false;
+  const long long n = capacity_requests(spec, params);
+  if (spec.load.arrival == ArrivalKind::Trace) {
+    c.load.trace.assign(spec.load.trace.begin(),
+                        spec.load.trace.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(spec.load.trace.size(), n)));
+    for (auto& r : c.load.trace) r.arrival = 0;
+    c.load.requests = static_cast<long long>(c.load.trace.size());
+  } else {
+    c.load.arrival = ArrivalKind::Offline;
+    c.load.requests = n;
+  }
+  return steady_offline_rate(simulate(c));
+}
+
+// Capacity, overload and its figures: an overloaded run's throughput is the whole run's.
+void assess_overload(const SimSpec& spec, const calib::Params& params, ServeReport& rep) {
+  rep.capacity_requests_per_s = offline_capacity(spec, params);
+  if (rep.capacity_requests_per_s <= 0) return;
+  SimResult& s = rep.sim;
+  const double offered = s.offered_requests_per_s > 0 ? s.offered_requests_per_s : spec.load.rate_per_s;
+  rep.overloaded = offered > rep.capacity_requests_per_s;
+  const double dur = s.duration.base();
+  if (!rep.overloaded || dur <= 0) return;
+  s.requests_per_s = static_cast<double>(s.requests) / dur;
+  s.output_tokens_per_s = static_cast<double>(s.output_tokens) / dur;
+  s.input_tokens_per_s = static_cast<double>(s.input_tokens) / dur;
+}
+
+void add_load_warnings(const ServeScenario& sc, ServeReport& rep) {
   const SimResult& s = rep.sim;
   if (s.requests > 0 && static_cast<double>(s.timed_out) > kTimedOutWarningShare * static_cast<double>(s.requests))
     rep.warnings.push_back(core::strformat("%lld of %lld requests (%.0f%%) exceeded the %.4g s endpoint timeout",
                                            s.timed_out, s.requests, 100 * static_cast<double>(s.timed_out) /
                                                                         static_cast<double>(s.requests),
                                            core::to_seconds(sc.timeout)));
+  if (!rep.overloaded) return;
   const double offered = s.offered_requests_per_s > 0 ? s.offered_requests_per_s : sc.load.rate_per_s;
-  if (sc.load.arrival == ArrivalKind::Poisson && s.requests_per_s > 0 &&
-      s.requests_per_s < params.number("serving.search.min_sustained_share") * offered)
-    rep.warnings.push_back(core::strformat("the offered rate of %.6g req/s is %.3gx the %.4g req/s the run completed: "
-                                           "beyond capacity, the queue grows and the latencies depend on the run's "
-                                           "length (--requests)",
-                                           sc.load.rate_per_s, offered / s.requests_per_s, s.requests_per_s));
+  rep.warnings.push_back(core::strformat("overloaded: the offered %.6g req/s is %.3gx the %.4g req/s these engines "
+                                         "sustain (their offline throughput on this length mix): the queue grows, "
+                                         "the latencies depend on the run's length (--requests), and the throughput "
+                                         "is the whole run's, drain included",
+                                         offered, offered / rep.capacity_requests_per_s, rep.capacity_requests_per_s));
 }
 
 // Throughput per chip, goodput, and cost/'s energy of the run's activity (per chip: the
@@ -397,7 +456,7 @@ void fill_rates_and_energy(const ServeScenario& sc, const hw::SystemSpec& sys, c
   const double chips = static_cast<double>(sc.chips);
   rep.output_tokens_per_s_per_chip = rep.sim.output_tokens_per_s / chips;
   rep.goodput_requests_per_s = goodput(rep.sim);
-  add_load_warnings(sc, params, rep);
+  add_load_warnings(sc, rep);
   const cost::Activity per_chip = rep.sim.activity.scaled(static_cast<double>(engine_chips) / chips);
   const auto e = cost::energy_cost(sys, params, per_chip, rep.sim.duration);
   rep.power_per_chip_w = core::to_watts(e.average_power);
@@ -563,12 +622,12 @@ PoolReport pool_report(const std::string& role, const Pool& pool, long long chip
 }
 
 // Throughput per chip, goodput, and energy and cost summed over both pools.
-void fill_hetero_rates(const ServeScenario& sc, const calib::Params& params, ServeReport& rep) {
+void fill_hetero_rates(const ServeScenario& sc, ServeReport& rep) {
   const double chips = static_cast<double>(sc.chips);
   if (rep.sim.duration.base() <= 0) return;
   rep.output_tokens_per_s_per_chip = rep.sim.output_tokens_per_s / chips;
   rep.goodput_requests_per_s = goodput(rep.sim);
-  add_load_warnings(sc, params, rep);
+  add_load_warnings(sc, rep);
   double joules = 0, dollars = 0;
   for (const auto& p : rep.pools) joules += p.energy_j, dollars += p.dollars;
   rep.power_per_chip_w = joules / rep.sim.duration.base() / chips;
@@ -628,7 +687,7 @@ void fill_hetero_report(const ServeScenario& sc, const SimSpec& spec, const Pool
   rep.pue = sc.pue.value_or(params.number("reliability.facility.pue"));
   rep.pools.push_back(pool_report("prefill", pre, sc.prefill_chips, rep.engines, 0, params, rep));
   rep.pools.push_back(pool_report("decode", dec, sc.decode_chips, rep.decode_engines, 1, params, rep));
-  fill_hetero_rates(sc, params, rep);
+  fill_hetero_rates(sc, rep);
   rep.price_estimated = true;
   fill_sample_steps(sc, spec.scheduler, *dec.cost, rep);
   const StepCost decode_step = rep.sample_decode_step;
@@ -661,6 +720,7 @@ core::Result<ServeReport> run_hetero(const ServeScenario& in, const ServeEnv& en
       return core::make_error(p->sys->id + ": " + *refusal);
   const SimSpec spec = hetero_spec(sc, pre, dec, params, rep);
   rep.sim = simulate(spec);
+  assess_overload(spec, params, rep);
   add_closed_loop_note(sc.load, rep);
   fill_hetero_report(sc, spec, pre, dec, params, rep);
   return rep;
@@ -751,6 +811,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   const long long engine_chips = plan.engine_chips();
   const long long engines = configure_engines(sc, sys, prof, topo_opts, engine_chips, b, rep);
   rep.sim = simulate(b.spec);
+  assess_overload(b.spec, params, rep);
   add_sim_notes(model, rep);
   add_closed_loop_note(sc.load, rep);
   rep.scenario = sc;

@@ -31,12 +31,13 @@ void score(PlanCandidate& c, const ServeReport& rep, const SearchSpec& spec, con
   c.output_tokens_per_s_per_chip = rep.output_tokens_per_s_per_chip;
   c.dollars_per_million_output_tokens = rep.dollars_per_million_output_tokens;
   c.joules_per_output_token = rep.joules_per_output_token;
-  // Sustained: the measured rate is at least serving.search.min_sustained_share of the rate the
-  // drawn arrivals offered over the same window (not the nominal rate, which a finite Poisson
-  // sample misses by a few percent either way).
+  // Sustained: not overloaded (the offered rate within the engines' capacity, the report's rule)
+  // and the measured rate at least serving.search.min_sustained_share of the rate the drawn
+  // arrivals offered over the same window (not the nominal rate, which a finite Poisson sample
+  // misses by a few percent either way).
   const double offered = rep.sim.offered_requests_per_s > 0 ? rep.sim.offered_requests_per_s : rate;
   const double sustained = env.calibration->number("serving.search.min_sustained_share") * offered;
-  c.sustains_rate = rep.sim.requests_per_s >= sustained;
+  c.sustains_rate = !rep.overloaded && rep.sim.requests_per_s >= sustained;
   c.meets_slo = meets_latency(c, spec) && c.sustains_rate;
 }
 

@@ -96,6 +96,11 @@ struct ServeReport {
   int engines = 0, decode_engines = 0;
   long long chips_used = 0;
   SimResult sim;
+  /// Open-loop runs (Poisson, trace): the sustained capacity, the offline throughput of the same
+  /// engines on the same length mix (requests/s; 0 when not measured), and whether the offered
+  /// rate exceeds it. An overloaded run reports its throughput over the whole run, drain included.
+  double capacity_requests_per_s = 0;
+  bool overloaded = false;
   double output_tokens_per_s_per_chip = 0;
   double goodput_requests_per_s = 0;
   double joules_per_output_token = 0;
