@@ -15,7 +15,7 @@ Prediction predict_infer(const Row& row, const Context& ctx) {
     return p;
   }
   serve::ServeEnv env{ctx.catalog, ctx.models_dir, ctx.calibration};
-  return predict_infer_row(row, env, ctx.serving_request_cap);
+  return predict_infer_row(row, env, ctx.serving_request_cap, ctx.serve_runs);
 }
 
 }  // namespace xpusim::validation

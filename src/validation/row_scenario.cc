@@ -453,7 +453,42 @@ std::vector<ExplainItem> explain_serve(const serve::ServeReport& rep) {
 
 }  // namespace
 
-Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long long request_cap) {
+core::Result<serve::ServeReport> ServeRunCache::run(const serve::ServeScenario& sc, const serve::ServeEnv& env) {
+  const std::string key = sc.system + "|" + sc.model + "|" + std::to_string(sc.chips) + "|" +
+                          std::to_string(sc.load.in_len) + "|" + std::to_string(sc.load.out_len);
+  std::promise<core::Result<serve::ServeReport>> mine;
+  std::shared_future<core::Result<serve::ServeReport>> report;
+  bool owner = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& bucket = by_key_[key];
+    const auto it = std::find_if(bucket.begin(), bucket.end(), [&](const Entry& e) { return e.scenario == sc; });
+    if (it != bucket.end()) {
+      report = it->report;
+    } else {
+      report = mine.get_future().share();
+      bucket.push_back(Entry{sc, report});
+      owner = true;
+    }
+  }
+  if (owner) {
+    try {
+      mine.set_value(serve::run_scenario(sc, env));
+    } catch (...) {
+      mine.set_exception(std::current_exception());
+    }
+  }
+  return report.get();
+}
+
+std::size_t ServeRunCache::runs() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::size_t n = 0;
+  for (const auto& [key, bucket] : by_key_) n += bucket.size();
+  return n;
+}
+
+Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long long request_cap, ServeRunCache* runs) {
   Prediction p;
   try {
     auto rs = scenario_for_row(row, *env.catalog);
@@ -464,7 +499,7 @@ Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long lo
     }
     serve::ServeScenario sc = rs->scenario;
     if (request_cap > 0) sc.load.requests = std::min(sc.load.requests, request_cap);
-    auto rep = serve::run_scenario(sc, env);
+    auto rep = runs ? runs->run(sc, env) : serve::run_scenario(sc, env);
     if (!rep) {
       p.status = Status::Unsupported;
       p.reason = rep.error();

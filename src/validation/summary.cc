@@ -6,6 +6,7 @@
 
 #include "xpusim/compute/calibration.h"
 #include "xpusim/core/parallel.h"
+#include "xpusim/validation/row_scenario.h"
 #include "xpusim/validation/source.h"
 
 namespace xpusim::validation {
@@ -55,7 +56,10 @@ RowResult predict_row(const Row& row, const Context& ctx) {
 
 std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx) {
   std::vector<RowResult> out(rows.size());
-  core::parallel_for(rows.size(), core::default_threads(), [&](size_t i) { out[i] = predict_row(rows[i], ctx); });
+  ServeRunCache runs;  // a configuration's TTFT and TPOT rows simulate once
+  Context shared = ctx;
+  if (!shared.serve_runs) shared.serve_runs = &runs;
+  core::parallel_for(rows.size(), core::default_threads(), [&](size_t i) { out[i] = predict_row(rows[i], shared); });
   return out;
 }
 

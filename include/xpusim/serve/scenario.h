@@ -61,6 +61,8 @@ struct ServeScenario {
   core::Seconds tpot_slo = core::milliseconds(200);
   bool trace = false;            ///< record the serving timeline (SimResult::trace, bounded)
   std::optional<double> pue;     ///< site power usage effectiveness; empty = reliability.facility.pue
+  /// Every field equal: the same run (validation::ServeRunCache runs it once).
+  bool operator==(const ServeScenario&) const = default;
 };
 
 struct ServeEnv {

@@ -38,6 +38,7 @@ struct Request {
   long long max_out = 0;
   /// Generated requests: the drawn length exceeded the model's context and was clipped to it.
   bool clipped = false;
+  bool operator==(const Request&) const = default;
 };
 
 enum class ArrivalKind { Offline, Poisson, ClosedLoop, Trace };
@@ -56,6 +57,7 @@ enum class LengthDist {
 struct LengthSpread {
   double input_sigma = 0;
   double output_sigma = 0;
+  bool operator==(const LengthSpread&) const = default;
 };
 
 struct LoadSpec {
@@ -88,6 +90,7 @@ struct LoadSpec {
   bool lengths_stated = false;
   std::uint64_t seed = 1;
   std::vector<Request> trace;  ///< ArrivalKind::Trace: the requests (arrival order)
+  bool operator==(const LoadSpec&) const = default;
 };
 
 /// The requests of a load one at a time (arrival times and lengths), so that a run never holds

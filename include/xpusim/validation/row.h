@@ -53,6 +53,8 @@ struct Prediction {
 };
 
 /// What a predictor needs besides the row.
+class ServeRunCache;  // validation/row_scenario.h
+
 struct Context {
   const hw::Catalog* catalog = nullptr;
   std::string models_dir;
@@ -64,6 +66,8 @@ struct Context {
   /// inner loop uses the MLPerf minimum query count (FitOptions::inner_request_cap): only the
   /// MLPerf offline rows of whole NVL72 racks ask for more (3,000 per chip).
   long long serving_request_cap = 0;
+  /// Infer rows whose scenarios are equal share one serve run (run_all sets it for its rows).
+  ServeRunCache* serve_runs = nullptr;
 };
 
 /// Reads a validation CSV; malformed rows/unknown columns are InputError diagnostics with line.

@@ -6,6 +6,9 @@
 // reports. validation::predict_infer is a thin adapter over predict_infer_row. The mapping
 // of a validation row to a scenario lives here, in validation/, above serve/.
 
+#include <future>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -34,7 +37,27 @@ core::Result<RowScenario> scenario_for_row(const Row& row, const hw::Catalog& ca
 /// The figure the row's metric names, from a report.
 double metric_value(const serve::ServeReport& rep, RowMetric m);
 
-/// Predicts an infer row (status Unsupported with the reason when it cannot).
-Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long long request_cap = 0);
+/// The serve runs of one validation pass: rows whose scenarios are equal (a configuration's TTFT
+/// and TPOT rows) simulate once. Thread-safe: the first row to ask runs the scenario, the others
+/// wait for its report (or its InputError).
+class ServeRunCache {
+ public:
+  core::Result<serve::ServeReport> run(const serve::ServeScenario& sc, const serve::ServeEnv& env);
+  /// Distinct scenarios run so far.
+  std::size_t runs();
+
+ private:
+  struct Entry {
+    serve::ServeScenario scenario;
+    std::shared_future<core::Result<serve::ServeReport>> report;
+  };
+  std::mutex mutex_;
+  std::map<std::string, std::vector<Entry>> by_key_;  ///< system, model, chips and lengths → runs
+};
+
+/// Predicts an infer row (status Unsupported with the reason when it cannot); with `runs`, a run
+/// another row of the pass already made is reused.
+Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long long request_cap = 0,
+                             ServeRunCache* runs = nullptr);
 
 }  // namespace xpusim::validation

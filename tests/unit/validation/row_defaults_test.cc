@@ -444,3 +444,29 @@ TEST(RowLayout, AnEpBeyondDataParallelismFoldsTheExpertsOntoTheirOwnGrid) {
   EXPECT_NE(refused.reason.find("ep = 64 does not divide dp·cp = 16"), std::string::npos) << refused.reason;
   EXPECT_FALSE(said(refused, "MoE parallel folding"));
 }
+
+namespace {
+
+// A configuration's TTFT and TPOT rows describe one serve run: run_all simulates it once and reads
+// both figures from it, the same figures each row gets alone; another configuration runs apart.
+TEST(ServeRunCache, RowsOfOneConfigurationShareOneRun) {
+  const auto all = validation::read_csv(std::string(XS_TESTDATA_DIR) + "/validation/aic-silicon.csv");
+  std::vector<validation::Row> rows;
+  for (const auto& r : all)
+    if (r.id.rfind("in-aic-h100-sxm-dgx-llama3.1-8b-", 0) == 0 && rows.size() < 4) rows.push_back(r);
+  ASSERT_EQ(rows.size(), 4u);  // two configurations, a TTFT and a TPOT row each
+  ASSERT_EQ(rows[0].id.substr(0, rows[0].id.size() - 4), rows[1].id.substr(0, rows[1].id.size() - 4));
+  validation::ServeRunCache runs;
+  validation::Context ctx = context();
+  ctx.serve_runs = &runs;
+  const auto shared = validation::run_all(rows, ctx);
+  EXPECT_EQ(runs.runs(), 2u);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto alone = validation::predict_row(rows[i], context());
+    ASSERT_EQ(alone.prediction.status, validation::Status::Ok) << alone.prediction.reason;
+    EXPECT_EQ(shared[i].prediction.predicted, alone.prediction.predicted) << rows[i].id;
+    EXPECT_EQ(shared[i].prediction.assumptions, alone.prediction.assumptions) << rows[i].id;
+  }
+}
+
+}  // namespace
