@@ -46,7 +46,10 @@ void add_plan_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f) {
   add_optional(app, "--kv-precision", in.kv_precision, "KV cache dtype (default fp8 with fp8/fp4 math)");
   add_optional(app, "--state-precision", in.state_precision,
                "hybrid models: the Mamba-2 state dtype, bf16 (default) or fp32 (vLLM --mamba-ssm-cache-dtype)");
-  add_optional(app, "--framework", in.framework, "trtllm, vllm, nim, sglang, neuron-tnx, neuron-nxdi");
+  add_optional(app, "--framework", in.framework,
+               "NAME[@VERSION]: trtllm, vllm, nim, sglang, neuron-tnx, neuron-nxdi, optimum-neuron, vllm-neuron; "
+               "@VERSION (PEP 440, e.g. trtllm@1.1.0rc5; Neuron stacks: the Neuron SDK release) picks the version "
+               "range of data/calibration/stacks/serving.yaml (default: the stack's default range)");
   add_optional(app, "--scheduler", in.scheduler, "static, decode-priority, prefill-priority");
   add_optional(app, "--max-num-seqs", in.max_num_seqs, "running sequences per engine");
   add_optional(app, "--max-batched-tokens", in.max_batched_tokens, "tokens per step per engine");

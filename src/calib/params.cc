@@ -5,12 +5,13 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "values.h"
 #include "xpusim/config/document.h"
 #include "xpusim/core/suggest.h"
 
 namespace xpusim::calib {
 
-namespace {
+namespace detail {
 
 using config::Json;
 
@@ -63,12 +64,6 @@ std::optional<Value> parse_value(const Json& node, const std::string& path, core
   return v;
 }
 
-std::optional<Kind> parse_kind(const std::string& s) {
-  if (s == "fitted") return Kind::Fitted;
-  if (s == "assumed") return Kind::Assumed;
-  return std::nullopt;
-}
-
 void check_range(const Parameter& p, const std::string& path, core::Diagnostics& diags) {
   if (!p.range_low || !p.range_high) return;
   if (!same_unit(*p.range_low, p.value) || !same_unit(*p.range_high, p.value)) {
@@ -80,6 +75,21 @@ void check_range(const Parameter& p, const std::string& path, core::Diagnostics&
   if (v < p.range_low->quantity.value || v > p.range_high->quantity.value)
     diags.error(path, "value outside the parameter's range", p.value.text,
                 "[" + p.range_low->text + ", " + p.range_high->text + "]");
+}
+
+}  // namespace detail
+
+namespace {
+
+using config::Json;
+using detail::check_range;
+using detail::parse_value;
+using detail::same_unit;
+
+std::optional<Kind> parse_kind(const std::string& s) {
+  if (s == "fitted") return Kind::Fitted;
+  if (s == "assumed") return Kind::Assumed;
+  return std::nullopt;
 }
 
 /// Reads the fields of one parameter mapping into `p`; `complete` requires every field.
@@ -321,6 +331,7 @@ Params load_directory(const std::string& dir) {
       out.set(std::move(p));
     }
   }
+  detail::load_stacks(dir + "/stacks", out);
   return out;
 }
 

@@ -19,6 +19,14 @@ void put_percentiles(Json& j, const std::string& name, const char* unit, const s
   j[name + "_p99_" + unit] = p.p99;
 }
 
+Json software_json(const serve::ServeReport& rep) {
+  Json j{{"framework", rep.framework}, {"version", nullptr}, {"version_range", nullptr},
+         {"validated", rep.framework_version_validated}};
+  if (!rep.framework_version.empty()) j["version"] = rep.framework_version;
+  if (!rep.framework_version_range.empty()) j["version_range"] = rep.framework_version_range;
+  return j;
+}
+
 Json layout_json(const serve::ServeReport& rep) {
   return Json{{"system", rep.scenario.system}, {"model", rep.scenario.model}, {"framework", rep.framework},
               {"chips", rep.chips_used},       {"tp", rep.scenario.tp},       {"pp", rep.scenario.pp},
@@ -156,6 +164,7 @@ Json serve_document(const Provenance& provenance, const scenario::ServeInputs& i
     timeline.push_back({{"time_s", p.time_s}, {"kv_utilisation", p.kv_utilisation}, {"batch", p.batch}});
   j["timeline"] = timeline;
   if (!rep.pools.empty()) j["heterogeneous"] = hetero_json(rep);
+  j["software"] = software_json(rep);
   j["assumptions"] = rep.assumptions;
   return document("serve", provenance, inputs_json(in), j);
 }

@@ -36,9 +36,13 @@ validation::TrustQuery train_query(const engine::TrainScenario& s) {
 
 validation::TrustQuery serve_query(const serve::ServeReport& rep, const hw::SystemSpec& system,
                                    const workload::ModelSpec& model) {
-  return validation::TrustQuery{"infer",          compute::family_of(system.chip), validation::model_type_of(model),
-                                rep.scenario.precision, rep.framework,             rep.chips_used,
-                                user_hardware(system)};
+  validation::TrustQuery q{"infer",          compute::family_of(system.chip), validation::model_type_of(model),
+                           rep.scenario.precision, rep.framework,             rep.chips_used,
+                           user_hardware(system)};
+  if (!rep.framework_version_validated)
+    q.unvalidated_software = rep.framework + " " + (rep.framework_version.empty() ? "" : rep.framework_version + " ") +
+                             "(range " + rep.framework_version_range + ")";
+  return q;
 }
 
 namespace {

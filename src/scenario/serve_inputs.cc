@@ -82,10 +82,19 @@ ServeInputs read_doc(const config::Json& doc, const std::string& path, Body body
 
 void resolve_names(const ServeInputs& in, serve::ServeScenario& sc, core::Diagnostics& d) {
   if (in.framework) {
-    auto fw = serve::parse_framework(*in.framework);
-    if (!fw) d.error("framework", "unknown framework", *in.framework, core::join(serve::framework_names()),
-                     core::did_you_mean(*in.framework, serve::framework_names()));
+    // NAME[@VERSION]: the version picks the stack's range when the profile is built.
+    const size_t at = in.framework->find('@');
+    const std::string name = in.framework->substr(0, at);
+    auto fw = serve::parse_framework(name);
+    if (!fw) d.error("framework", "unknown framework", *in.framework,
+                     core::join(serve::framework_names()) + ", optionally @VERSION (trtllm@1.1.0rc5)",
+                     core::did_you_mean(name, serve::framework_names()));
     else sc.framework = *fw;
+    if (at != std::string::npos) {
+      sc.framework_version = in.framework->substr(at + 1);
+      if (sc.framework_version.empty())
+        d.error("framework", "no version after '@'", *in.framework, "NAME@VERSION, e.g. trtllm@1.1.0rc5");
+    }
   }
   if (in.scheduler) {
     auto k = serve::parse_scheduler(*in.scheduler);

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "xpusim/core/diagnostics.h"
+
 namespace xpusim::serve {
 
 namespace {
@@ -113,45 +115,72 @@ void scheduler_behaviour(Framework f, FrameworkProfile& p) {
   }
 }
 
+/// Reads the framework's parameters under its version range: a range's setting, else the
+/// framework's value (serving.frameworks.<name>.<key>).
+class StackReader {
+ public:
+  StackReader(const calib::Params& params, Framework f, const std::string& version) : params_(params) {
+    section_ = "serving.frameworks." + framework_name(f);
+    if (const calib::Stack* stack = params.stack("serving." + framework_name(f)))
+      choice_ = calib::choose_stack(*stack, version, "framework");
+    else if (!version.empty())
+      core::fail("framework", "no version table for " + framework_name(f), version,
+                 "no version (data/calibration/stacks/serving.yaml lists none for it)");
+  }
+  const calib::StackChoice& choice() const { return choice_; }
+  double number(const std::string& name) const {
+    return choice_.stack ? calib::stack_value(params_, choice_, name).quantity.value : params_.number(section_ + "." + name);
+  }
+  core::Seconds seconds(const std::string& name) const {
+    return choice_.stack ? core::seconds(calib::stack_value(params_, choice_, name).quantity.value)
+                         : params_.seconds(section_ + "." + name);
+  }
+  long long count(const std::string& name) const { return static_cast<long long>(number(name)); }
+  bool on(const std::string& name) const { return number(name) > 0.5; }
+
+ private:
+  const calib::Params& params_;
+  std::string section_;
+  calib::StackChoice choice_;
+};
+
 }  // namespace
 
-// Values and how they were fitted: data/calibration/serving.yaml, docs/serving.md.
-FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip, const calib::Params& params) {
+// Values and how they were fitted: data/calibration/serving.yaml, docs/serving.md; version
+// ranges: data/calibration/stacks/serving.yaml.
+FrameworkProfile framework_profile(Framework f, const std::string& version, const hw::ChipSpec& chip,
+                                   const calib::Params& params) {
   FrameworkProfile p;
   p.framework = f;
   p.calibration = serving_kernels(chip, params);
   scheduler_behaviour(f, p);
-  const std::string key = "serving.frameworks." + framework_name(f) + ".";
-  p.step_overhead = params.seconds(key + "step_overhead");
-  p.layer_overhead = params.seconds(key + "layer_overhead");
-  p.host_time_per_sequence = params.seconds(key + "host_time_per_sequence");
-  p.prefill_efficiency = params.number(key + "prefill_efficiency");
-  p.prefill_step_overhead = params.seconds(key + "prefill_step_overhead");
-  p.max_num_seqs = static_cast<long long>(params.number(key + "max_num_seqs"));
-  p.max_batched_tokens = static_cast<long long>(params.number(key + "max_batched_tokens"));
-  p.block_size = static_cast<long long>(params.number(key + "block_size"));
-  p.kv_memory_fraction = params.number(key + "kv_memory_fraction");
-  p.new_token_ratio = params.number(key + "new_token_ratio");
-  p.schedule_ahead = params.number(key + "schedule_ahead") > 0.5;
-  p.moe_skip_idle_experts = params.number(key + "moe_skip_idle_experts") > 0.5;
-  p.moe_prefill_block = static_cast<long long>(params.number(key + "moe_prefill_block"));
-  p.max_prefill_seqs = static_cast<long long>(params.number(key + "max_prefill_seqs"));
-  p.moe_prefill_efficiency = params.number(key + "moe_prefill_efficiency");
-  p.static_shape_min_bucket = static_cast<long long>(params.number(key + "static_shape_min_bucket"));
+  const StackReader k(params, f, version);
+  if (const calib::StackRange* range = k.choice().range) {
+    p.version = k.choice().version;
+    p.version_range = range->versions.text;
+    p.version_validated = range->validated;
+  }
+  p.step_overhead = k.seconds("step_overhead");
+  p.layer_overhead = k.seconds("layer_overhead");
+  p.host_time_per_sequence = k.seconds("host_time_per_sequence");
+  p.prefill_efficiency = k.number("prefill_efficiency");
+  p.prefill_step_overhead = k.seconds("prefill_step_overhead");
+  p.max_num_seqs = k.count("max_num_seqs");
+  p.max_batched_tokens = k.count("max_batched_tokens");
+  p.block_size = k.count("block_size");
+  p.kv_memory_fraction = k.number("kv_memory_fraction");
+  p.new_token_ratio = k.number("new_token_ratio");
+  p.schedule_ahead = k.on("schedule_ahead");
+  p.gqa_kv_sharing = k.on("gqa_kv_sharing");
+  p.moe_skip_idle_experts = k.on("moe_skip_idle_experts");
+  p.moe_prefill_block = k.count("moe_prefill_block");
+  p.max_prefill_seqs = k.count("max_prefill_seqs");
+  p.moe_prefill_efficiency = k.number("moe_prefill_efficiency");
+  p.static_shape_min_bucket = k.count("static_shape_min_bucket");
   // The routing kernels of training (training.common.moe_route_cost_per_element), without its
   // dropless host sync; the value is the training fit's (serving.moe, docs/serving.md).
   p.moe_route_cost_per_element = params.seconds("serving.moe.route_cost_per_element");
   return p;
-}
-
-void apply_framework_version(FrameworkProfile& p, const std::string& version) {
-  if (version.empty()) return;
-  const double v = std::atof(version.c_str());
-  const bool trtllm = p.framework == Framework::TensorRtLlm || p.framework == Framework::Nim;
-  if (trtllm && v > 0 && v < 0.7) p.gqa_kv_sharing = false;  // masked MHA before the XQA kernel
-  // Before 1.0 the C++ executor ran the loop; the per-request Python work came with the
-  // PyTorch backend (the default from 1.0).
-  if (trtllm && v > 0 && v < 1.0) p.host_time_per_sequence = core::seconds(0);
 }
 
 }  // namespace xpusim::serve

@@ -91,6 +91,23 @@ Precisions resolve_precisions(ServeScenario& sc) {
   return p;
 }
 
+// The software the run models: the framework, the version stated (or the default range when
+// none is), and whether measurements stand behind that range.
+void state_software(const FrameworkProfile& prof, ServeReport& rep) {
+  rep.framework_version = prof.version;
+  rep.framework_version_range = prof.version_range;
+  rep.framework_version_validated = prof.version_validated;
+  if (prof.version_range.empty()) return;
+  const std::string name = framework_name(prof.framework);
+  const std::string validated = prof.version_validated ? "validated" : "no measurements behind this range";
+  if (prof.version.empty())
+    rep.assumptions.push_back("software: " + name + ", version not stated: its default range " + prof.version_range +
+                              " (" + validated + ")");
+  else
+    rep.assumptions.push_back("software: " + name + " " + prof.version + " (range " + prof.version_range + ", " +
+                              validated + ")");
+}
+
 // The framework (default for the chip) and its profile with the version and overlap applied.
 // A matmul precision the chip has no peak for is bad input unless the scenario allows the
 // fallback: its weights are then stored in that format and its matmuls run in the nearest
@@ -112,10 +129,10 @@ FrameworkProfile resolve_framework(ServeScenario& sc, const hw::SystemSpec& sys,
   const Framework fw = sc.framework.value_or(default_framework(sys.chip));
   if (!sc.framework) rep.assumptions.push_back("framework: " + framework_name(fw) + " (default for " + sys.chip.id + ")");
   sc.framework = fw;
-  FrameworkProfile prof = framework_profile(fw, sys.chip, params);
-  apply_framework_version(prof, sc.framework_version);
+  FrameworkProfile prof = framework_profile(fw, sc.framework_version, sys.chip, params);
+  state_software(prof, rep);
   if (!prof.gqa_kv_sharing)
-    rep.assumptions.push_back(framework_name(fw) + " " + sc.framework_version +
+    rep.assumptions.push_back(framework_name(fw) + " " + prof.version_range +
                               ": decode attention reads the KV cache once per query head (pre-XQA)");
   if (sc.overlap_ep_comm) prof.overlap_ep_comm = true;
   return prof;

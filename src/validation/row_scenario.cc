@@ -8,6 +8,7 @@
 
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/format.h"
+#include "xpusim/core/version.h"
 
 namespace xpusim::validation {
 
@@ -59,11 +60,14 @@ struct RowNotes {
 
 Framework detect_framework(const std::string& notes, const hw::ChipSpec& chip, std::vector<std::string>& as) {
   const std::string n = lower(notes);
-  // Front ends over NxD Inference first: they ship their own releases and defaults.
-  if (has(n, "optimum-neuron") || has(n, "optimum-cli neuron")) return Framework::NeuronOptimum;
-  if (has(n, "vllm neuron") || has(n, "vllm-neuron")) return Framework::NeuronVllm;
-  if (has(n, "nxd inference") || has(n, "nxdi")) return Framework::NeuronNxdi;
-  if (has(n, "transformers neuronx") || has(n, "transformers-neuronx")) return Framework::NeuronTnx;
+  // Neuron stacks run on Trainium only: a GPU baseline in a Neuron source's notes names its
+  // own framework (the NxDI Mixtral card's H100 row runs vLLM 0.8.5). Front ends over NxD
+  // Inference first: they ship their own releases and defaults.
+  const bool trainium = chip.family == hw::ChipFamily::Trainium;
+  if (trainium && (has(n, "optimum-neuron") || has(n, "optimum-cli neuron"))) return Framework::NeuronOptimum;
+  if (trainium && (has(n, "vllm neuron") || has(n, "vllm-neuron"))) return Framework::NeuronVllm;
+  if (trainium && (has(n, "nxd inference") || has(n, "nxdi"))) return Framework::NeuronNxdi;
+  if (trainium && (has(n, "transformers neuronx") || has(n, "transformers-neuronx"))) return Framework::NeuronTnx;
   if (has(n, "nim ")) return Framework::Nim;
   if (has(n, "sglang")) return Framework::Sglang;
   if (has(n, "tensorrt-llm") || has(n, "trt-llm") || has(n, "trtllm")) return Framework::TensorRtLlm;
@@ -80,12 +84,44 @@ std::optional<double> number_before(const std::string& text, const std::string& 
   return std::nullopt;
 }
 
+// The pattern that names the framework's version in the notes (lower case): the silicon file's
+// "framework: <name> <version>", else the stack's own spelling; Neuron stacks by their SDK.
+std::string version_pattern(Framework f) {
+  const std::string v = " v?([0-9][0-9a-z.+-]*)";
+  switch (f) {
+    case Framework::TensorRtLlm: return "(?:tensorrt-llm|trt-llm|trtllm)" + v;
+    case Framework::Vllm: return "vllm" + v;
+    case Framework::Sglang: return "sglang" + v;
+    case Framework::Nim: return "nim" + v;
+    case Framework::NeuronOptimum: return "optimum-neuron" + v;
+    case Framework::NeuronTnx:
+    case Framework::NeuronNxdi:
+    case Framework::NeuronVllm: return "sdk" + v;
+  }
+  return "";
+}
+
+// The framework version the notes state, normalised; empty when none is stated or what is
+// stated is not a PEP 440 version (said in the assumptions: the stack's default range applies).
+std::string version_in_notes(const std::string& text, Framework f, std::vector<std::string>& as) {
+  std::smatch m;
+  std::string stated;
+  if (std::regex_search(text, m, std::regex("framework: [a-z-]+ ([^ ;,()]+)"))) stated = m[1].str();
+  else if (std::regex_search(text, m, std::regex(version_pattern(f)))) stated = m[1].str();
+  while (!stated.empty() && std::strchr(".-+", stated.back()) != nullptr) stated.pop_back();
+  if (stated.empty()) return "";
+  if (!core::parse_version(stated)) {
+    as.push_back("framework version '" + stated + "' in the notes is not a PEP 440 version: the " +
+                 serve::framework_name(f) + " default range applies");
+    return "";
+  }
+  return stated;
+}
+
 void apply_framework(const Row& row, const RowNotes& notes, const hw::SystemSpec& sys, RowScenario& rs) {
   auto& sc = rs.scenario;
   sc.framework = detect_framework(row.notes, sys.chip, rs.assumptions);
-  std::smatch m;
-  const std::regex re("tensorrt-llm v?([0-9]+\\.[0-9]+(?:\\.[0-9]+)?)");
-  if (std::regex_search(notes.text, m, re)) sc.framework_version = m[1].str();
+  sc.framework_version = version_in_notes(notes.text, *sc.framework, rs.assumptions);
   // A serving row's seq_len is the compiled maximum sequence length (the schema); on Neuron it
   // sets the static-shape buckets.
   if (row.seq_len) {

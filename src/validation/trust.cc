@@ -180,6 +180,8 @@ Assessment assess(const TrustData& data, const TrustQuery& q) {
   if (!q.user_hardware.empty())
     a.reasons.push_back("hardware from your catalog (" + q.user_hardware + ") is not validated; the band is the " +
                         group + " family's");
+  if (!q.unvalidated_software.empty())
+    a.reasons.push_back("software " + q.unvalidated_software + " has no validation measurements");
   a.extrapolating = !a.reasons.empty();
   return a;
 }

@@ -343,3 +343,40 @@ TEST(ServeCli, OverloadAndTimeoutsAreWarningsThatLeadTheReport) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_EQ(text.out.find("WARNING: overloaded"), text.out.find('\n') + 1) << text.out;
 }
+
+// NAME@VERSION picks the stack's version range; the output says which software it modelled, and
+// a range no measurement stands behind makes the forecast extrapolating.
+TEST(ServeCli, FrameworkVersionIsAnInputTheOutputStates) {
+  const std::string run = "serve --system h100-sxm-dgx --model llama3.1-8b --rate 2 --requests 50 --json --framework ";
+  auto r = run_cli(run + "trtllm@1.1.0rc5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["software"]["framework"], "trtllm");
+  EXPECT_EQ(j["software"]["version"], "1.1.0rc5");
+  EXPECT_EQ(j["software"]["version_range"], ">=1.0rc0,<2");
+  EXPECT_EQ(j["software"]["validated"], true);
+  r = run_cli(run + "trtllm");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["software"]["version"].is_null());
+  EXPECT_EQ(j["software"]["version_range"], ">=1.0rc0,<2");  // the default range, said so
+  bool said = false;
+  for (const auto& a : j["assumptions"]) said = said || a.get<std::string>().find("version not stated") != std::string::npos;
+  EXPECT_TRUE(said);
+  r = run_cli(run + "trtllm@0.9.0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["software"]["validated"], false);
+  EXPECT_EQ(j["trust"]["extrapolating"], true);
+  EXPECT_NE(j["trust"]["reasons"].dump().find("trtllm 0.9.0"), std::string::npos) << j["trust"].dump();
+}
+
+TEST(ServeCli, AFrameworkVersionNoRangeHoldsIsBadInput) {
+  auto r = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --rate 2 --requests 50 --framework trtllm@3.0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("framework"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(">=1.0rc0,<2"), std::string::npos) << r.err;  // the known ranges
+  r = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --rate 2 --requests 50 --framework vllm@nightly");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("PEP 440"), std::string::npos) << r.err;
+}

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "xpusim/core/version.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/unit_parse.h"
 #include "xpusim/core/units.h"
@@ -48,6 +49,45 @@ struct Parameter {
 /// "a plain number", "a time", "a flag"… for messages and `calibration show`.
 std::string unit_kind(const Value& v);
 
+// Versioned software stacks as data (data/calibration/stacks/<layer>.yaml): for each stack (a
+// serving framework), the version ranges that behave alike, what each range does (its
+// documented behaviour, topic by topic), the settings in which it differs from the stack's
+// parameters (defaults plus overrides: a range holds only what changes), whether measurements
+// stand behind it, and the range a run that states no version gets. docs/calibration.md,
+// "Software stacks".
+
+/// The topics every range states, in this order (issue 50's version-effects table).
+const std::vector<std::string>& stack_effect_topics();
+
+struct StackRange {
+  core::VersionRange versions;
+  /// Measurements in the shipped validation files were taken on this range.
+  bool validated = false;
+  std::string validation;  ///< which measurements (or why none)
+  std::vector<std::pair<std::string, std::string>> effects;  ///< topic → what the range does
+  /// Parameter name (under the stack's parameter section) → the range's value (its basis in
+  /// Parameter::basis; key, meaning, kind and range are the stack parameter's).
+  std::map<std::string, Parameter> settings;
+};
+
+struct Stack {
+  std::string name;            ///< "trtllm"
+  std::string parameter_section;  ///< "serving.frameworks.trtllm": what `settings` override
+  std::string default_versions;   ///< the text of the range a run without a version gets
+  std::vector<StackRange> ranges;
+  const StackRange* range_of(const core::Version& v) const;
+  const StackRange& default_range() const;
+  /// "<0.7; >=0.7,<1.0rc0; >=1.0rc0,<2" for messages.
+  std::string known_ranges() const;
+};
+
+/// A run's stack: the version it states (empty: none) and the range that applies.
+struct StackChoice {
+  const Stack* stack = nullptr;
+  const StackRange* range = nullptr;
+  std::string version;  ///< as stated, normalised ("1.0.0rc3"); empty when unstated
+};
+
 /// The set of parameters, keyed by dotted key (ordered: output is deterministic).
 class Params {
  public:
@@ -69,15 +109,30 @@ class Params {
   const std::map<std::string, Parameter>& all() const { return by_key_; }
   void set(Parameter p) { by_key_[p.key] = std::move(p); }
 
+  /// The versioned stack "<layer>.<name>" ("serving.trtllm"), or null when it has no table.
+  const Stack* stack(const std::string& key) const;
+  const std::map<std::string, Stack>& stacks() const { return stacks_; }
+  void set_stack(const std::string& key, Stack s) { stacks_[key] = std::move(s); }
+
  private:
   const Parameter& get_dim(const std::string& key, int t, int b, int f, int d, int e) const;
   std::map<std::string, Parameter> by_key_;
+  std::map<std::string, Stack> stacks_;
 };
+
+/// The stack's range for `version` ("1.0.0rc3"; empty: the default range). A version that is not
+/// PEP 440, or that no range holds, is an InputError on `field` naming the known ranges.
+StackChoice choose_stack(const Stack& stack, const std::string& version, const std::string& field);
+/// The value of parameter `name` of the stack's section under the chosen range: the range's
+/// setting when it has one, else the parameter's (its key: section + "." + name).
+const Value& stack_value(const Params& params, const StackChoice& choice, const std::string& name);
 
 /// Loads every *.yaml file in `dir` (data/calibration): each file's stem is the first component
 /// of its keys; nested mappings are sections; a mapping with `value` is a parameter with the
 /// required fields value, meaning, basis, kind (fitted|assumed) and optional range [low, high].
-/// Unknown fields, malformed values and values outside their range are InputErrors.
+/// Unknown fields, malformed values and values outside their range are InputErrors. Then the
+/// version tables of dir/stacks/*.yaml (stacks.h), whose settings must name parameters of the
+/// stack's section, in their unit and range.
 Params load_directory(const std::string& dir);
 
 /// The shipped calibration: load_directory(data_dir + "/calibration"), then the fitted values

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "xpusim/calib/params.h"
 #include "xpusim/compute/calibration.h"
 #include "xpusim/core/units.h"
 #include "xpusim/hw/spec.h"
@@ -44,6 +45,11 @@ enum class KvPolicy {
 
 struct FrameworkProfile {
   Framework framework = Framework::TensorRtLlm;
+  /// The software stack modelled: the version stated (empty: none), the range that applies and
+  /// whether measurements stand behind it (data/calibration/stacks/serving.yaml).
+  std::string version;
+  std::string version_range;
+  bool version_validated = true;
   /// Serving-kernel efficiencies replacing the compute layer's training-fitted calibration
   /// (fraction of dense peak for GEMMs, extra factor for low precision, flash attention,
   /// HBM streaming) and the per-kernel overhead (launch; ~0 under CUDA graphs / compiled NEFFs).
@@ -60,7 +66,7 @@ struct FrameworkProfile {
   core::Seconds prefill_step_overhead;
   /// Decode attention reads each KV head once for its whole query group (GQA-aware kernels:
   /// TensorRT-LLM XQA from v0.7, FlashInfer, vLLM paged attention v2). False: once per query
-  /// head (TensorRT-LLM masked MHA before v0.7).
+  /// head (TensorRT-LLM masked MHA before v0.7: the stack table's setting).
   bool gqa_kv_sharing = true;
   /// Expert-parallel all-to-all overlapped with compute (SGLang/DeepEP two-batch overlap):
   /// a step costs max(compute, communication) instead of their sum.
@@ -102,10 +108,11 @@ struct FrameworkProfile {
   long long static_shape_min_bucket = 0;
 };
 
-/// The profile of framework `f` on `chip` from `params` (serving.kernels.<family>.*,
-/// serving.frameworks.<name>.*).
-FrameworkProfile framework_profile(Framework f, const hw::ChipSpec& chip, const calib::Params& params);
-/// Applies version-specific behaviour ("0.5", "0.6.1", "1.0"; empty = current).
-void apply_framework_version(FrameworkProfile& p, const std::string& version);
+/// The profile of framework `f` at `version` on `chip` from `params` (serving.kernels.<family>.*,
+/// serving.frameworks.<name>.*, and the settings of the version's range in the stack table;
+/// empty version: the stack's default range). A version that is not PEP 440 or that no range
+/// holds is an InputError on "framework" naming the known ranges.
+FrameworkProfile framework_profile(Framework f, const std::string& version, const hw::ChipSpec& chip,
+                                   const calib::Params& params);
 
 }  // namespace xpusim::serve

@@ -94,6 +94,10 @@ struct ServeReport {
   /// the endpoint timeout, an offered rate beyond what the run completes.
   std::vector<std::string> warnings;
   std::string framework;
+  /// The software modelled (FrameworkProfile): the version stated (empty: none, the default
+  /// range applies), its range, and whether measurements stand behind that range.
+  std::string framework_version, framework_version_range;
+  bool framework_version_validated = true;
   ReplicaMemory memory;                 ///< per chip of a (prefill) engine
   int engines = 0, decode_engines = 0;
   long long chips_used = 0;

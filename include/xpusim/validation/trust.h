@@ -44,6 +44,9 @@ struct TrustQuery {
   std::string kind, family, model_type, precision, framework;
   long long chips = 0;
   std::string user_hardware;  ///< non-empty: the system or chip file of a user's --catalog-dir
+  /// Non-empty: the software version range modelled has no measurements behind it
+  /// ("trtllm 0.9.0 (range >=0.7,<1.0rc0)").
+  std::string unvalidated_software;
 };
 
 struct Assessment {

@@ -58,7 +58,6 @@ const std::vector<Allowed> kAllowlist = {
     {"engine/replay.cc", {"8"}, "at most 8 stuck nodes named in a replay deadlock message"},
     {"engine/goodput.cc", {"12.0", "6000", "4.0", "3.0"}, "quadrature of E[max of normals]: bounds ±12 σ, 6,000 Simpson intervals, Simpson weights 1-4-2-4 and h/3"},
     {"engine/goodput.cc", {"0.1", "0.9", "11", "53"}, "p10/p90 definitions; uniform double from the top 53 of 64 random bits"},
-    {"serve/framework.cc", {"0.7"}, "TensorRT-LLM 0.7 introduced the XQA (GQA-aware) decode kernel"},
 };
 
 std::string strip_code(const std::string& line, bool& in_block) {

@@ -25,7 +25,7 @@ using xpusim::test::shipped;
 struct OneEngine {
   const xpusim::hw::SystemSpec& sys = catalog().system("h100-sxm-dgx");
   xpusim::workload::ModelSpec m = model("llama3.1-8b");
-  xs::FrameworkProfile prof = xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped());
+  xs::FrameworkProfile prof = xs::framework_profile(xs::Framework::Vllm, "", sys.chip, shipped());
   xs::ReplicaPlan plan;
   xs::StepCostModel cost{sys, m, plan, prof, xpusim::mapping::memory_params(shipped()), nullptr};
 };

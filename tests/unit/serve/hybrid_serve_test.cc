@@ -22,7 +22,7 @@ xs::StepCostModel hybrid_cost(int tp) {
   xs::ReplicaPlan plan;
   plan.plan.tp = tp;
   return xs::StepCostModel(sys, xpusim::test::model("nemotron-h-8b"), plan,
-                           xs::framework_profile(xs::Framework::Vllm, sys.chip, xpusim::test::shipped()),
+                           xs::framework_profile(xs::Framework::Vllm, "", sys.chip, xpusim::test::shipped()),
                            xpusim::mapping::memory_params(xpusim::test::shipped()), nullptr);
 }
 

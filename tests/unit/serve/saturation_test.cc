@@ -43,7 +43,7 @@ xs::StepWork mixed(double ctx, long long prompt) {
 TEST(Saturation, ScheduleAheadAddsOneDecodeStepToTheTtftOfAMidStepArrival) {
   const auto& sys = catalog().system("h100-sxm-dgx");
   const auto m = model("llama3.1-8b");
-  const auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped());
+  const auto prof = xs::framework_profile(xs::Framework::Vllm, "", sys.chip, shipped());
   const xs::StepCostModel cost(sys, m, xs::ReplicaPlan{}, prof, xpusim::mapping::memory_params(shipped()), nullptr);
   const long long p = 512;
   xs::StepWork first;
@@ -128,7 +128,7 @@ TEST(Saturation, MoeStepRunsTheRoutedExpertsOrAllOfThem) {
 TEST(Saturation, SkippingIdleExpertsCutsBatchOneDecodeToTheActiveWeights) {
   const auto& sys = catalog().system("trn2-48xl");
   const auto m = model("deepseek-v3");
-  auto touched = xs::framework_profile(xs::Framework::NeuronNxdi, sys.chip, shipped());
+  auto touched = xs::framework_profile(xs::Framework::NeuronNxdi, "", sys.chip, shipped());
   ASSERT_TRUE(touched.moe_skip_idle_experts);
   auto all = touched;
   all.moe_skip_idle_experts = false;

@@ -36,7 +36,7 @@ TEST(OneCore, TrainAndServeGiveTheSameWeightsAndWorkspacePerChip) {
                         {"mixtral-8x7b", 2}};
   const auto& sys = catalog().system("h100-sxm-dgx");
   const mapping::MemoryParams memory = mapping::memory_params(shipped());
-  const auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped());
+  const auto prof = xs::framework_profile(xs::Framework::Vllm, "", sys.chip, shipped());
   for (const auto& c : cases) {
     const auto m = model(c.model);
     mapping::TrainPlan train;
@@ -217,7 +217,7 @@ TEST(Timeline, RecordsBoundedStepsAndRequestPhases) {
 
   xs::SimSpec spec;
   auto cost = xs::StepCostModel(catalog().system("h100-sxm-dgx"), model("llama3.1-8b"), xs::ReplicaPlan{},
-                                xs::framework_profile(xs::Framework::Vllm, catalog().system("h100-sxm-dgx").chip,
+                                xs::framework_profile(xs::Framework::Vllm, "", catalog().system("h100-sxm-dgx").chip,
                                                       shipped()),
                                 mapping::memory_params(shipped()), nullptr);
   spec.pool = xs::PoolSpec{&cost, 1};

@@ -55,7 +55,7 @@ DraftRuns runs_without_and_with_draft(xs::ServeScenario sc, int draft_len, doubl
 TEST(StepCost, BandwidthBoundDecodeEqualsBytesOverBandwidthPlusOverheads) {
   const auto& sys = catalog().system("h100-sxm-dgx");
   auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
-  auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped());
+  auto prof = xs::framework_profile(xs::Framework::Vllm, "", sys.chip, shipped());
   xs::ReplicaPlan plan;
   xs::StepCostModel cost(sys, model, plan, prof, memory(), nullptr);
   xs::StepWork w;
@@ -75,7 +75,7 @@ TEST(StepCost, BandwidthBoundDecodeEqualsBytesOverBandwidthPlusOverheads) {
 TEST(StepCost, MoreHbmBandwidthNeverSlowsADecodeStep) {
   auto sys = catalog().system("h100-sxm-dgx");
   auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
-  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip, shipped());
+  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, "", sys.chip, shipped());
   xs::StepWork w;
   w.decode_seqs = 64;
   w.decode_context = 64 * 1024.0;
@@ -88,7 +88,7 @@ TEST(StepCost, MoreHbmBandwidthNeverSlowsADecodeStep) {
 TEST(StepCost, HostWorkPerSequenceBoundsALargeBatchAndHidesBehindALongDeviceStep) {
   const auto& sys = catalog().system("b200-hgx");
   auto model = xpusim::test::model("llama3.1-8b");
-  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip, shipped());
+  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, "", sys.chip, shipped());
   auto device_only = prof;
   device_only.host_time_per_sequence = seconds(0);
   prof.host_time_per_sequence = seconds(50e-6);
@@ -114,7 +114,7 @@ TEST(StepCost, HostWorkPerSequenceBoundsALargeBatchAndHidesBehindALongDeviceStep
 TEST(StepCost, MoeRoutingCostsTheTrainingValuePerRoutedElementOfEveryMoeLayer) {
   const auto& sys = catalog().system("b200-hgx");
   auto model = xpusim::test::model("qwen3-30b-a3b");
-  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip, shipped());
+  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, "", sys.chip, shipped());
   // The routing kernels of training, at serving's own assumed value (docs/serving.md).
   EXPECT_EQ(prof.moe_route_cost_per_element.base(), shipped().seconds("serving.moe.route_cost_per_element").base());
   ASSERT_GT(prof.moe_route_cost_per_element.base(), 0.0);
@@ -142,13 +142,15 @@ TEST(StepCost, MoeRoutingCostsTheTrainingValuePerRoutedElementOfEveryMoeLayer) {
 
 TEST(StepCost, TensorRtLlmBefore1p0HasNoPerSequenceHostWork) {
   const auto& sys = catalog().system("h100-sxm-dgx");
-  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip, shipped());
+  auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, "", sys.chip, shipped());
   EXPECT_GT(prof.host_time_per_sequence.base(), 0.0);  // the PyTorch backend, the default from 1.0
-  auto old = prof;
-  xs::apply_framework_version(old, "0.6.1");
+  const auto old = xs::framework_profile(xs::Framework::TensorRtLlm, "0.6.1", sys.chip, shipped());
   EXPECT_EQ(old.host_time_per_sequence.base(), 0.0);  // the C++ executor
-  auto current = prof;
-  xs::apply_framework_version(current, "1.0");
+  EXPECT_FALSE(old.gqa_kv_sharing);                   // masked MHA before XQA (v0.7)
+  const auto executor = xs::framework_profile(xs::Framework::TensorRtLlm, "0.9.0", sys.chip, shipped());
+  EXPECT_EQ(executor.host_time_per_sequence.base(), 0.0);
+  EXPECT_TRUE(executor.gqa_kv_sharing);
+  const auto current = xs::framework_profile(xs::Framework::TensorRtLlm, "1.0", sys.chip, shipped());
   EXPECT_EQ(current.host_time_per_sequence.base(), prof.host_time_per_sequence.base());
 }
 
@@ -168,7 +170,7 @@ TEST(Simulator, KvCapacityLimitsTheAdmittedBatch) {
   // Use kv_tokens_override through the simulator directly.
   const auto& sys = catalog().system(sc.system);
   auto model = xpusim::workload::load_model(sc.model, std::string(XS_TESTDATA_DIR) + "/models");
-  auto prof = xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped());
+  auto prof = xs::framework_profile(xs::Framework::Vllm, "", sys.chip, shipped());
   xs::StepCostModel cost(sys, model, xs::ReplicaPlan{}, prof, memory(), nullptr);
   xs::SimSpec spec;
   spec.pool = {&cost, 1};
@@ -187,7 +189,7 @@ TEST(Simulator, KvCapacityLimitsTheAdmittedBatch) {
 TEST(Simulator, OnDemandKvPreemptsWhenTheCacheRunsOut) {
   const auto& sys = catalog().system("h100-sxm-dgx");
   auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
-  xs::StepCostModel cost(sys, model, xs::ReplicaPlan{}, xs::framework_profile(xs::Framework::Vllm, sys.chip, shipped()), memory(), nullptr);
+  xs::StepCostModel cost(sys, model, xs::ReplicaPlan{}, xs::framework_profile(xs::Framework::Vllm, "", sys.chip, shipped()), memory(), nullptr);
   xs::SimSpec spec;
   spec.pool = {&cost, 1};
   spec.scheduler.kv_policy = xs::KvPolicy::OnDemand;
@@ -295,7 +297,7 @@ TEST(Simulator, ADraftModelsWeightsComeOutOfTheKvCache) {
                               ? (plain->memory.kv_capacity.base() - spec->memory.kv_capacity.base()) /
                                     spec->memory.draft_weights.base()
                               : 0.0;
-  EXPECT_NEAR(fraction, xs::framework_profile(xs::Framework::Vllm, catalog().system("h100-sxm-dgx").chip,
+  EXPECT_NEAR(fraction, xs::framework_profile(xs::Framework::Vllm, "", catalog().system("h100-sxm-dgx").chip,
                                               xpusim::test::shipped()).kv_memory_fraction, 1e-9);
   EXPECT_LT(spec->memory.kv_tokens, plain->memory.kv_tokens);
 }
@@ -354,7 +356,7 @@ TEST(Simulator, AnMtpDraftStepReadsItsEhProj) {
   const auto draft = xpusim::workload::mtp_draft_model(xpusim::test::model("deepseek-v3"));
   auto layer_only = draft;
   layer_only.is_mtp_module = false;
-  const auto profile = xs::framework_profile(xs::Framework::TensorRtLlm, sys.chip, xpusim::test::shipped());
+  const auto profile = xs::framework_profile(xs::Framework::TensorRtLlm, "", sys.chip, xpusim::test::shipped());
   const auto memory = xpusim::mapping::memory_params(xpusim::test::shipped());
   const xs::StepCostModel with(sys, draft, plan, profile, memory, nullptr);
   const xs::StepCostModel without(sys, layer_only, plan, profile, memory, nullptr);
@@ -450,7 +452,7 @@ TEST(Simulator, PoissonThroughputIsTheSteadyStateRate) {
 TEST(StepCost, PrefillEfficiencyScalesTheMathRateNotWeightStreaming) {
   const auto& sys = catalog().system("trn2-48xl");
   auto model = xpusim::workload::load_model("llama3.1-8b", std::string(XS_TESTDATA_DIR) + "/models");
-  auto slow = xs::framework_profile(xs::Framework::NeuronTnx, sys.chip, shipped());
+  auto slow = xs::framework_profile(xs::Framework::NeuronTnx, "", sys.chip, shipped());
   ASSERT_LT(slow.prefill_efficiency, 1.0);
   auto full = slow;
   full.prefill_efficiency = 1.0;

@@ -23,7 +23,7 @@ xs::StepCostModel sparse_cost(const std::string& model) {
   plan.plan.tp = 8;
   plan.plan.math_dtype = plan.plan.weight_dtype = plan.plan.kv_dtype = xpusim::core::Dtype::Fp8;
   return xs::StepCostModel(sys, xpusim::test::model(model), plan,
-                           xs::framework_profile(xs::Framework::Sglang, sys.chip, xpusim::test::shipped()),
+                           xs::framework_profile(xs::Framework::Sglang, "", sys.chip, xpusim::test::shipped()),
                            xpusim::mapping::memory_params(xpusim::test::shipped()), nullptr);
 }
 

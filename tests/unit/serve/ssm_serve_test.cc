@@ -22,7 +22,7 @@ xs::StepCostModel ssm_cost(const std::string& model, int tp) {
   xs::ReplicaPlan plan;
   plan.plan.tp = tp;
   return xs::StepCostModel(sys, xpusim::test::model(model), plan,
-                           xs::framework_profile(xs::Framework::Vllm, sys.chip, xpusim::test::shipped()),
+                           xs::framework_profile(xs::Framework::Vllm, "", sys.chip, xpusim::test::shipped()),
                            xpusim::mapping::memory_params(xpusim::test::shipped()), nullptr);
 }
 

@@ -65,7 +65,7 @@ xs::StepWork decode_step(long long seqs, double context_sum) {
 TEST(StaticShapes, APromptRunsAsItsBucketAndDecodeRunsTheCompiledBatchOverItsBucket) {
   const auto& sys = catalog().system("trn2-48xl");
   const auto m = model("llama3.1-8b");
-  const auto prof = xs::framework_profile(xs::Framework::NeuronNxdi, sys.chip, shipped());
+  const auto prof = xs::framework_profile(xs::Framework::NeuronNxdi, "", sys.chip, shipped());
   ASSERT_EQ(prof.static_shape_min_bucket, 128);
   xs::ReplicaPlan plan;
   plan.plan.tp = 1;
