@@ -7,12 +7,14 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 #include "cli_util.h"
 #include "xpusim/config/document.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/format.h"
+#include "xpusim/core/suggest.h"
 #include "xpusim/report/calibrate_report.h"
 
 namespace xpusim::cli {
@@ -48,9 +50,13 @@ std::string params_globs(const std::string& value) {
 int run_calibrate(const Args& args) {
   CLI::App app{"Fit the fitted parameters (data/calibration) to measurements, with leave-one-source-out CV",
                "xpusim calibrate"};
-  std::string file, glob, out_file, folds = "loso", calibration_file;
+  std::vector<std::string> files;
+  std::string glob, out_file, folds = "loso", calibration_file;
   bool json = false;
-  app.add_option("MEASUREMENTS", file, "measurements CSV (schema: data/validation/README.md)")->required();
+  app.add_option("MEASUREMENTS", files,
+                 "measurements CSVs (schema: data/validation/README.md); several files are one set (their rows "
+                 "together, each row's source its own)")
+      ->required();
   app.add_option("--params", glob, "fitted keys to fit, globs over dotted keys, comma-separated (e.g. 'compute.*,training.*'), "
                                    "or @FILE with one glob per line; default: every fitted parameter some row is sensitive to");
   app.add_option("--out", out_file, "write the fitted values as a file --calibration accepts");
@@ -64,7 +70,12 @@ int run_calibrate(const Args& args) {
   if (int rc = parse(app, args); rc >= 0) return rc;
   glob = params_globs(glob);
 
-  const auto rows = validation::read_csv(file);
+  std::vector<validation::Row> rows;
+  for (const auto& f : files) {
+    auto more = validation::read_csv(f);
+    rows.insert(rows.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
+  const std::string file = core::join(files, " + ");
   const hw::Catalog cat = load_catalog();
   const calib::Params params = load_calibration(calibration_file);
   const validation::Context ctx{&cat, data_dir() + "/models", &params};

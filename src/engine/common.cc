@@ -106,6 +106,12 @@ namespace xpusim::engine {
 
 FrameworkParams framework_params(const std::string& name, const calib::Params& params) {
   const std::vector<std::string> names = framework_names(params);
+  // NAME@VERSION: training presets name their recipe and era themselves (megatron,
+  // megatron-lm-2021, …); no training framework has a version table (serving stacks do).
+  if (const size_t at = name.find('@'); at != std::string::npos)
+    core::fail("framework", "training presets have no version ranges", name,
+               "a preset name without @VERSION: one of " + core::join(names) +
+                   " (a preset is one framework's recipe and era; versioned stacks are the serving frameworks')");
   if (std::find(names.begin(), names.end(), name) == names.end()) {
     core::fail("framework", "unknown framework '" + name + "'", name, "one of: " + core::join(names),
                core::did_you_mean(name, names));

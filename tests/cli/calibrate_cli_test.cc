@@ -212,3 +212,24 @@ TEST(CalibrateCli, AParamsFileThatIsMissingOrNamesNoGlobIsAnInputError) {
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("--params: the parameter list names no glob"), std::string::npos) << none.err;
 }
+
+// Several files are one set: the rows of two halves fit what the whole file fits.
+TEST(CalibrateCli, SeveralFilesFitAsOneSet) {
+  const std::string whole = hopper_fixture();
+  std::ifstream in(whole);
+  std::string header, line, first, second;
+  std::getline(in, header);
+  for (int i = 0; std::getline(in, line); ++i) (i % 2 == 0 ? first : second) += line + "\n";
+  const std::string a = xpusim::test::scratch_path("calibrate_half_a", ".csv"),
+                    b = xpusim::test::scratch_path("calibrate_half_b", ".csv");
+  std::ofstream(a) << header << "\n" << first;
+  std::ofstream(b) << header << "\n" << second;
+  const std::string flags = std::string(" --params ") + kKey + " --folds none --json";
+  auto one = run_cli("calibrate " + whole + flags);
+  auto two = run_cli("calibrate " + a + " " + b + flags);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  const auto j1 = nlohmann::json::parse(one.out), j2 = nlohmann::json::parse(two.out);
+  EXPECT_EQ(j1["parameters"][0]["value"], j2["parameters"][0]["value"]);
+  EXPECT_EQ(j1["parameters"][0]["sensitive_rows"], j2["parameters"][0]["sensitive_rows"]);
+}

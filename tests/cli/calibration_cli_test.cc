@@ -90,9 +90,9 @@ TEST(CalibrationCli, HalvingServingHbmEfficiencySlowsDecode) {
   const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --concurrency 1 --in-len 128 "
                            "--out-len 256 --requests 4 --json";
   const std::string half = write_file("xs_cal_hbm.yaml", "serving:\n  kernels:\n    nvidia-hopper:\n"
-                                                         "      hbm_efficiency: \"0.425\"\n");
+                                                         "      hbm_efficiency: \"0.392\"\n");
   auto show = nlohmann::json::parse(run_cli("calibration show --json").out);
-  ASSERT_DOUBLE_EQ(shipped_value(show, "serving.kernels.nvidia-hopper.hbm_efficiency"), 0.85);
+  ASSERT_DOUBLE_EQ(shipped_value(show, "serving.kernels.nvidia-hopper.hbm_efficiency"), 0.784);
   auto a = run_cli(base), b = run_cli(base + " --calibration " + half);
   ASSERT_EQ(a.exit_code, 0) << a.err;
   ASSERT_EQ(b.exit_code, 0) << b.err;

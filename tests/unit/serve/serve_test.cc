@@ -356,7 +356,9 @@ TEST(Simulator, AnMtpDraftStepReadsItsEhProj) {
   const auto draft = xpusim::workload::mtp_draft_model(xpusim::test::model("deepseek-v3"));
   auto layer_only = draft;
   layer_only.is_mtp_module = false;
-  const auto profile = xs::framework_profile(xs::Framework::TensorRtLlm, "", sys.chip, xpusim::test::shipped());
+  auto profile = xs::framework_profile(xs::Framework::TensorRtLlm, "", sys.chip, xpusim::test::shipped());
+  // The device's extra time: no host time per sequence that a short step would wait for instead.
+  profile.host_time_per_sequence = xpusim::core::seconds(0);
   const auto memory = xpusim::mapping::memory_params(xpusim::test::shipped());
   const xs::StepCostModel with(sys, draft, plan, profile, memory, nullptr);
   const xs::StepCostModel without(sys, layer_only, plan, profile, memory, nullptr);

@@ -67,16 +67,22 @@ using test::Gate;
 // and its throughput +89 to +92 %, the H100 Mixtral baseline −63 %. Gates moved by the new rows
 // only: infer 6.3/15.9 → 7.0/47.2, infer/nvidia-hopper 5.4/17.3 → 5.9/18.5, infer/trainium
 // 5.4/11.8 → 8.7/85.0; every other group is unchanged.
+// Re-based (2026-12-05), a judgment written down here: the serving keys fitted by hand on this
+// file's 80 infer rows (TRT-LLM, vLLM and SGLang step overheads, vLLM's layer overhead, the Hopper
+// and Blackwell serving HBM efficiencies) were re-fitted by `xpusim calibrate` on this file and
+// aic-silicon.csv together (2,627 rows, docs/validation.md). In sample here the infer median rose
+// 6.7 → 7.9 (hopper 5.1 → 7.0, blackwell 9.4 → 10.1, ampere 5.1 → 6.4) and the p90 fell 42.6 →
+// 36.2; on the silicon set TPOT fell 20.2 → 12.2. A fit to 80 rows read better on those 80.
 const Gate kGates[] = {
     {"train", 6.3, 17.8},
-    {"infer", 7.0, 47.2},
+    {"infer", 7.9, 47.2},
     {"train/nvidia-ampere", 4.7, 8.4},
     {"train/nvidia-hopper", 6.3, 18.3},
     {"train/nvidia-blackwell", 7.2, 35.3},
     {"train/trainium", 1.8, 7.6},
-    {"infer/nvidia-ampere", 5.2, 6.5},
-    {"infer/nvidia-hopper", 5.9, 18.5},
-    {"infer/nvidia-blackwell", 9.5, 31.3},
+    {"infer/nvidia-ampere", 6.5, 6.8},
+    {"infer/nvidia-hopper", 7.1, 18.5},
+    {"infer/nvidia-blackwell", 10.1, 31.3},
     {"infer/trainium", 8.7, 85.0},
 };
 
