@@ -103,6 +103,7 @@ int run_calibrate(const Args& args) {
   run.in_sample = validation::run_all(rows, fitted_ctx);
   t0 = std::chrono::steady_clock::now();
   if (folds == "loso") run.cv = validation::cross_validate(rows, fitted_ctx, sensitivity, opt, &run.folds, &run.fold_fits);
+  if (run.folds.empty()) run.cv.clear();  // one source: no fold ran, so there are no CV figures
   const double t_cv = seconds_since(t0);
   std::cerr << core::strformat("calibrate: %zu rows, %zu parameters; sensitivity %.1f s, fit %.1f s, %zu folds %.1f s\n",
                                rows.size(), opt.keys.size(), t_sensitivity, t_fit, run.folds.size(), t_cv);

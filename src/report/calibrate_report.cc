@@ -54,6 +54,7 @@ Json calibrate_document(const Provenance& provenance, const CalibrateRun& run, c
   for (const auto& v : run.fit.values)
     params.push_back({{"key", v.key},
                       {"start", v.start},
+                      {"active", v.active},
                       {"fitted", v.fitted},
                       {"value", v.fitted_text},
                       {"sensitive_rows", v.sensitive_rows}});
@@ -70,16 +71,19 @@ Json calibrate_document(const Provenance& provenance, const CalibrateRun& run, c
 
 std::string calibrate_text(const CalibrateRun& run, const hw::Catalog& catalog) {
   std::ostringstream o;
-  o << strformat("%-58s %14s %14s %9s\n", "parameter", "start", "fitted", "rows");
+  o << strformat("%-58s %12s %12s %14s %9s\n", "parameter", "documented", "active", "fitted", "rows");
   for (const auto& v : run.fit.values)
-    o << strformat("%-58s %14s %14s %9d\n", v.key.c_str(), core::fmt_num(v.start, 4).c_str(), v.fitted_text.c_str(),
-                   v.sensitive_rows);
+    o << strformat("%-58s %12s %12s %14s %9d\n", v.key.c_str(), core::fmt_num(v.start, 4).c_str(),
+                   core::fmt_num(v.active, 4).c_str(), v.fitted_text.c_str(), v.sensitive_rows);
   o << strformat("\nrows used %d; loss %.4f -> %.4f (soft-L1 over ln(pred/measured), analytical executor)\n",
                  run.fit.rows_used, run.fit.loss_start, run.fit.loss_end);
   if (!run.folds.empty()) o << run.folds.size() << " leave-one-source-out folds: " << core::join(run.folds) << "\n";
   o << fold_moves_text(run.fold_fits);
   o << "\nsummary with the fitted values (event-driven executor)"
-    << (run.cv.empty() ? "" : "; CV: leave-one-source-out") << "\n";
+    << (!run.cv.empty() ? "; CV: leave-one-source-out"
+        : run.folds_mode == "loso" ? "; in sample only: the rows come from one source, so no fold can hold one out"
+                                   : "; in sample only (--folds none)")
+    << "\n";
   o << summary_text(run.in_sample, catalog, cv_of(run));
   return o.str();
 }

@@ -287,8 +287,9 @@ FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const C
   result.params = fitter.params();
   for (const auto& c : coordinates) {
     const auto& p = result.params.get(c.key);
-    result.values.push_back({c.key, std::exp(c.prior_center), p.value.quantity.value, p.value.text,
-                             sensitive_count[c.key]});
+    FittedValue v{c.key, std::exp(c.prior_center), p.value.quantity.value, p.value.text, sensitive_count[c.key]};
+    v.active = ctx.calibration->get(c.key).value.quantity.value;
+    result.values.push_back(std::move(v));
   }
   return result;
 }

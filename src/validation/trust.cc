@@ -9,6 +9,7 @@
 #include "xpusim/compute/calibration.h"
 #include "xpusim/config/document.h"
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/core/suggest.h"
 #include "xpusim/workload/hf_config.h"
 
 namespace xpusim::validation {
@@ -88,6 +89,7 @@ TrustData trust_from(const std::vector<RowResult>& cv, const Context& ctx, const
     c.model_types.insert(model_type_of(workload::load_model(r.row.model_ref(), ctx.models_dir)));
     c.precisions.insert(r.row.precision.empty() ? "bf16" : r.row.precision);
     if (!r.prediction.framework.empty()) c.frameworks.insert(r.prediction.framework);
+    if (ctx.catalog->has_system(r.row.system)) c.chips.insert(ctx.catalog->system(r.row.system).chip.id);
   }
   for (const auto& [group, v] : residuals)
     data.bands[group] = Band{static_cast<int>(v.size()), rounded(signed_percentile(v, 10)),
@@ -111,7 +113,8 @@ std::string trust_json_text(const TrustData& data) {
                           {"max_chips", c.max_chips},
                           {"model_types", set_json(c.model_types)},
                           {"precisions", set_json(c.precisions)},
-                          {"frameworks", set_json(c.frameworks)}};
+                          {"frameworks", set_json(c.frameworks)},
+                          {"chips", set_json(c.chips)}};
   }
   j["cells"] = Json::object();
   for (const auto& [cell, b] : data.cells)
@@ -136,6 +139,7 @@ TrustData load_trust(const std::string& path) {
       c.model_types = read_set(g.value("model_types", Json::array()), at + ".model_types", diags);
       c.precisions = read_set(g.value("precisions", Json::array()), at + ".precisions", diags);
       c.frameworks = read_set(g.value("frameworks", Json::array()), at + ".frameworks", diags);
+      c.chips = read_set(g.value("chips", Json::array()), at + ".chips", diags);
     }
   if (j.contains("cells") && j.at("cells").is_object())
     for (const auto& [cell, g] : j.at("cells").items()) {
@@ -167,6 +171,10 @@ Assessment assess(const TrustData& data, const TrustQuery& q) {
     a.reasons.push_back("no validated " + q.kind + " rows on the " + q.family + " family");
   } else {
     const Coverage& c = cov->second;
+    if (!q.chip.empty() && !c.chips.empty() && !c.chips.count(q.chip))
+      a.reasons.push_back("no validated " + q.kind + " rows on " + q.chip + " (the " + q.family +
+                          " family's rows are on " + core::join(std::vector<std::string>(c.chips.begin(), c.chips.end())) +
+                          ")");
     if (!c.model_types.count(q.model_type))
       a.reasons.push_back("model type " + q.model_type + " not validated for " + group);
     if (q.chips > 2 * c.max_chips)

@@ -233,3 +233,28 @@ TEST(CalibrateCli, SeveralFilesFitAsOneSet) {
   EXPECT_EQ(j1["parameters"][0]["value"], j2["parameters"][0]["value"]);
   EXPECT_EQ(j1["parameters"][0]["sensitive_rows"], j2["parameters"][0]["sensitive_rows"]);
 }
+
+// A file of one source: no fold can hold it out, so no CV figures are printed (the issue's
+// "CV median 6.9%" with no fold run), and the table shows the active value beside the documented.
+TEST(CalibrateCli, OneSourceIsInSampleOnlyAndActiveValuesAreShown) {
+  const std::string whole = hopper_fixture();
+  std::ifstream in(whole);
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  const std::string one = xpusim::test::scratch_path("calibrate_one_source", ".csv");
+  std::ofstream(one) << header << "\n" << first << "\n";
+  const std::string active = ::testing::TempDir() + "calibrate_active.yaml";
+  std::ofstream(active) << "compute:\n  nvidia-hopper:\n    gemm_efficiency: \"0.6\"\n";
+  auto text = run_cli("calibrate " + one + " --params " + kKey + " --calibration " + active);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("in sample only"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("CV: leave-one-source-out"), std::string::npos) << text.out;
+  auto json = run_cli("calibrate " + one + " --params " + kKey + " --calibration " + active + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_TRUE(j["folds"].empty());
+  EXPECT_FALSE(j["summary"]["train"].contains("cv_median_abs_error_pct")) << j["summary"].dump();
+  EXPECT_DOUBLE_EQ(j["parameters"][0]["active"].get<double>(), 0.6);
+  EXPECT_NE(j["parameters"][0]["start"].get<double>(), 0.6);  // the documented value
+}

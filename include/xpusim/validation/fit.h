@@ -46,9 +46,12 @@ struct FitOptions {
 /// What one parameter's fit did.
 struct FittedValue {
   std::string key;
-  double start = 0, fitted = 0;  ///< base units
+  /// Base units: the documented value (the prior's centre), the active value the fit started
+  /// from (differs with --calibration), and the fitted value.
+  double start = 0, fitted = 0;
   std::string fitted_text;       ///< as written to the override file
   int sensitive_rows = 0;        ///< rows (in the fitted set) whose prediction moves with it
+  double active = 0;
 };
 
 struct FitResult {

@@ -26,6 +26,10 @@ struct Band {
 struct Coverage {
   long long max_chips = 0;
   std::set<std::string> model_types, precisions, frameworks;
+  /// The chips (catalog chip ids: trn1, trn2, h100-sxm…) of the rows: a chip generation with
+  /// no row of its own is extrapolation even inside a covered family (Trn3 from Trn1/Trn2 rows).
+  /// Empty when the file predates the field (no check).
+  std::set<std::string> chips;
 };
 
 /// Cells with fewer rows than this take their kind/family band.
@@ -44,6 +48,7 @@ struct TrustQuery {
   std::string kind, family, model_type, precision, framework;
   long long chips = 0;
   std::string user_hardware;  ///< non-empty: the system or chip file of a user's --catalog-dir
+  std::string chip;           ///< the catalog chip id of the system (empty: not checked)
   /// Non-empty: the software version range modelled has no measurements behind it
   /// ("trtllm 0.9.0 (range >=0.7,<1.0rc0)").
   std::string unvalidated_software;

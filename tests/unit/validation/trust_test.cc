@@ -79,6 +79,17 @@ TEST(Trust, BandsAreThePercentilesOfRateOrientedLogResiduals) {
   a = validation::assess(loaded, {"infer", "trainium", "dense", "bf16", "vllm", 1, ""});
   EXPECT_TRUE(a.extrapolating);
   EXPECT_FALSE(a.has_band);
+
+  // A chip generation with no row of its own is extrapolation inside a covered family (the rows
+  // are on H100; an H200 query is not), named with the chips the family's rows are on.
+  EXPECT_EQ(loaded.coverage.at("train/nvidia-hopper").chips, std::set<std::string>{"h100-sxm"});
+  q.chip = "h100-sxm";
+  EXPECT_FALSE(validation::assess(loaded, q).extrapolating);
+  q.chip = "h200-sxm";
+  a = validation::assess(loaded, q);
+  EXPECT_TRUE(a.extrapolating);
+  ASSERT_EQ(a.reasons.size(), 1u);
+  EXPECT_EQ(a.reasons[0], "no validated train rows on h200-sxm (the nvidia-hopper family's rows are on h100-sxm)");
 }
 
 }  // namespace
