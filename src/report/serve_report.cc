@@ -89,6 +89,8 @@ Json candidate_json(const serve::PlanCandidate& c) {
               {"throughput_tokens_per_s_per_chip", c.output_tokens_per_s_per_chip},
               {"cost_usd_per_million_output_tokens", c.dollars_per_million_output_tokens},
               {"energy_j_per_output_token", c.joules_per_output_token},
+              {"precision", c.precision},
+              {"framework", c.framework},
               {"note", c.note}};
 }
 
@@ -223,6 +225,7 @@ Json search_document(const Provenance& provenance, const scenario::ServeInputs& 
     Json tried = Json::array();
     for (const auto& c : r.tried) tried.push_back(one(c));
     Json item{{"system", r.system}, {"found", r.found}, {"best", one(r.best)}, {"tried", tried}};
+    if (!r.command.empty()) item["command"] = r.command;
     if (hetero) {
       item["prefill_system"] = r.prefill_system;
       item["decode_system"] = r.decode_system;
@@ -236,18 +239,21 @@ std::string search_text(const std::vector<serve::SearchResult>& results) {
   std::ostringstream o;
   int width = 24;
   for (const auto& r : results) width = std::max(width, static_cast<int>(r.system.size()));
-  o << strformat("%-*s %6s %4s %4s %4s %4s %8s %10s %10s %12s %10s %10s\n", width, "system", "chips", "tp", "pp", "ep",
-                 "attn", "prefill", "ttft_p90", "tpot_p90", "tok/s/chip", "$/h", "$/Mtok");
+  o << strformat("%-*s %6s %4s %4s %4s %4s %8s %10s %10s %14s %10s %12s\n", width, "system", "chips", "tp", "pp", "ep",
+                 "attn", "prefill", "ttft_p90", "tpot_p90", "out tok/s/chip", "$/h", "$/M out tok");
   for (const auto& r : results) {
     if (!r.found) {
       o << strformat("%-*s  no plan: %s\n", width, r.system.c_str(), r.best.note.c_str());
       continue;
     }
     const auto& b = r.best;
-    o << strformat("%-*s %6lld %4d %4d %4d %4s %8lld %8.0fms %8.1fms %12.1f %10.2f %10.3f  J/tok %.3f\n", width,
+    o << strformat("%-*s %6lld %4d %4d %4d %4s %8lld %8.0fms %8.1fms %14.1f %10.2f %12.3f  J/tok %.3f\n", width,
                    r.system.c_str(), b.chips, b.tp, b.pp, b.ep, b.dp_attention ? "dp" : "tp", b.prefill_chips, b.ttft_p90_ms,
                    b.tpot_p90_ms, b.output_tokens_per_s_per_chip, b.dollars_per_hour, b.dollars_per_million_output_tokens,
                    b.joules_per_output_token);
+    o << strformat("%-*s   %s, %s, max %lld sequences per engine\n", width, "", b.precision.c_str(), b.framework.c_str(),
+                   b.max_num_seqs);
+    if (!r.command.empty()) o << strformat("%-*s   the whole deployment: %s\n", width, "", r.command.c_str());
     if (!r.prefill_system.empty())
       o << strformat("%-*s   prefill %lld x %s, decode %lld x %s (%d:%d engines per slice, max %lld sequences)\n",
                      width, "", b.prefill_chips, r.prefill_system.c_str(), b.decode_chips, r.decode_system.c_str(),

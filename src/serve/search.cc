@@ -31,6 +31,8 @@ void score(PlanCandidate& c, const ServeReport& rep, const SearchSpec& spec, con
   c.output_tokens_per_s_per_chip = rep.output_tokens_per_s_per_chip;
   c.dollars_per_million_output_tokens = rep.dollars_per_million_output_tokens;
   c.joules_per_output_token = rep.joules_per_output_token;
+  c.precision = rep.scenario.precision;
+  c.framework = rep.framework + (rep.framework_version.empty() ? "" : "@" + rep.framework_version);
   // Sustained: not overloaded (the offered rate within the engines' capacity, the report's rule)
   // and the measured rate at least serving.search.min_sustained_share of the rate the drawn
   // arrivals offered over the same window (not the nominal rate, which a finite Poisson sample
@@ -320,6 +322,25 @@ bool fewer_chips(const PlanCandidate& a, const PlanCandidate& b) {
 
 }  // namespace
 
+namespace {
+
+// The command that runs a found plan alone at the searched load: every setting that made it.
+std::string reproduce_command(const SearchSpec& spec, const PlanCandidate& c) {
+  const auto& b = spec.base;
+  std::string cmd = "xpusim serve --system " + b.system + " --model " + b.model + " --chips " + std::to_string(c.chips);
+  cmd += c.dp_attention ? " --dp-attention" : " --tp " + std::to_string(c.tp);
+  if (c.pp > 1) cmd += " --pp " + std::to_string(c.pp);
+  if (c.ep > 1) cmd += " --ep " + std::to_string(c.ep);
+  if (c.prefill_chips > 0) cmd += " --prefill-chips " + std::to_string(c.prefill_chips);
+  cmd += " --precision " + c.precision + " --framework " + c.framework + " --max-num-seqs " +
+         std::to_string(c.max_num_seqs) + " --rate " + core::fmt_num(spec.rate_per_s, 6) + " --in-len " +
+         std::to_string(b.load.in_len) + " --out-len " + std::to_string(b.load.out_len) + " --requests " +
+         std::to_string(spec.requests);
+  return cmd;
+}
+
+}  // namespace
+
 SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
   SearchResult res;
   res.system = spec.base.system;
@@ -346,6 +367,7 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
       }
     }
   }
+  if (res.found) res.command = reproduce_command(spec, res.best);
   if (!res.found)
     res.best.note = !res.tried.empty() ? res.tried.back().note
                     : spec.tp_candidates.empty() && spec.ep_candidates.empty() && spec.try_tp_attention

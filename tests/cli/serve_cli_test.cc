@@ -380,3 +380,27 @@ TEST(ServeCli, AFrameworkVersionNoRangeHoldsIsBadInput) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("PEP 440"), std::string::npos) << r.err;
 }
+
+// A --compare or --search row names everything that made it: precision, framework, the
+// engines' maximum sequences, and a command that runs the plan, which runs and sustains the rate.
+TEST(ServeCli, SearchRowsNameTheirSettingsAndTheCommandThatRunsThem) {
+  auto r = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --search --rate 10 --in-len 512 --out-len 64 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& res = j["results"][0];
+  ASSERT_TRUE(res["found"].get<bool>());
+  EXPECT_EQ(res["best"]["precision"], "bf16");
+  EXPECT_EQ(res["best"]["framework"], "trtllm");
+  const std::string cmd = res["command"];
+  EXPECT_NE(cmd.find("--max-num-seqs " + std::to_string(res["best"]["max_num_seqs"].get<long long>())), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("--chips " + std::to_string(res["best"]["chips"].get<long long>())), std::string::npos) << cmd;
+  const std::string prefix = "xpusim ";
+  ASSERT_EQ(cmd.rfind(prefix, 0), 0u) << cmd;
+  auto again = run_cli(cmd.substr(prefix.size()) + " --json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto k = nlohmann::json::parse(again.out);
+  EXPECT_FALSE(k["overloaded"].get<bool>());
+  EXPECT_EQ(k["chips"], res["best"]["chips"]);
+  auto text = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --search --rate 10 --in-len 512 --out-len 64");
+  EXPECT_NE(text.out.find("$/M out tok"), std::string::npos) << text.out;
+}

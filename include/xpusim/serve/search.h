@@ -62,6 +62,8 @@ struct PlanCandidate {
   double output_tokens_per_s_per_chip = 0;
   double dollars_per_million_output_tokens = 0;
   double joules_per_output_token = 0;
+  std::string precision;         ///< the matmul precision the plan ran
+  std::string framework;         ///< the framework (and version range) it ran
   std::string note;
 };
 
@@ -71,6 +73,8 @@ struct SearchResult {
   bool found = false;
   PlanCandidate best;
   std::vector<PlanCandidate> tried;  ///< every plan evaluated, in order
+  /// `xpusim serve …` that runs the best plan alone (empty: not found, or heterogeneous).
+  std::string command;
 };
 
 /// The cheapest plan in chips meeting the SLO at the rate (ties: lower $ per M tokens).
