@@ -102,7 +102,7 @@ int run_scaling(const scenario::TrainInputs& in, const hw::Catalog& cat, const c
   const scenario::ScalingCurve curve = scenario::run_scaling(in, cat, data_dir() + "/models", params);
   if (json) std::cout << report::scaling_document(provenance(true, true, calibration_file), in, curve).dump(2) << "\n";
   else std::cout << report::scaling_text(curve);
-  return 0;
+  return curve.any_found() ? 0 : 1;  // no count fits: infeasible, every count's reason printed
 }
 
 int run_solver(const scenario::TrainInputs& in, const hw::Catalog& cat, const calib::Params& params, bool json,

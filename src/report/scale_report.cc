@@ -180,6 +180,11 @@ std::string scaling_text(const scenario::ScalingCurve& c) {
       o << core::strformat(" %10s", fmt_num(core::to_seconds(*p.run.time_to_train_with_failures) / core::kSecondsPerDay, 4).c_str());
     o << "\n";
   }
+  if (!c.any_found()) {
+    o << "no chip count of the range fits: each count's reason is above (a fixed global batch must split into whole "
+         "micro-batches on every data-parallel rank; try a batch the counts divide, or another range)\n";
+    return o.str();
+  }
   o << "largest useful chip count: " << core::fmt_int(c.largest_useful_chips)
     << " (the largest count at which one more doubling still adds x1.5 effective throughput"
     << (c.flattened ? ")\n" : "; the curve has not flattened by the last count: try a larger TO)\n");

@@ -38,7 +38,6 @@ ScalingCurve run_scaling(const TrainInputs& in, const hw::Catalog& cat, const st
                "no --chips with --scaling");
   const hw::SystemSpec& sys = cat.system(in.system.value_or(""), "--system");
   curve.system = sys.id;
-  std::optional<core::InputError> last_error;
   for (long long chips : scaling_counts(range, sys)) {
     ScalingPoint pt;
     pt.chips = chips;
@@ -48,7 +47,6 @@ ScalingCurve run_scaling(const TrainInputs& in, const hw::Catalog& cat, const st
       curve.model = pt.run.built.scenario.model.id;
     } catch (const core::InputError& e) {
       pt.note = e.diagnostics().empty() ? "no plan" : e.diagnostics().front().message;
-      last_error = e;
     }
     curve.points.push_back(std::move(pt));
   }
@@ -59,7 +57,11 @@ ScalingCurve run_scaling(const TrainInputs& in, const hw::Catalog& cat, const st
       chips.push_back(p.chips);
       throughput.push_back(p.run.goodput.effective_tokens_per_s);
     }
-  if (chips.empty()) throw *last_error;
+  // No count fits: the curve still says why at each count (the caller reports it as infeasible).
+  if (chips.empty()) {
+    if (curve.model.empty()) curve.model = in.model.value_or("");
+    return curve;
+  }
   mark_gains(curve);
   curve.largest_useful_chips = largest_useful_count(chips, throughput, curve.flattened);
   return curve;

@@ -342,3 +342,18 @@ TEST(ScaleCli, TheSolverAndItsReportStateOneCost) {
 }
 
 }  // namespace
+
+// A range no count of which the fixed batch can use: every count is listed with its reason and the
+// run ends as infeasible (exit 1), not with the last count's error alone (issue 45 case 9).
+TEST(ScalingCli, ARangeTheBatchCannotUseListsEveryCountsReason) {
+  auto r = xpusim::test::run_cli("train --system trn3-ultraserver-gen2 --model llama3.1-405b --seq-len 8192 "
+                                 "--global-batch 2048 --scaling 1024..4096 --json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_GE(j["scaling"].size(), 3u);
+  for (const auto& p : j["scaling"]) {
+    EXPECT_FALSE(p["found"].get<bool>());
+    EXPECT_NE(p["reason"].get<std::string>().find("global batch of 2048"), std::string::npos) << p.dump();
+  }
+  EXPECT_EQ(j["largest_useful_chips"], 0);
+}

@@ -46,8 +46,13 @@ struct ScalingPoint {
 struct ScalingCurve {
   std::string system, model;
   std::vector<ScalingPoint> points;
-  long long largest_useful_chips = 0;
+  long long largest_useful_chips = 0;  ///< 0 when no count of the range fits
   bool flattened = false;
+  bool any_found() const {
+    for (const auto& p : points)
+      if (p.found) return true;
+    return false;
+  }
 };
 
 /// The user's inputs at `chips` for one point of the curve or one count of the solver: the
