@@ -206,6 +206,46 @@ std::vector<MixPart> parse_mix(const std::string& text) {
   return parts;
 }
 
+namespace {
+
+MixResult run_mix_at(const TrainInputs& in, const std::vector<MixPart>& parts, const hw::Catalog& cat,
+                     const std::string& models_dir, const calib::Params& params);
+
+// No --tp and no --dp: every power-of-two tp (within both systems' scale-up domains) and dp whose
+// group divides both parts' chips is tried, the pipeline spanning at most one stage per layer;
+// the plan that fits with the most tokens per second wins (ties: the first, smaller groups).
+MixResult search_mix(const TrainInputs& in, const std::vector<MixPart>& parts, const hw::Catalog& cat,
+                     const std::string& models_dir, const calib::Params& params) {
+  std::optional<MixResult> best;
+  std::optional<core::InputError> first_error;
+  const long long domain =
+      std::min(cat.system(parts[0].system).chips_per_domain, cat.system(parts[1].system).chips_per_domain);
+  for (long long tp = 1; tp <= domain; tp *= 2)
+    for (long long dp = 1; tp * dp <= std::min(parts[0].chips, parts[1].chips); dp *= 2) {
+      if (parts[0].chips % (tp * dp) != 0 || parts[1].chips % (tp * dp) != 0) continue;
+      TrainInputs at = in;
+      at.tp = tp;
+      at.dp = dp;
+      try {
+        MixResult r = run_mix_at(at, parts, cat, models_dir, params);
+        if (r.fits && (!best || r.tokens_per_s > best->tokens_per_s)) best = std::move(r);
+      } catch (const core::InputError& e) {
+        if (!first_error) first_error = e;
+      }
+    }
+  if (!best) {
+    if (first_error) throw *first_error;
+    core::fail("--mix", "no tp x dp group divides both parts' chips", parts[0].system + ":" +
+               std::to_string(parts[0].chips) + "," + parts[1].system + ":" + std::to_string(parts[1].chips),
+               "chip counts with a common power-of-two factor, or --tp/--dp");
+  }
+  best->assumptions.push_back("plan searched (no --tp/--dp): tp " + std::to_string(best->tp) + ", dp " +
+                              std::to_string(best->dp) + ", the most tokens per second of the groups that fit");
+  return *best;
+}
+
+}  // namespace
+
 MixResult run_train_mix(const TrainInputs& in, const std::string& mix, const hw::Catalog& cat,
                         const std::string& models_dir, const calib::Params& params) {
   const std::vector<MixPart> parts = parse_mix(mix);
@@ -213,6 +253,14 @@ MixResult run_train_mix(const TrainInputs& in, const std::string& mix, const hw:
   if (in.system || in.chips || in.pp)
     core::fail(in.system ? "--system" : in.chips ? "--chips" : "--pp", "not with --mix (it names the systems, chips and stages)",
                "", "--mix A:N,B:M with --tp/--dp");
+  if (!in.tp && !in.dp) return search_mix(in, parts, cat, models_dir, params);
+  return run_mix_at(in, parts, cat, models_dir, params);
+}
+
+namespace {
+
+MixResult run_mix_at(const TrainInputs& in, const std::vector<MixPart>& parts, const hw::Catalog& cat,
+                     const std::string& models_dir, const calib::Params& params) {
   MixResult r;
   r.tp = static_cast<int>(in.tp.value_or(1));
   r.dp = static_cast<int>(in.dp.value_or(1));
@@ -255,5 +303,7 @@ MixResult run_train_mix(const TrainInputs& in, const std::string& mix, const hw:
   add_energy(r, runs, params);
   return r;
 }
+
+}  // namespace
 
 }  // namespace xpusim::scenario

@@ -281,3 +281,21 @@ TEST(FusionTrain, BadMixIsBadInput) {
 }
 
 }  // namespace
+
+// Without --tp and --dp the mixed pipeline searches its group (issue 45 case 9: one stage per chip
+// asked for more stages than layers): every candidate group that fits is tried and the fastest is
+// kept and stated; it beats the tp 1 x dp 1 pipeline of 128 stages, which cannot run at all.
+TEST(FusionTrain, WithoutAPlanTheMixedPipelineSearchesOne) {
+  const auto r = run_cli("train --mix trn4-projected:64,gb300-nvl72:64 --model llama3.1-70b --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  const long long group = j["tp"].get<long long>() * j["dp"].get<long long>();
+  EXPECT_EQ(64 % group, 0);
+  EXPECT_LE(128 / group, 80);  // at most one stage per layer
+  EXPECT_NE(j["assumptions"].dump().find("plan searched"), std::string::npos) << j["assumptions"].dump();
+  const auto stated = run_cli("train --mix trn4-projected:64,gb300-nvl72:64 --model llama3.1-70b --json --tp " +
+                              std::to_string(j["tp"].get<long long>()) + " --dp " + std::to_string(j["dp"].get<long long>()));
+  ASSERT_EQ(stated.exit_code, 0) << stated.err;
+  EXPECT_DOUBLE_EQ(Json::parse(stated.out)["tokens_per_s"].get<double>(), j["tokens_per_s"].get<double>());
+  EXPECT_NE(run_cli("train --mix trn4-projected:64,gb300-nvl72:64 --model llama3.1-70b --tp 1 --dp 1").exit_code, 0);
+}
