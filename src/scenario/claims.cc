@@ -88,6 +88,13 @@ Claim make_claim(std::string id, std::string text, std::string source, std::stri
   return c;
 }
 
+double printed_half_unit(double published) {
+  double unit = 1;
+  for (int digits = 0; digits < 3; ++digits, unit /= 10)
+    if (std::fabs(published / unit - std::round(published / unit)) < 1e-9) break;
+  return unit / 2;
+}
+
 double per_domain(const hw::SystemSpec& s, double per_chip) { return per_chip * s.chips_per_domain; }
 
 void finish(Claim& c) {
@@ -98,14 +105,17 @@ void finish(Claim& c) {
     c.ratio_low = std::min(c.ratio_low, k.ratio);
     c.ratio_high = std::max(c.ratio_high, k.ratio);
   }
-  const double tol = kReproducedTolerance;
-  const auto meets = [&](double x) {
-    return c.published_at_least ? x > c.published_ratio : std::fabs(x / c.published_ratio - 1.0) <= tol;
-  };
-  if (meets(c.xpusim_ratio)) c.verdict = "reproduced";
-  else if (c.published_at_least ? c.ratio_high > c.published_ratio
-                                : (c.ratio_low <= c.published_ratio * (1 + tol) && c.ratio_high >= c.published_ratio * (1 - tol)))
-    c.verdict = "within range";
+  // Equality: the published figure, within the rounding of its last printed digit, must meet the
+  // simulated range; "reproduced" when the central case rounds to it. Inequality ("above 1x"):
+  // "reproduced" only when the whole range satisfies it, "within range" when part of it does.
+  const double p = c.published_ratio, half = printed_half_unit(p);
+  if (c.published_at_least) {
+    c.verdict = c.ratio_low > p ? "reproduced" : c.ratio_high > p ? "within range" : "not reproduced";
+    return;
+  }
+  const bool meets_range = c.ratio_low <= p + half && c.ratio_high >= p - half;
+  if (meets_range && std::fabs(c.xpusim_ratio - p) <= half) c.verdict = "reproduced";
+  else if (meets_range) c.verdict = "within range";
   else c.verdict = "not reproduced";
 }
 

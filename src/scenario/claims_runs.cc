@@ -54,7 +54,7 @@ void run_training(Runs& r) {
 void run_serving(Runs& r) {
   for (long long load : kServeLoads) {
     for (const auto& [chip, system, precision] : {std::tuple{"trn3", kTrn3Gen2, "mxfp4"}, {"trn3", kTrn3Gen2, "bf16"},
-                                                  {"trn2", kTrn2, "bf16"}}) {
+                                                  {"trn2", kTrn2, "fp8"}, {"trn2", kTrn2, "bf16"}}) {
       auto rep = serve_point(r, r.cat, system, precision, load);
       if (rep) r.serve.emplace(serve_key(chip, precision, load), std::move(*rep));
     }

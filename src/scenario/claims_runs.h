@@ -25,7 +25,9 @@ inline constexpr long long kServeLoads[] = {1024, 256, 64, 1};  ///< concurrent 
 // The million-chip run: Llama-3.1-405B, tp 16 x pp 16 (x cp 4 where the batch needs it).
 inline constexpr const char* kScaleModel = "llama3.1-405b";
 inline constexpr long long kMillion = 1048576, kScaleReferenceChips = 4096;
-inline constexpr double kReproducedTolerance = 0.15;  ///< |xpusim / published - 1| for "reproduced"
+/// Half a unit of the last printed digit of a published figure, the rounding a claim allows
+/// (4 → 0.5, 1.4 → 0.05, 4.36 → 0.005): docs/claims.md, "Verdicts".
+double printed_half_unit(double published);
 
 struct EstimateRange {
   double value = 0, low = 0, high = 0;

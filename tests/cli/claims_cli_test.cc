@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -153,3 +154,31 @@ TEST(ClaimsCli, TextHasTheTable) {
 }
 
 }  // namespace
+
+// Verdicts follow their ranges (issue 45 case 4): an equality claim passes only when its range meets
+// the published figure within the rounding of its last printed digit; a directional one is
+// reproduced only when every case satisfies it; serving compares each chip at its fastest
+// precision; the million-chip claim counts failures.
+TEST(ClaimsCli, VerdictsFollowTheirRanges) {
+  const auto r = xpusim::test::run_cli("claims --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& c : j["claims"]) {
+    const double p = c["published_ratio"], lo = c["xpusim_ratio_range"]["low"], hi = c["xpusim_ratio_range"]["high"];
+    const std::string v = c["verdict"], id = c["id"];
+    if (c["published_relation"] == "greater than") {
+      EXPECT_EQ(v, lo > p ? "reproduced" : hi > p ? "within range" : "not reproduced") << id;
+      continue;
+    }
+    double unit = 1;  // the last printed digit of the published figure
+    while (std::fabs(p / unit - std::round(p / unit)) > 1e-9) unit /= 10;
+    const bool meets = lo <= p + unit / 2 && hi >= p - unit / 2;
+    if (v != "not reproduced") EXPECT_TRUE(meets) << id << ": " << lo << " .. " << hi << " against " << p;
+    else EXPECT_FALSE(meets) << id;
+  }
+  for (const auto& c : j["claims"]) {
+    if (c["id"] == "seed-40pct-energy-efficiency") EXPECT_EQ(c["verdict"], "not reproduced");
+    if (c["id"] == "seed-lower-inference-cost") EXPECT_NE(c["cases"][0]["conditions"].get<std::string>().find("MXFP4 vs FP8"), std::string::npos) << c["cases"].dump();
+    if (c["id"] == "seed-1m-chips") EXPECT_NE(c["metric"].get<std::string>().find("goodput"), std::string::npos);
+  }
+}
