@@ -81,3 +81,16 @@ TEST(TrustCli, ServeCarriesBandsOnLatencyAndThroughput) {
 }
 
 }  // namespace
+
+// A chip generation without validation rows of its own is extrapolating inside a covered family
+// (issue 45 case 1: Trn3 training read a Trn1/Trn2 band as validated), naming the chips that are.
+TEST(TrustCli, Trainium3IsExtrapolatingAndNamesTheValidatedChips) {
+  const auto r = xpusim::test::run_cli(
+      "train --system trn3-ultraserver-gen2 --model llama3.1-70b --chips 144 --framework neuronx-distributed --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["trust"]["extrapolating"].get<bool>());
+  EXPECT_NE(j["trust"]["reasons"].dump().find("no validated train rows on trainium3"), std::string::npos)
+      << j["trust"]["reasons"].dump();
+  EXPECT_NE(j["trust"]["reasons"].dump().find("trainium2"), std::string::npos);
+}

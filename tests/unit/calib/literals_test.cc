@@ -55,6 +55,7 @@ const std::vector<Allowed> kAllowlist = {
     {"serve/step_cost.cc", {"16", "1025"}, "memo table sizes (2^16 tokens, 1024 + 1 initial entries): performance only"},
     {"serve/workload.cc", {"11", "9007199254740992.0", "6.283185307179586", "30"}, "uniform double from 53 random bits, 2π (Box-Muller), rejection-loop bound"},
     {"engine/common.cc", {"4"}, "significant digits of a message"},
+    {"serve/search.cc", {"6"}, "significant digits of the rate in the command a found plan prints"},
     {"engine/replay.cc", {"8"}, "at most 8 stuck nodes named in a replay deadlock message"},
     {"engine/goodput.cc", {"12.0", "6000", "4.0", "3.0"}, "quadrature of E[max of normals]: bounds ±12 σ, 6,000 Simpson intervals, Simpson weights 1-4-2-4 and h/3"},
     {"engine/goodput.cc", {"0.1", "0.9", "11", "53"}, "p10/p90 definitions; uniform double from the top 53 of 64 random bits"},
