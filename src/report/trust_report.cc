@@ -57,7 +57,9 @@ validation::TrustQuery row_query_with_type(const validation::RowResult& r, const
   return validation::TrustQuery{r.row.kind, validation::family_of_row(r.row, catalog), model_type,
                                 r.row.precision.empty() ? "bf16" : r.row.precision, r.prediction.framework,
                                 r.row.chips,
-                                row_user_hardware(r, catalog)};
+                                row_user_hardware(r, catalog),
+                                "",  // a row's chip: its rows are the validation itself (no chip check)
+                                ""};
 }
 
 }  // namespace
