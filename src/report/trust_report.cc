@@ -32,14 +32,15 @@ validation::TrustQuery train_query(const engine::TrainScenario& s) {
                                 s.framework.name,
                                 s.plan.chips(),
                                 user_hardware(*s.system),
-                                s.system->chip.id};
+                                s.system->chip.id,
+                                ""};  // training presets have no version ranges
 }
 
 validation::TrustQuery serve_query(const serve::ServeReport& rep, const hw::SystemSpec& system,
                                    const workload::ModelSpec& model) {
   validation::TrustQuery q{"infer",          compute::family_of(system.chip), validation::model_type_of(model),
                            rep.scenario.precision, rep.framework,             rep.chips_used,
-                           user_hardware(system),   system.chip.id};
+                           user_hardware(system),   system.chip.id, ""};
   if (!rep.framework_version_validated)
     q.unvalidated_software = rep.framework + " " + (rep.framework_version.empty() ? "" : rep.framework_version + " ") +
                              "(range " + rep.framework_version_range + ")";
