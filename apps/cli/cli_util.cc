@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "xpusim/api/api.h"
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/core/file_write.h"
 
 namespace xpusim::cli {
 
@@ -35,7 +37,7 @@ int parse(CLI::App& app, const Args& args) {
     std::cout << app.help();
     return 0;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << app.get_name() << ": " << e.what() << "\n"
+    std::cerr << "error: " << app.get_name() << ": " << core::shown_value(core::shown_message(e.what()), 8 * core::kShownValueChars) << "\n"
               << "run '" << app.get_name() << " --help' for usage\n";
     return 2;
   }
@@ -92,8 +94,7 @@ void add_html_option(CLI::App& app, std::string& file) {
 void write_html(const std::string& path, const std::string& page) { write_text_file("--html", path, page); }
 
 void write_text_file(const std::string& flag, const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out || !(out << text)) core::fail(flag, "cannot write file", path, "a writable path");
+  core::write_output_file(flag, path, text);
 }
 
 }  // namespace xpusim::cli

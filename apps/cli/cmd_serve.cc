@@ -138,9 +138,7 @@ int run_search(const ServeFlags& f, const serve::ServeEnv& env, const std::vecto
 
 // The serving timeline as Chrome trace JSON (docs/serving.md, "Timeline").
 void write_trace(const std::string& path, const serve::SimResult& sim) {
-  std::ofstream out(path);
-  if (!out) core::fail("--trace", "cannot write file", path, "a writable path");
-  out << serve::chrome_trace_json(sim);
+  write_text_file("--trace", path, serve::chrome_trace_json(sim));
 }
 
 }  // namespace

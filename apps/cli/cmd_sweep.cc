@@ -70,11 +70,7 @@ void write_outputs(const scenario::SweepGrid& g, const std::vector<report::Sweep
   if (!html.empty())
     write_html(html, report::sweep_html(s.provenance(true, true), g.command, api::grid_keys(g), points));
   const std::string csv = api::sweep_csv(g, points);
-  if (!out.empty()) {
-    std::ofstream f(out, std::ios::binary);
-    if (!f) core::fail("--out", "cannot write file", out, "a writable path");
-    f << csv;
-  }
+  if (!out.empty()) write_text_file("--out", out, csv);
   if (json) std::cout << api::sweep_document(g, points, s).dump(2) << "\n";
   else if (out.empty()) std::cout << csv;
 }

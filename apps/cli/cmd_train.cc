@@ -137,9 +137,7 @@ int run_mix(const scenario::TrainInputs& in, const std::string& mix, const hw::C
 }
 
 void write_trace(const std::string& path, const engine::TrainResult& r) {
-  std::ofstream out(path);
-  if (!out) core::fail("--trace", "cannot write file", path, "a writable path");
-  out << engine::chrome_trace_json(r);
+  write_text_file("--trace", path, engine::chrome_trace_json(r));
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ void write_validation(const ValidateOptions& o, const validation::Context& ctx, 
     const auto data = validation::trust_from(*cv_results, ctx,
                                              "leave-one-source-out residuals of " + std::to_string(results.size()) +
                                                  " rows (xpusim validate --cv)");
-    std::ofstream(o.bands_file, std::ios::binary) << validation::trust_json_text(data);
+    write_text_file("--write-bands", o.bands_file, validation::trust_json_text(data));
   }
   const auto prov = provenance(true, true, o.calibration_file);
   if (!o.html.empty()) {

@@ -1,6 +1,12 @@
 // xpusim command-line entry point: dispatches to one sub-command per file and maps errors to
 // exit codes (0 ok, 1 infeasible, 2 bad input, 3 internal error).
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -73,6 +79,39 @@ bool take_data_dir_flag(std::vector<std::string>& args) {
   return true;
 }
 
+/// A standard stream the shell closed (`>&-`) is held open read-only on /dev/null, so that no file
+/// the run opens takes its descriptor (a result would land in it) and every write to it fails,
+/// to be reported by check_standard_output.
+void hold_closed_standard_streams() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = ::open("/dev/null", O_RDONLY);
+    if (held >= 0 && held != fd) {
+      ::dup2(held, fd);
+      ::close(held);
+    }
+  }
+}
+
+/// The command's exit code, or 2 when its standard output or error could not be written in
+/// full (a full disk, a closed stream): a lost result never exits 0 (docs/errors.md, "Output").
+int check_standard_output(int rc) {
+  errno = 0;
+  std::cout.flush();
+  const bool out_ok = std::cout.good() && std::fflush(stdout) == 0 && !std::ferror(stdout);
+  const int out_err = errno;
+  std::cerr.flush();
+  const bool err_ok = std::cerr.good() && std::fflush(stderr) == 0 && !std::ferror(stderr);
+  if (out_ok && err_ok) return rc;
+  if (!out_ok && err_ok) {
+    std::cerr << "error: standard output: the result could not be written"
+              << (out_err != 0 ? std::string(" (") + std::strerror(out_err) + ")" : std::string())
+              << " (expected a writable standard output with room for the result)\n";
+    std::cerr.flush();
+  }
+  return rc == 0 || rc == 1 ? 2 : rc;
+}
+
 void usage(std::ostream& os) {
   os << "xpusim — simulator of AI accelerator systems (Trainium1-4, H100...GB300)\n\n"
         "usage: xpusim <command> [options]   (xpusim <command> --help for details)\n\ncommands:\n";
@@ -85,7 +124,9 @@ void usage(std::ostream& os) {
 }  // namespace
 }  // namespace xpusim::cli
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_main(int argc, char** argv) {
   using namespace xpusim;
   std::vector<std::string> argv_all(argv + 1, argv + argc);
   if (!cli::take_data_dir_flag(argv_all)) return 2;
@@ -113,9 +154,16 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> names;
   for (const auto& c : cli::kCommands) names.push_back(c.name);
-  std::cerr << "error: unknown command '" << name << "'";
+  std::cerr << "error: unknown command '" << core::shown_value(name) << "'";
   const std::string hint = core::did_you_mean(name, names);
-  if (!hint.empty()) std::cerr << " (" << hint << ")";
+  if (!hint.empty()) std::cerr << " (" << core::printable(hint) << ")";
   std::cerr << "; expected one of: " << core::join(names) << "\n";
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  xpusim::cli::hold_closed_standard_streams();
+  return xpusim::cli::check_standard_output(run_main(argc, argv));
 }

@@ -14,6 +14,7 @@
 #include "xpusim/core/checked.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/file_read.h"
+#include "xpusim/core/file_write.h"
 #include "xpusim/core/format.h"
 #include "xpusim/core/suggest.h"
 
@@ -131,10 +132,7 @@ std::string read_file(const std::string& path) {
 }
 
 void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) file_error(path, "", "cannot create output file");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) file_error(path, "", "cannot write output file");
+  core::write_output_file("OUT", path, bytes);
 }
 
 bool is_npy(const std::string& bytes) { return bytes.size() >= 6 && bytes.compare(0, 6, "\x93NUMPY") == 0; }

@@ -155,7 +155,9 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
 void read_arrivals(const std::string& file, serve::LoadSpec& load) {
   load.arrival = serve::ArrivalKind::Trace;
   load.lengths_stated = false;  // a trace's own lengths: requests beyond the context are clipped
-  load.trace = serve::read_trace(file);
+  serve::ArrivalsFile arrivals = serve::read_arrivals_file(file);
+  load.trace = std::move(arrivals.requests);
+  load.trace_prefix_hash_rows = arrivals.rows_with_prefix_hashes;
   for (const auto& r : load.trace) {
     load.in_len = std::max(load.in_len, r.in_len);
     load.out_len = std::max(load.out_len, r.out_len);
@@ -271,6 +273,9 @@ serve::ServeScenario build_serve(const ServeInputs& in) {
   const int loads = in.rate.has_value() + in.concurrency.has_value() + in.offline.value_or(false) +
                     in.arrivals.has_value();
   if (loads > 1) d.error("load", "choose one of rate, concurrency, offline, arrivals");
+  if (in.arrivals && in.requests)
+    d.error("requests", "an arrivals file's rows are its requests", std::to_string(*in.requests),
+            "no --requests with --arrivals (cut the file to the rows you want)");
   d.throw_if_any();
   auto& load = sc.load;
   if (in.arrivals) {

@@ -532,6 +532,14 @@ void add_closed_loop_note(const LoadSpec& load, ServeReport& rep) {
       " of each client; serving.closed_loop.warmup_requests_per_client, assumed, range 0..2) left out of the latency figures");
 }
 
+// An arrivals file whose rows carry prefix hashes: said, since no prefix cache is modelled.
+void add_arrivals_note(const LoadSpec& load, ServeReport& rep) {
+  if (load.arrival != ArrivalKind::Trace || load.trace_prefix_hash_rows == 0) return;
+  rep.assumptions.push_back("arrivals: " + std::to_string(load.trace_prefix_hash_rows) +
+                            " rows carry prefix_hashes; no prefix cache is modelled, so every prompt is prefilled "
+                            "whole (TTFT and capacity are those of a cache that never hits)");
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- heterogeneous disaggregation
@@ -739,6 +747,7 @@ core::Result<ServeReport> run_hetero(const ServeScenario& in, const ServeEnv& en
   rep.sim = simulate(spec);
   assess_overload(spec, params, rep);
   add_closed_loop_note(sc.load, rep);
+  add_arrivals_note(sc.load, rep);
   fill_hetero_report(sc, spec, pre, dec, params, rep);
   return rep;
 }
@@ -831,6 +840,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   assess_overload(b.spec, params, rep);
   add_sim_notes(model, rep);
   add_closed_loop_note(sc.load, rep);
+  add_arrivals_note(sc.load, rep);
   rep.scenario = sc;
   rep.framework = framework_name(*sc.framework);
   rep.engines = static_cast<int>(engines);

@@ -14,17 +14,34 @@ fails=0
 VM_LIMIT=4194304
 if grep -q __asan_init "$XS" 2>/dev/null; then VM_LIMIT=unlimited; fi
 
-# case NAME EXPECTED_EXITS ARGS... : runs with a 20 s and (plain builds) 4 GiB limit.
-case_() {
-  local name=$1 want=$2; shift 2
-  local out rc
-  out=$( (ulimit -v "$VM_LIMIT"; timeout 20 "$XS" "$@") 2>&1 >/dev/null); rc=$?
+# verdict NAME EXPECTED_EXITS RC MESSAGE : one line, counted as a failure when RC is not expected.
+verdict() {
+  local name=$1 want=$2 rc=$3 out=$4
   if [[ " $want " == *" $rc "* ]]; then
     printf 'ok    %-40s exit %s  %s\n' "$name" "$rc" "$(head -c 160 <<<"$out" | head -1)"
   else
     printf 'FAIL  %-40s exit %s (want %s)  %s\n' "$name" "$rc" "$want" "$(head -c 200 <<<"$out" | head -1)"
     fails=$((fails + 1))
   fi
+}
+
+# case NAME EXPECTED_EXITS ARGS... : runs with a 20 s and (plain builds) 4 GiB limit.
+case_() {
+  local name=$1 want=$2; shift 2
+  local out rc
+  out=$( (ulimit -v "$VM_LIMIT"; timeout 20 "$XS" "$@") 2>&1 >/dev/null); rc=$?
+  verdict "$name" "$want" "$rc" "$( (grep -m1 '^error' <<<"$out") || head -1 <<<"$out")"
+}
+
+# lost NAME ARGS... : the result cannot be written (standard output on a full device, then
+# closed): exit 2 with a message, never 0 with the output gone (issue 48).
+lost() {
+  local name=$1; shift
+  local out rc
+  out=$( (timeout 20 "$XS" "$@" >/dev/full) 2>&1); rc=$?
+  verdict "$name > /dev/full" "2" "$rc" "$(grep -m1 error <<<"$out")"
+  out=$( (timeout 20 "$XS" "$@" >&-) 2>&1); rc=$?
+  verdict "$name >&-" "2" "$rc" "$(grep -m1 error <<<"$out")"
 }
 
 model() {  # model NAME 'JSON fields' -> a llama config with the fields replaced
@@ -125,6 +142,39 @@ case_ "csv in_len 1e30" "2" validate "$(csv inl "${row/,2048,1,1,/,1e30,1,1,}")"
 case_ "csv 100,001 rows held (--cv)"  "2" validate "$T/many.csv" --cv
 { echo "$hdr"; printf '%s"' "${row%,*},"; head -c 1100000 /dev/zero | tr '\0' 'x'; printf '"\n'; } > "$T/longrecord.csv"
 case_ "csv record over 1 MiB (streamed)" "2" validate "$T/longrecord.csv"
+
+# Output that cannot be written (issue 48): standard output and every output file.
+lost "train"      train --system h100-sxm-dgx --model llama3.1-8b --chips 8
+lost "serve"      serve --system h100-sxm-dgx --model llama3.1-8b --chips 8 --requests 50
+lost "collective" collective --system h100-sxm-dgx --op all-reduce --chips 8 --bytes 1e6
+lost "catalog"    catalog show h100-sxm-dgx
+lost "model"      model show llama3.1-8b
+lost "validate"   validate --rows 'in-mlpi51-*'
+case_ "train --trace /dev/full"   "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --trace /dev/full
+case_ "serve --trace /dev/full"   "2" serve --system h100-sxm-dgx --model llama3.1-8b --chips 8 --requests 50 --trace /dev/full
+case_ "train --html /dev/full"    "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --html /dev/full
+case_ "trace into a missing dir"  "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --trace "$T/no/such/dir/t.json"
+case_ "mx quantize into /dev/full" "2" mx quantize --format mxfp8_e4m3 "$T/ok.npy" /dev/full
+case_ "calibrate --out /dev/full" "2" calibrate "$(csv one "$row")" --params 'serving.frameworks.trtllm.step_overhead' --folds none --out /dev/full
+
+# Arrivals files (issue 48): devices, FIFOs, malformed rows, unknown columns.
+S=(serve --system h100-sxm-dgx --model llama3.1-8b --chips 8)
+mkfifo "$T/fifo"
+case_ "arrivals /dev/zero"        "2" "${S[@]}" --arrivals /dev/zero
+case_ "arrivals /dev/urandom"     "2" "${S[@]}" --arrivals /dev/urandom
+case_ "arrivals FIFO"             "2" "${S[@]}" --arrivals "$T/fifo"
+head -c 200000 /dev/urandom > "$T/random.csv"
+case_ "arrivals random bytes"     "2" "${S[@]}" --arrivals "$T/random.csv"
+arr() { printf "arrival_s,in_len,out_len\n$2" > "$T/$1.csv"; echo "$T/$1.csv"; }
+case_ "arrivals extra field"      "2" "${S[@]}" --arrivals "$(arr extra '0,100,10,5\n')"
+case_ "arrivals NUL in a number"  "2" "${S[@]}" --arrivals "$(arr nul '0,5\0 12,10\n')"
+case_ "arrivals fractional length" "2" "${S[@]}" --arrivals "$(arr frac '0,100.5,10\n')"
+case_ "arrivals back in time"     "2" "${S[@]}" --arrivals "$(arr back '5,100,10\n1,100,10\n')"
+case_ "arrivals with --requests"  "2" "${S[@]}" --arrivals "$(arr ok '0,100,10\n')" --requests 5
+printf 'arrival_s,in_len,out_len,session\n0,100,10,1\n' > "$T/col.csv"
+case_ "arrivals unknown column"   "2" "${S[@]}" --arrivals "$T/col.csv"
+printf '\xef\xbb\xbfarrival_s,in_len,out_len\n0,100,10\n' > "$T/bom.csv"
+case_ "arrivals UTF-8 BOM read"   "0" "${S[@]}" --arrivals "$T/bom.csv"
 
 echo "failures: $fails"
 exit $((fails > 0))

@@ -3,11 +3,29 @@
 // offending field, the value, what was expected and the source location) and then throw one
 // InputError at the edge. The CLI prints them all and exits with code 2.
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace xpusim::core {
+
+/// Characters of an offending value a message shows (docs/errors.md): a longer value is cut and
+/// says its size, so that a 100 KB argument does not flood the terminal.
+inline constexpr std::size_t kShownValueChars = 60;
+
+/// `text` with control characters and bytes that are not UTF-8 escaped (\n, \t, \r, \xHH), so
+/// that input bytes cannot move the cursor or recolour the user's terminal.
+std::string printable(std::string_view text);
+
+/// `value` as a message shows it: printable, cut after `max_chars` bytes (never inside a UTF-8
+/// character) with "…(N bytes)".
+std::string shown_value(std::string_view value, std::size_t max_chars = kShownValueChars);
+
+/// A message as shown: printable, and each 'quoted' span in it shown as a value (a message that
+/// quotes the value, "unknown system 'X'", cuts X as the value is cut).
+std::string shown_message(std::string_view message);
 
 struct Diagnostic {
   std::string file;      ///< source file, empty when the input came from flags
@@ -18,7 +36,8 @@ struct Diagnostic {
   std::string expected;  ///< what was expected, may be empty
   std::string hint;      ///< "did you mean ..." or other advice, may be empty
 
-  /// One line: "FILE:LINE: PATH: MESSAGE (got 'VALUE'; expected EXPECTED; HINT)".
+  /// One line: "FILE:LINE: PATH: MESSAGE (got 'VALUE'; expected EXPECTED; HINT)", every part
+  /// printable, the value cut to kShownValueChars (file and path to four times that).
   std::string to_string() const;
 };
 

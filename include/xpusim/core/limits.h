@@ -40,6 +40,10 @@ inline constexpr long long kValidationRows = 100'000;
 inline constexpr long long kValidationStreamRows = 10'000'000;
 /// Bytes of one CSV record (a row with its quoted notes) while streaming.
 inline constexpr long long kCsvRecordBytes = 1LL << 20;
+/// An arrivals CSV (`serve --arrivals FILE`): its size, read before any byte, and its rows, held
+/// in memory as requests (about 40 bytes each: 10^7 rows take 0.4 GB).
+inline constexpr long long kArrivalsFileBytes = 2LL << 30;
+inline constexpr long long kArrivalsRows = 10'000'000;
 // Tensor files (.npy, .safetensors).
 inline constexpr long long kTensorFileBytes = 16LL << 30;   ///< 16 GiB read into memory
 inline constexpr long long kTensorRank = 32;

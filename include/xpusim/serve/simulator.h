@@ -90,6 +90,9 @@ struct LoadSpec {
   bool lengths_stated = false;
   std::uint64_t seed = 1;
   std::vector<Request> trace;  ///< ArrivalKind::Trace: the requests (arrival order)
+  /// ArrivalKind::Trace: rows of the arrivals file that carry prefix hashes (read, checked and
+  /// stated; the engine does not model a prefix cache, so every prompt is prefilled whole).
+  long long trace_prefix_hash_rows = 0;
   bool operator==(const LoadSpec&) const = default;
 };
 
@@ -121,8 +124,13 @@ std::vector<double> client_start_fractions(const LoadSpec& load, long long clien
 
 /// Every request of a load (a RequestStream drained; for tests and small runs).
 std::vector<Request> generate_requests(const LoadSpec& load);
-/// Reads a trace CSV with header `arrival_s,in_len,out_len`; InputError with line numbers.
-std::vector<Request> read_trace(const std::string& path);
+/// Reads an arrivals CSV (header `arrival_s,in_len,out_len[,prefix_hashes]`, rows in arrival
+/// order; src/serve/arrivals_file.cc); InputError with line numbers.
+struct ArrivalsFile {
+  std::vector<Request> requests;
+  long long rows_with_prefix_hashes = 0;
+};
+ArrivalsFile read_arrivals_file(const std::string& path);
 
 /// Compiled static shapes (Neuron; docs/serving.md "Static shapes"). A prompt runs the
 /// context-encoding graph of the smallest bucket that holds it (padded), and a decode step runs

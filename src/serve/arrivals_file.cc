@@ -1,0 +1,178 @@
+// The arrivals CSV of `serve --arrivals FILE` (docs/serving.md, "Arrivals"): a header naming its
+// columns (arrival_s, in_len, out_len, and optionally prefix_hashes), one request per row in
+// arrival order. Every field is parsed whole; the file's size, its rows and each record are
+// bounded (docs/errors.md, "Limits"), and a device or FIFO is refused before a byte is read.
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/core/file_read.h"
+#include "xpusim/core/limits.h"
+#include "xpusim/serve/simulator.h"
+
+namespace xpusim::serve {
+
+namespace {
+
+enum class Column { Arrival, InLen, OutLen, PrefixHashes };
+constexpr std::array<std::string_view, 4> kColumnNames{"arrival_s", "in_len", "out_len", "prefix_hashes"};
+constexpr const char* kForm = "arrival_s,in_len,out_len[,prefix_hashes]";
+constexpr int kMaxDiagnostics = 20;  ///< a file of garbage stops after this many lines' errors
+
+std::vector<std::string_view> split(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', at);
+    out.push_back(line.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at));
+    if (comma == std::string_view::npos) return out;
+    at = comma + 1;
+  }
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// The columns a header names; an unknown, repeated or missing column is a diagnostic.
+std::vector<Column> read_header(std::string_view line, core::Diagnostics& d) {
+  std::vector<Column> cols;
+  for (const std::string_view field : split(line)) {
+    const std::string_view name = trimmed(field);
+    const auto it = std::find(kColumnNames.begin(), kColumnNames.end(), name);
+    if (it == kColumnNames.end()) {
+      d.error("header", "unknown column", std::string(name), std::string("the columns ") + kForm);
+      continue;
+    }
+    const auto c = static_cast<Column>(it - kColumnNames.begin());
+    if (std::find(cols.begin(), cols.end(), c) != cols.end()) d.error("header", "repeated column", std::string(name), kForm);
+    cols.push_back(c);
+  }
+  for (const Column need : {Column::Arrival, Column::InLen, Column::OutLen})
+    if (std::find(cols.begin(), cols.end(), need) == cols.end())
+      d.error("header", "missing column", std::string(kColumnNames[static_cast<int>(need)]), kForm);
+  return cols;
+}
+
+bool parse_length(std::string_view s, long long& out) {
+  s = trimmed(s);
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size() && out >= 1 && out <= core::limits::kSequence;
+}
+
+bool parse_seconds(std::string_view s, double& out) {
+  s = trimmed(s);
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size() && out >= 0 && out <= core::limits::kArrivalSpanSeconds;
+}
+
+// prefix_hashes: block ids separated by spaces (may be empty).
+bool valid_hashes(std::string_view s) {
+  for (const char c : s)
+    if (!(c == ' ' || (c >= '0' && c <= '9'))) return false;
+  return true;
+}
+
+// One row into `out`; an empty string when it is good, else what is wrong with it.
+std::string read_row(std::string_view line, const std::vector<Column>& cols, double last_arrival, Request& out,
+                     double& t, bool& hashes) {
+  if (line.find('\0') != std::string_view::npos) return "a NUL byte in the row";
+  const std::vector<std::string_view> fields = split(line);
+  if (fields.size() != cols.size())
+    return std::to_string(fields.size()) + " fields where the header names " + std::to_string(cols.size());
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    const std::string_view f = fields[i];
+    switch (cols[i]) {
+      case Column::Arrival:
+        if (!parse_seconds(f, t)) return "arrival_s is not a time in [0, 2592000] s (30 days)";
+        break;
+      case Column::InLen:
+        if (!parse_length(f, out.in_len)) return "in_len is not a whole number of tokens >= 1";
+        break;
+      case Column::OutLen:
+        if (!parse_length(f, out.out_len)) return "out_len is not a whole number of tokens >= 1";
+        break;
+      case Column::PrefixHashes:
+        if (!valid_hashes(f)) return "prefix_hashes is not a list of block ids separated by spaces";
+        hashes = !trimmed(f).empty();
+        break;
+    }
+  }
+  if (t < last_arrival) return "arrival_s goes back in time (rows must be in arrival order)";
+  out.arrival = to_sim_time(core::seconds(t));
+  return {};
+}
+
+}  // namespace
+
+ArrivalsFile read_arrivals_file(const std::string& path) {
+  std::ifstream in = core::open_regular_file(path, std::string("arrivals CSV (") + kForm + ")");
+  std::error_code ec;
+  const auto bytes = static_cast<long long>(std::filesystem::file_size(path, ec));
+  if (!ec && bytes > core::limits::kArrivalsFileBytes) core::fail_limit(path, "file size in bytes", bytes, core::limits::kArrivalsFileBytes);
+  core::Diagnostics d;
+  ArrivalsFile file;
+  std::vector<Request>& out = file.requests;
+  std::vector<Column> cols{Column::Arrival, Column::InLen, Column::OutLen};
+  std::string line;
+  int n = 0, errors = 0;
+  bool first = true;
+  double last = 0;
+  auto bad = [&](const std::string& message, const std::string& value) {
+    core::Diagnostic diag{path, n, "arrivals", message, value, std::string("rows ") + kForm, ""};
+    d.add(diag);
+    ++errors;
+  };
+  while (errors < kMaxDiagnostics && std::getline(in, line)) {
+    ++n;
+    if (line.size() > static_cast<std::size_t>(core::limits::kCsvRecordBytes)) {
+      bad("row longer than " + std::to_string(core::limits::kCsvRecordBytes) + " bytes", line);
+      break;
+    }
+    if (first && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 byte-order mark
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    if (first) {
+      first = false;
+      if (line.find_first_of("abcdefghijklmnopqrstuvwxyz_") == 0) {
+        core::Diagnostics hd;
+        cols = read_header(line, hd);
+        for (auto diag : hd.items()) {
+          diag.file = path;
+          diag.line = n;
+          d.add(diag);
+        }
+        if (!hd.empty()) break;
+        continue;
+      }
+    }
+    if (static_cast<long long>(out.size()) >= core::limits::kArrivalsRows)
+      core::fail_limit(path, "requests (rows)", static_cast<long long>(out.size()) + 1, core::limits::kArrivalsRows);
+    Request r;
+    double t = 0;
+    bool hashes = false;
+    const std::string why = read_row(line, cols, last, r, t, hashes);
+    if (!why.empty()) {
+      bad(why, line);
+      continue;
+    }
+    last = t;
+    out.push_back(r);
+    file.rows_with_prefix_hashes += hashes ? 1 : 0;
+  }
+  if (in.bad()) bad("error while reading the file", path);
+  if (out.empty() && d.empty()) d.error("arrivals", "the file has no requests", path, std::string("rows ") + kForm);
+  d.throw_if_any();
+  return file;
+}
+
+}  // namespace xpusim::serve
