@@ -23,7 +23,8 @@ namespace {
 struct ServeFlags {
   scenario::ServeInputs in;
   std::string scenario_file, config_file, arrivals, trace;
-  std::string timeout, ttft_slo, tpot_slo, calibration_file, html;
+  std::optional<std::string> timeout, ttft_slo, tpot_slo;
+  std::string calibration_file, html;
   bool no_chunk = false, json = false, search = false, compare = false;
   std::vector<std::string> systems;
 };
@@ -78,9 +79,9 @@ void add_workload_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f)
   add_optional_flag(app, "--offline", in.offline, "all requests queued at once");
   add_optional(app, "--requests", in.requests, "requests to simulate (default 1000)");
   add_optional(app, "--seed", in.seed, "random seed");
-  app.add_option("--timeout", f.timeout, "endpoint timeout, e.g. '60 s' (default 60 s)");
-  app.add_option("--ttft-slo", f.ttft_slo, "TTFT SLO for goodput/search, e.g. '2 s' (default 2 s)");
-  app.add_option("--tpot-slo", f.tpot_slo, "TPOT SLO for goodput/search, e.g. '200 ms' (default 200 ms)");
+  add_optional(app, "--timeout", f.timeout, "endpoint timeout, e.g. '60 s' (default 60 s)");
+  add_optional(app, "--ttft-slo", f.ttft_slo, "TTFT SLO for goodput/search, e.g. '2 s' (default 2 s)");
+  add_optional(app, "--tpot-slo", f.tpot_slo, "TPOT SLO for goodput/search, e.g. '200 ms' (default 200 ms)");
   add_estimate_flags(app, in.overrides);
   add_optional(app, "--pue", in.pue, "site power usage effectiveness, > 1 and < 3 (default: the calibration's)");
 }
@@ -88,8 +89,8 @@ void add_workload_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f)
 // Durations and the other flag values judged like a file's values; flags then win over the file.
 void resolve_inputs(ServeFlags& f) {
   core::Diagnostics d;
-  auto duration = [&](const std::string& text, const char* flag, std::optional<core::Seconds>& out) {
-    if (!text.empty()) out = config::parse_positive_duration(d, flag, text);
+  auto duration = [&](const std::optional<std::string>& text, const char* flag, std::optional<core::Seconds>& out) {
+    if (text) out = config::parse_positive_duration(d, flag, *text);
   };
   duration(f.timeout, "--timeout", f.in.timeout);
   duration(f.ttft_slo, "--ttft-slo", f.in.ttft_slo);

@@ -10,9 +10,12 @@
 
 namespace xpusim::cli {
 
+/// An empty value (`--seed ""`) is refused rather than read as 0 or as an empty name.
 template <typename T>
 CLI::Option* add_optional(CLI::App& app, const std::string& name, std::optional<T>& out, const std::string& help) {
-  return app.add_option_function<T>(name, [&out](const T& v) { out = v; }, help);
+  return app.add_option_function<T>(name, [&out](const T& v) { out = v; }, help)
+      ->check(CLI::Validator([](const std::string& v) { return v.empty() ? std::string("an empty value") : std::string(); },
+                             "", "not empty"));
 }
 
 inline CLI::Option* add_optional_flag(CLI::App& app, const std::string& name, std::optional<bool>& out,

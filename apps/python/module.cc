@@ -19,33 +19,68 @@
 
 #include "xpusim/api/api.h"
 #include "xpusim/api/sweep.h"
+#include "xpusim/core/diagnostics.h"
 
 namespace py = pybind11;
 using xpusim::api::Json;
 
 namespace {
 
-Json to_json(const py::handle& v) {
+/// Nesting a keyword value may have (as a scenario file: docs/errors.md, "Limits"); a
+/// self-referencing dict or list reaches it at once.
+constexpr int kMaxDepth = 64;
+
+[[noreturn]] void bad_value(const std::string& path, const std::string& message, const std::string& value,
+                            const std::string& expected) {
+  xpusim::core::fail(path.empty() ? "argument" : path, message, value, expected);
+}
+
+// A Python int as JSON: int64, or uint64 above it; beyond both an InputError naming the key.
+Json int_to_json(const py::handle& v, const std::string& path) {
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow == 0 && !(x == -1 && PyErr_Occurred())) return x;
+  PyErr_Clear();
+  if (overflow > 0) {
+    const unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
+    if (!PyErr_Occurred()) return u;
+    PyErr_Clear();
+  }
+  bad_value(path, "integer beyond 64 bits", py::str(v).cast<std::string>(), "an integer from -2^63 to 2^64 - 1");
+}
+
+// A keyword value as JSON; `path` names it in errors (plan.tp, grid[2]). Iterative depth is
+// bounded, so a cycle or a list nested 10^5 deep is an InputError, not a crashed interpreter.
+Json to_json(const py::handle& v, const std::string& path, int depth) {
+  if (depth > kMaxDepth)
+    bad_value(path, "nesting deeper than " + std::to_string(kMaxDepth) + " levels (or a dict or list that contains itself)",
+              "", "at most " + std::to_string(kMaxDepth) + " nested dicts and lists, no cycles");
   if (v.is_none()) return nullptr;
   if (py::isinstance<py::bool_>(v)) return v.cast<bool>();
-  if (py::isinstance<py::int_>(v)) return v.cast<long long>();
+  if (py::isinstance<py::int_>(v)) return int_to_json(v, path);
   if (py::isinstance<py::float_>(v)) return v.cast<double>();
   if (py::isinstance<py::str>(v)) return v.cast<std::string>();
   if (py::isinstance<py::dict>(v)) {
     Json out = Json::object();
-    for (const auto& [key, value] : v.cast<py::dict>()) out[py::str(key).cast<std::string>()] = to_json(value);
+    for (const auto& [key, value] : v.cast<py::dict>()) {
+      const std::string name = py::str(key).cast<std::string>();
+      out[name] = to_json(value, path.empty() ? name : path + "." + name, depth + 1);
+    }
     return out;
   }
   if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
     Json out = Json::array();
-    for (const auto& item : v) out.push_back(to_json(item));
+    std::size_t i = 0;
+    for (const auto& item : v) out.push_back(to_json(item, path + "[" + std::to_string(i++) + "]", depth + 1));
     return out;
   }
   // numpy scalars and arrays: through their Python values
-  if (py::hasattr(v, "tolist")) return to_json(v.attr("tolist")());
+  if (py::hasattr(v, "tolist")) return to_json(v.attr("tolist")(), path, depth + 1);
   throw py::type_error("xpusim: cannot pass a " + py::str(v.get_type()).cast<std::string>() +
-                       " (expected int, float, str, bool, list or dict)");
+                       (path.empty() ? std::string() : " as " + path) + " (expected int, float, str, bool, list or dict)");
 }
+
+Json to_json(const py::handle& v) { return to_json(v, "", 0); }
 
 py::object to_python(const Json& j) {
   switch (j.type()) {

@@ -9,6 +9,7 @@
 
 #include "xpusim/config/values.h"
 #include "xpusim/core/suggest.h"
+#include "xpusim/core/limits.h"
 #include "xpusim/core/unit_parse.h"
 #include "xpusim/report/catalog_report.h"
 #include "xpusim/report/model_report.h"
@@ -145,8 +146,9 @@ core::Bytes parse_collective_bytes(const std::string& text, const std::string& p
     if (!parsed) core::fail(path, parsed.error(), text, "a size such as 1073741824 or '1 GiB'");
     b = *parsed;
   }
-  if (!std::isfinite(core::to_bytes(b)) || core::to_bytes(b) < 1.0)
-    core::fail(path, "the per-chip buffer must be at least 1 byte", text, ">= 1 B, finite");
+  if (!std::isfinite(core::to_bytes(b)) || core::to_bytes(b) < 1.0 || core::to_bytes(b) > core::limits::kCollectiveBytes)
+    core::fail(path, "the per-chip buffer must be at least 1 byte and within the limit", text,
+               ">= 1 B and at most 1 PiB (docs/errors.md, \"Limits\")");
   return b;
 }
 
@@ -201,11 +203,14 @@ Json validate(const Json& keys, const Session& s) {
 }
 
 Json catalog(const Json& keys, const Session& s) {
-  const std::string id = read_keys(keys, [](config::FieldReader& r) { return r.str_or("id", ""); });
+  const std::optional<std::string> id = read_keys(keys, [](config::FieldReader& r) {
+    return r.has("id") ? std::optional<std::string>(r.str_or("id", "")) : std::nullopt;
+  });
   const report::Provenance prov = s.provenance(true, false);
-  if (id.empty()) return report::catalog_list_document(prov, s.catalog);
-  if (report::names_chip_only(s.catalog, id)) return report::chip_show_document(prov, s.catalog.chip(id));
-  return report::system_show_document(prov, s.catalog.system(id, "id"));
+  if (!id) return report::catalog_list_document(prov, s.catalog);
+  if (id->empty()) core::fail("id", "empty id", "", "a system or chip id (catalog() with no id lists them)");
+  if (report::names_chip_only(s.catalog, *id)) return report::chip_show_document(prov, s.catalog.chip(*id));
+  return report::system_show_document(prov, s.catalog.system(*id, "id"));
 }
 
 Json model(const Json& keys, const Session& s) {

@@ -70,6 +70,14 @@ void check_positive_number(core::Diagnostics& d, const std::string& path, double
     d.error(path, "must be a finite positive number", number_text(value), "a number > 0");
 }
 
+void check_positive_number_at_most(core::Diagnostics& d, const std::string& path, const std::optional<double>& value,
+                                   double limit) {
+  if (!value) return;
+  if (!std::isfinite(*value) || !(*value > 0) || *value > limit)
+    d.error(path, "must be a finite positive number within the limit", number_text(*value),
+            "a number > 0 and at most " + number_text(limit) + " (docs/errors.md, \"Limits\")");
+}
+
 void check_fraction(core::Diagnostics& d, const std::string& path, double value) {
   if (!std::isfinite(value) || value < 0 || value >= 1)
     d.error(path, "must be a fraction in [0, 1)", number_text(value), "a number ≥ 0 and < 1, e.g. 0.7");

@@ -254,7 +254,7 @@ void Sim::check_all_done() {
   if (!unfinished) return;
   std::string all;
   for (const auto& s : stuck) all += (all.empty() ? "" : "; ") + s;
-  core::fail("replay", "deadlock: nothing can run and nodes are unfinished", all,
+  core::fail("replay", "deadlock: nothing can run and nodes are unfinished: " + all, "",
              "collectives issued in the same order on every rank of a group, and every receive's send reachable");
 }
 

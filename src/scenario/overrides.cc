@@ -3,13 +3,17 @@
 #include <cmath>
 
 #include "xpusim/core/format.h"
+#include "xpusim/core/limits.h"
 
 namespace xpusim::scenario {
 
 namespace {
 
-void check_one(core::Diagnostics& d, const char* flag, const std::optional<double>& v, const std::string& expected) {
-  if (v && (!std::isfinite(*v) || !(*v > 0))) d.error(flag, "must be a finite positive number", core::fmt_num(*v), expected);
+void check_one(core::Diagnostics& d, const char* flag, const std::optional<double>& v, double limit,
+               const std::string& expected) {
+  if (v && (!std::isfinite(*v) || !(*v > 0) || *v > limit))
+    d.error(flag, "must be a finite positive number within the limit", core::fmt_num(*v),
+            expected + ", at most " + core::fmt_num(limit) + " (docs/errors.md, \"Limits\")");
 }
 
 std::string range_text(const hw::Sourced<core::Watts>& s) {
@@ -35,8 +39,8 @@ void override_fact(hw::Sourced<Q>& fact, Q value, const char* flag) {
 }  // namespace
 
 void check_overrides(const EstimateOverrides& o, core::Diagnostics& d) {
-  check_one(d, "--price", o.price_usd_per_chip_hour, "a price in USD per chip-hour > 0, e.g. 3.78");
-  check_one(d, "--tdp", o.tdp_w, "a chip TDP in watts > 0, e.g. 1000");
+  check_one(d, "--price", o.price_usd_per_chip_hour, core::limits::kChipHourUsd, "a price in USD per chip-hour > 0, e.g. 3.78");
+  check_one(d, "--tdp", o.tdp_w, core::limits::kChipWatts, "a chip TDP in watts > 0, e.g. 1000");
 }
 
 void check_pue(const std::optional<double>& pue, core::Diagnostics& d) {

@@ -7,6 +7,7 @@
 #include "xpusim/config/document.h"
 #include "xpusim/config/values.h"
 #include "xpusim/core/format.h"
+#include "xpusim/core/limits.h"
 #include "xpusim/core/suggest.h"
 #include "file_fields.h"
 
@@ -251,6 +252,9 @@ void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {
                                 {"--out-len", in.out_len}, {"--requests", in.requests},
                                 {"--concurrency", in.concurrency}})
     config::check_positive_count(d, flag, v);
+  if (in.block_size && *in.block_size > core::limits::kKvBlockTokens)
+    d.error("--block-size", "a KV page beyond what serving engines use", std::to_string(*in.block_size),
+            "1 to " + std::to_string(core::limits::kKvBlockTokens) + " tokens (the range of serving.frameworks.*.block_size)");
   config::check_non_negative_count(d, "--draft-len", in.draft_len);
   config::check_non_negative_count(d, "--seed", in.seed);
   config::check_positive_number(d, "--rate", in.rate);

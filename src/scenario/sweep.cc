@@ -35,10 +35,21 @@ const std::vector<std::string>& section_keys(const ScenarioKeys& k, const std::s
 }
 
 // One key of a section (`plan` or `workload`) into `out`, or an unknown-key diagnostic.
+// One key into its place, once: the same key given flat and nested (`tp` and `plan.tp`, or
+// `plan: {tp}`) is an error, not a silent choice of one.
+void put_once(Json& parent, const std::string& key, const Json& v, const std::string& path, core::Diagnostics& d) {
+  if (parent.is_object() && parent.contains(key)) {
+    d.error(path, "given twice (flat and nested)", config::brief(v),
+            "the key once, flat or in its section (the other value is " + config::brief(parent[key]) + ")");
+    return;
+  }
+  parent[key] = v;
+}
+
 void put_section_key(const ScenarioKeys& k, const std::string& section, const std::string& key, const Json& v,
                      const std::string& path, Json& out, core::Diagnostics& d) {
   const auto& names = section_keys(k, section);
-  if (contains(names, key)) out[section][key] = v;
+  if (contains(names, key)) put_once(out[section], key, v, path, d);
   else d.error(path, "unknown key", key, "one of: " + core::join(names), core::did_you_mean(key, names));
 }
 
@@ -57,11 +68,11 @@ void put_key(const ScenarioKeys& k, const std::string& key, const Json& v, const
     }
     for (const auto& [sub, sv] : v.items()) put_section_key(k, key, sub, sv, path + "." + sub, out, d);
   } else if (contains(k.top, key)) {
-    out[key] = v;
+    put_once(out, key, v, path, d);
   } else if (contains(k.plan, key)) {
-    out["plan"][key] = v;
+    put_once(out["plan"], key, v, path, d);
   } else if (contains(k.workload, key)) {
-    out["workload"][key] = v;
+    put_once(out["workload"], key, v, path, d);
   } else {
     const auto names = all_names(k);
     d.error(path, "unknown key", key, "a scenario key of this command (docs/scenarios.md)",

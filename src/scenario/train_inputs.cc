@@ -9,6 +9,7 @@
 #include "xpusim/config/document.h"
 #include "xpusim/config/values.h"
 #include "xpusim/core/format.h"
+#include "xpusim/core/limits.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/engine/sizing.h"
 #include "xpusim/mapping/schedule.h"
@@ -92,8 +93,9 @@ void check_counts(const TrainInputs& in, core::Diagnostics& d) {
                                 {"--lora-rank", in.lora_rank}, {"--expert-tp", in.expert_tp},
                                 {"--recompute-layers", in.recompute_layers}})
     config::check_positive_count(d, flag, v);
-  config::check_positive_number(d, "--train-tokens", in.train_tokens);
-  config::check_positive_number(d, "--max-global-batch-tokens", in.max_global_batch_tokens);
+  config::check_positive_number_at_most(d, "--train-tokens", in.train_tokens, core::limits::kTrainTokens);
+  config::check_positive_number_at_most(d, "--max-global-batch-tokens", in.max_global_batch_tokens,
+                                        core::limits::kBatchTokens);
   if (in.max_global_batch_tokens && in.global_batch)
     d.error("--max-global-batch-tokens", "bounds the batch the search picks; --global-batch states it exactly",
             core::fmt_num(*in.max_global_batch_tokens), "one of the two");

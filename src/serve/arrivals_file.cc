@@ -4,7 +4,7 @@
 // bounded (docs/errors.md, "Limits"), and a device or FIFO is refused before a byte is read.
 
 #include <algorithm>
-#include <array>
+#include <iterator>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -22,9 +22,9 @@ namespace xpusim::serve {
 namespace {
 
 enum class Column { Arrival, InLen, OutLen, PrefixHashes };
-constexpr std::array<std::string_view, 4> kColumnNames{"arrival_s", "in_len", "out_len", "prefix_hashes"};
+constexpr std::string_view kColumnNames[] = {"arrival_s", "in_len", "out_len", "prefix_hashes"};
 constexpr const char* kForm = "arrival_s,in_len,out_len[,prefix_hashes]";
-constexpr int kMaxDiagnostics = 20;  ///< a file of garbage stops after this many lines' errors
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 std::vector<std::string_view> split(std::string_view line) {
   std::vector<std::string_view> out;
@@ -48,12 +48,12 @@ std::vector<Column> read_header(std::string_view line, core::Diagnostics& d) {
   std::vector<Column> cols;
   for (const std::string_view field : split(line)) {
     const std::string_view name = trimmed(field);
-    const auto it = std::find(kColumnNames.begin(), kColumnNames.end(), name);
-    if (it == kColumnNames.end()) {
+    const auto it = std::find(std::begin(kColumnNames), std::end(kColumnNames), name);
+    if (it == std::end(kColumnNames)) {
       d.error("header", "unknown column", std::string(name), std::string("the columns ") + kForm);
       continue;
     }
-    const auto c = static_cast<Column>(it - kColumnNames.begin());
+    const auto c = static_cast<Column>(it - std::begin(kColumnNames));
     if (std::find(cols.begin(), cols.end(), c) != cols.end()) d.error("header", "repeated column", std::string(name), kForm);
     cols.push_back(c);
   }
@@ -132,13 +132,13 @@ ArrivalsFile read_arrivals_file(const std::string& path) {
     d.add(diag);
     ++errors;
   };
-  while (errors < kMaxDiagnostics && std::getline(in, line)) {
+  while (errors < core::limits::kDiagnosticsPerFile && std::getline(in, line)) {
     ++n;
     if (line.size() > static_cast<std::size_t>(core::limits::kCsvRecordBytes)) {
       bad("row longer than " + std::to_string(core::limits::kCsvRecordBytes) + " bytes", line);
       break;
     }
-    if (first && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 byte-order mark
+    if (first && line.rfind(kUtf8Bom, 0) == 0) line.erase(0, kUtf8Bom.size());
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
     if (first) {

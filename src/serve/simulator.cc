@@ -276,12 +276,17 @@ bool Sim::kv_admits(const Engine& en, const ReqState& r) const {
     // engine; running it keeps the simulation going and shows up as KV utilisation > 1).
     return en.reserved + need <= cap || (en.reserved == 0);
   }
+  if (running(en) == 0) return true;
   const double tu = static_cast<double>(en.token_units);
-  const double used = kv_used(en) + tu * static_cast<double>(blk) * running(en) +
+  const double b = static_cast<double>(blk);
+  const double newcomer = tu * static_cast<double>(r.prompt + blk) + static_cast<double>(en.state_tokens);
+  const double used = kv_used(en) + tu * b * running(en) +
                       tu * s_.scheduler.new_token_ratio * (outputs_left(en) + static_cast<double>(r.max_out - r.generated));
-  return used + tu * static_cast<double>(r.prompt + blk) + static_cast<double>(en.state_tokens) <=
-             static_cast<double>(cap) ||
-         running(en) == 0;
+  // Never admit what the next decode step would have to preempt (preempt_for_growth's test with
+  // the newcomer running): else a scheduler that admits optimistically (SGLang's new-token
+  // ratio) re-admits the request it has just preempted, every step, and decodes nothing.
+  const double next_step = kv_used(en) + tu * (a_ * static_cast<double>(en.n_dec + 1) + b * (running(en) + 1.0));
+  return used + newcomer <= static_cast<double>(cap) && next_step + newcomer <= static_cast<double>(cap);
 }
 
 void Sim::join_decode(Engine& en, int r) {

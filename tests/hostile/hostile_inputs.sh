@@ -143,6 +143,30 @@ case_ "csv 100,001 rows held (--cv)"  "2" validate "$T/many.csv" --cv
 { echo "$hdr"; printf '%s"' "${row%,*},"; head -c 1100000 /dev/zero | tr '\0' 'x'; printf '"\n'; } > "$T/longrecord.csv"
 case_ "csv record over 1 MiB (streamed)" "2" validate "$T/longrecord.csv"
 
+# Legitimate runs that must finish (issue 48, class 2). SGLang's optimistic admission (its
+# new-token ratio) re-admitted the request the KV cache had just preempted, every step, with no
+# decode between: 388 requests ran for ever while 384 took 0.03 s.
+case_ "sglang 388 requests finish"  "0" serve --system h100-sxm-dgx --model llama3.1-8b --framework sglang --requests 388
+case_ "sglang 2000 requests finish" "0" serve --system h100-sxm-dgx --model llama3.1-8b --framework sglang --requests 2000
+case_ "1M-chip search, batch 1e12"  "0 1 2" train --system trn3-ultraserver-gen2 --model llama3.1-405b --chips 1048576 --max-global-batch-tokens 1e12
+
+# Absurd numbers and empty values (issue 48, classes 5 and 6).
+case_ "collective bytes 1e308"      "2" collective --system h100-sxm-dgx --op all-reduce --chips 8 --bytes 1e308
+case_ "train-tokens 1e308"          "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --train-tokens 1e308
+case_ "max-global-batch-tokens 1e308" "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --max-global-batch-tokens 1e308
+case_ "tdp 1e308"                   "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --tdp 1e308
+case_ "price 1e308"                 "2" serve --system h100-sxm-dgx --model llama3.1-8b --price 1e308
+case_ "block-size beyond the cache" "2" serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --block-size 1073741824
+case_ "empty --seed"                "2" serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --seed ''
+case_ "empty --kv-precision"        "2" serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --kv-precision ''
+case_ "empty --timeout"             "2" serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --timeout ''
+case_ "deadline 'days'"             "2" train --system h100-sxm-dgx --model llama3.1-8b --train-tokens 1e12 --deadline days
+out=$("$XS" serve --system "$(head -c 120000 /dev/zero | tr '\0' a)" --model llama3.1-8b 2>&1 >/dev/null); rc=$?
+((${#out} < 2000)) || rc="$rc, a message of ${#out} bytes"
+verdict "a 120 KB value is cut" "2" "$rc" "message ${#out} bytes"
+out=$("$XS" serve --system $'h100\e[31m' --model llama3.1-8b 2>&1 >/dev/null)
+if [[ "$out" == *$'\e'* ]]; then verdict "escape sequence escaped" "x" 2 "raw ESC reached the terminal"; else verdict "escape sequence escaped" "2" 2 "${out:0:80}"; fi
+
 # Output that cannot be written (issue 48): standard output and every output file.
 lost "train"      train --system h100-sxm-dgx --model llama3.1-8b --chips 8
 lost "serve"      serve --system h100-sxm-dgx --model llama3.1-8b --chips 8 --requests 50

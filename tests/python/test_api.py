@@ -128,6 +128,41 @@ class Errors(unittest.TestCase):
         with self.assertRaises(TypeError):
             xpusim.train(**dict(TRAIN, chips=object()))
 
+    def test_hostile_values_raise_input_error_never_crash(self):
+        # issue 48, class 4: each of these killed the interpreter or raised RuntimeError.
+        cycle = {}
+        cycle["self"] = cycle
+        loop = []
+        loop.append(loop)
+        deep = []
+        for _ in range(100000):
+            deep = [deep]
+        for value in (cycle, loop, deep):
+            with self.assertRaises(xpusim.InputError) as e:
+                xpusim.serve(**dict(SERVE, plan=value))
+            self.assertIn("nesting deeper than 64", str(e.exception))
+        for key, big in (("chips", 2**63), ("in_len", 2**64), ("requests", -2**70)):
+            with self.assertRaises(xpusim.InputError) as e:
+                xpusim.serve(**dict(SERVE, **{key: big}))
+            self.assertIn(key, str(e.exception))
+        with self.assertRaises(xpusim.InputError) as e:
+            xpusim.catalog(id="")
+        self.assertIn("empty id", str(e.exception))
+        with self.assertRaises(xpusim.InputError) as e:
+            xpusim.train(**dict(TRAIN, plan={"tp": 4}))
+        self.assertIn("given twice", str(e.exception))
+
+    def test_concurrent_calls_agree_with_serial_ones(self):
+        import concurrent.futures
+        calls = [(xpusim.train, TRAIN), (xpusim.serve, SERVE),
+                 (xpusim.collective, dict(system="h100-sxm-dgx", chips=8, op="all-reduce", bytes=1 << 20)),
+                 (xpusim.catalog, dict(id="h100-sxm-dgx")), (xpusim.model, dict(model="llama3.1-8b"))]
+        serial = [json.dumps(f(**kw), sort_keys=True) for f, kw in calls]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            futures = [pool.submit(f, **kw) for f, kw in calls * 3]
+            threaded = [json.dumps(x.result(), sort_keys=True) for x in futures]
+        self.assertEqual(threaded, serial * 3)
+
     def test_infeasible_is_returned_not_raised(self):
         r = xpusim.train(system="h100-sxm-dgx", model="llama3.1-70b", chips=24, executor="analytical", tp=8, pp=1,
                          zero="none", recompute="none", global_batch=24, seq_len=4096)

@@ -28,6 +28,9 @@ void check_non_negative_count(core::Diagnostics& d, const std::string& path, lon
 void check_positive_number(core::Diagnostics& d, const std::string& path, double value);
 /// A finite probability-like number in [0, 1) (per-token acceptance).
 void check_fraction(core::Diagnostics& d, const std::string& path, double value);
+/// A finite number > 0 and at most `limit` (core/limits.h), when given.
+void check_positive_number_at_most(core::Diagnostics& d, const std::string& path, const std::optional<double>& value,
+                                   double limit);
 /// A duration finite and > 0 (timeouts, SLOs); `text` is the value as written.
 void check_positive_duration(core::Diagnostics& d, const std::string& path, core::Seconds value,
                              const std::string& text);

@@ -20,6 +20,9 @@ inline constexpr long long kChips = 1LL << 24;          ///< chips, parallel deg
 inline constexpr long long kBatch = 1LL << 30;          ///< global/micro batch, sequences per engine
 inline constexpr long long kSequence = 1LL << 30;       ///< sequence length, prompt/output lengths, tokens per step
 inline constexpr long long kRequests = 1'000'000'000;   ///< serve requests (streamed)
+/// A KV page (`--block-size`, scenario block_size): the range of the calibration key
+/// serving.frameworks.*.block_size; engines page 1 to 256 tokens (Neuron up to a bucket).
+inline constexpr long long kKvBlockTokens = 4096;
 /// Simulated span of a serving load: the expected last arrival (requests / rate) or a trace's last
 /// arrival, in seconds. 30 days; the integer clock (core/sim_time.h) reaches about 106 days,
 /// which leaves the drain after the last arrival room.
@@ -40,10 +43,20 @@ inline constexpr long long kValidationRows = 100'000;
 inline constexpr long long kValidationStreamRows = 10'000'000;
 /// Bytes of one CSV record (a row with its quoted notes) while streaming.
 inline constexpr long long kCsvRecordBytes = 1LL << 20;
+/// Diagnostics one file of rows reports before its reader stops (a file of garbage would
+/// otherwise list every line).
+inline constexpr int kDiagnosticsPerFile = 20;
 /// An arrivals CSV (`serve --arrivals FILE`): its size, read before any byte, and its rows, held
 /// in memory as requests (about 40 bytes each: 10^7 rows take 0.4 GB).
 inline constexpr long long kArrivalsFileBytes = 2LL << 30;
 inline constexpr long long kArrivalsRows = 10'000'000;
+// Quantities from flags and scenario keys: far above any real run, low enough that every time,
+// energy and cost derived from them stays finite.
+inline constexpr double kTrainTokens = 1e17;         ///< tokens to train (Llama 3: 1.5e13)
+inline constexpr double kBatchTokens = 1e15;         ///< tokens in one global batch
+inline constexpr double kChipWatts = 100'000.0;      ///< a chip's TDP (--tdp; GB300: 1,400 W)
+inline constexpr double kChipHourUsd = 10'000.0;     ///< a chip-hour's price (--price)
+inline constexpr double kCollectiveBytes = 1125899906842624.0;  ///< 1 PiB per chip (collective --bytes)
 // Tensor files (.npy, .safetensors).
 inline constexpr long long kTensorFileBytes = 16LL << 30;   ///< 16 GiB read into memory
 inline constexpr long long kTensorRank = 32;
