@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/format.h"
+#include "xpusim/core/limits.h"
 #include "xpusim/core/suggest.h"
 #include "xpusim/numerics/mx.h"
 #include "xpusim/numerics/stats.h"
@@ -165,6 +166,11 @@ int gemm_cmd(const std::string& format, const std::string& format_b, const Commo
                std::to_string(b.shape[0]), std::to_string(a.shape[1]) + " rows in B");
   }
   const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  const double macs = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+  const double outputs = static_cast<double>(m) * static_cast<double>(n);
+  if (macs > core::limits::kGemmMultiplyAdds || outputs > core::limits::kGemmOutputElements)
+    core::fail("A, B", "GEMM too large for the reference product", shape_string(a.shape) + " x " + shape_string(b.shape),
+               "at most 1e10 multiply-adds (M x K x N) and 2^28 output elements (M x N) (docs/errors.md, \"Limits\")");
   const QuantizedTensor qa = quantize(a.data.data(), a.shape, oa);
   const QuantizedTensor qb = quantize(b.data.data(), b.shape, ob);
   const std::vector<float> c = mx_gemm(qa, qb);

@@ -149,6 +149,7 @@ int run_validate(const Args& args) {
   if (!o.cv && o.html.empty()) {
     // Checked before the stream starts, which prints as it predicts.
     long long selected = 0;
+    for (const auto& file : o.files) validation::check_has_rows(file);
     for (const auto& file : o.files) selected += o.selection.all() ? 1 : validation::check_csv_stream(file, o.selection);
     if (selected == 0) validation::refuse_selection(o.file, "--rows", o.rows, o.selection);
     stream_validation(o, ctx, cat);

@@ -1,5 +1,6 @@
 #include "xpusim/calib/params.h"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cstdlib>
@@ -52,12 +53,20 @@ std::optional<Value> parse_value(const Json& node, const std::string& path, core
   }
   v.text = node.get<std::string>();
   if (auto n = plain_number(v.text)) {
+    if (!std::isfinite(*n)) {
+      diags.error(path, "not a finite number", v.text, "a finite value such as \"0.75\"");
+      return std::nullopt;
+    }
     v.quantity.value = *n;
     return v;
   }
   auto q = core::parse_quantity_any(v.text);
   if (!q) {
     diags.error(path, q.error(), v.text, "a plain number (\"0.75\") or a quantity with a unit (\"4 us\")");
+    return std::nullopt;
+  }
+  if (!std::isfinite(q->value)) {
+    diags.error(path, "not a finite quantity", v.text, "a finite value such as \"4 us\"");
     return std::nullopt;
   }
   v.quantity = *q;
@@ -72,7 +81,7 @@ void check_range(const Parameter& p, const std::string& path, core::Diagnostics&
     return;
   }
   const double v = p.value.quantity.value;
-  if (v < p.range_low->quantity.value || v > p.range_high->quantity.value)
+  if (!(v >= p.range_low->quantity.value && v <= p.range_high->quantity.value))  // NaN is outside
     diags.error(path, "value outside the parameter's range", p.value.text,
                 "[" + p.range_low->text + ", " + p.range_high->text + "]");
 }

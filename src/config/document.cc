@@ -10,6 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include "xpusim/core/file_read.h"
 #include "xpusim/core/suggest.h"
@@ -137,12 +140,73 @@ Json YamlConverter::convert(const YAML::Node& n, int depth) {
       return a;
     }
     case YAML::NodeType::Map: {
+      if (static_cast<long long>(n.size()) > DocumentLimits::kMaxMembers)
+        fail_limit(file_, "keys in one mapping", static_cast<long long>(n.size()), DocumentLimits::kMaxMembers);
       Json o = Json::object();
-      for (const auto& kv : n) o[checked_text(kv.first.as<std::string>(), kv.first)] = convert(kv.second, depth + 1);
+      std::unordered_set<std::string> seen;
+      for (const auto& kv : n) {
+        const std::string key = checked_text(kv.first.as<std::string>(), kv.first);
+        if (!seen.insert(key).second) {
+          core::Diagnostic d{file_, kv.first.Mark().line + 1, key, "key given twice in one mapping", key,
+                             "each key once (a later value would silently replace the first)", ""};
+          throw core::InputError(d);
+        }
+        o[key] = convert(kv.second, depth + 1);
+      }
       return o;
     }
   }
   return nullptr;
+}
+
+/// What a linear scan of JSON text finds before the parse: the most keys of one object, and the
+/// first key an object repeats (with its line).
+struct JsonKeys {
+  long long most_members = 0;
+  std::string repeated;
+  int repeated_line = 0;
+};
+
+// Key strings are compared as written (escapes not decoded).
+JsonKeys scan_json_keys(std::string_view text) {
+  struct Level {
+    bool object = false;
+    long long members = 0;
+    std::unordered_set<std::string_view> keys;
+  };
+  JsonKeys out;
+  std::vector<Level> stack;
+  int line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (c == '{' || c == '[') stack.push_back(Level{c == '{', 0, {}});
+    else if ((c == '}' || c == ']') && !stack.empty()) stack.pop_back();
+    if (c != '"') continue;
+    const std::size_t start = ++i;
+    while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+    std::size_t next = i + 1;
+    while (next < text.size() && (text[next] == ' ' || text[next] == '\t' || text[next] == '\r' || text[next] == '\n')) ++next;
+    if (stack.empty() || !stack.back().object || next >= text.size() || text[next] != ':') continue;
+    Level& top = stack.back();
+    out.most_members = std::max(out.most_members, ++top.members);
+    if (!top.keys.insert(text.substr(start, std::min(i, text.size()) - start)).second && out.repeated.empty()) {
+      out.repeated = std::string(text.substr(start, std::min(i, text.size()) - start));
+      out.repeated_line = line;
+    }
+  }
+  return out;
+}
+
+void check_json_keys(const std::string& path, std::string_view text) {
+  const JsonKeys keys = scan_json_keys(text);
+  if (keys.most_members > DocumentLimits::kMaxMembers)
+    fail_limit(path, "keys in one object", keys.most_members, DocumentLimits::kMaxMembers);
+  if (!keys.repeated.empty()) {
+    core::Diagnostic d{path, keys.repeated_line, keys.repeated, "key given twice in one object", keys.repeated,
+                       "each key once (a later value would silently replace the first)", ""};
+    throw core::InputError(d);
+  }
 }
 
 }  // namespace
@@ -154,6 +218,7 @@ Json load_json_file(const std::string& path) {
   const int depth = core::json_nesting_depth(text);
   if (depth > DocumentLimits::kMaxNesting)
     fail_limit(path, "nesting depth (arrays and objects inside each other)", depth, DocumentLimits::kMaxNesting);
+  check_json_keys(path, text);
   try {
     return Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -183,8 +248,13 @@ Json load_json_file(const std::string& path) {
 Json load_yaml_file(const std::string& path) {
   const std::string text = read_text_file(path);
   try {
-    YAML::Node root = YAML::Load(text);
-    return YamlConverter(path).convert(root);
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      core::Diagnostic d{path, 0, "", "more than one YAML document ('---' separates them)",
+                         std::to_string(documents.size()) + " documents", "one document per file", ""};
+      throw core::InputError(d);
+    }
+    return YamlConverter(path).convert(documents.empty() ? YAML::Node() : documents.front());
   } catch (const YAML::Exception& e) {
     core::Diagnostic d;
     d.file = path;

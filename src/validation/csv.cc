@@ -354,7 +354,13 @@ std::vector<Row> read_csv(const std::string& path) {
   Row row;
   while (csv.next(row, diags)) rows.push_back(std::move(row));
   diags.throw_if_any();
+  if (rows.empty()) refuse_empty(path);
   return rows;
+}
+
+void refuse_empty(const std::string& path) {
+  throw core::InputError(core::Diagnostic{path, 0, "rows", "no measurement rows (a header alone, or nothing)", "",
+                                          "at least one row under the header (shared/validation/README.md)", ""});
 }
 
 struct RowStream::Impl {
@@ -367,6 +373,12 @@ struct RowStream::Impl {
 
 RowStream::RowStream(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
 RowStream::~RowStream() = default;
+
+void check_has_rows(const std::string& path) {
+  RowStream rows(path);
+  Row first;
+  if (!rows.next(first)) refuse_empty(path);
+}
 
 bool RowStream::next(Row& row) {
   core::Diagnostics diags;

@@ -14,6 +14,7 @@
 
 #include "et_def.pb.h"
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/core/limits.h"
 
 namespace xpusim::workload {
 
@@ -189,6 +190,10 @@ ChakraNode to_node(const pb::Node& msg, const std::string& file, long long index
   n.ctrl_deps.assign(msg.ctrl_deps().begin(), msg.ctrl_deps().end());
   n.start_time_us = msg.start_time_micros();
   n.duration_us = msg.duration_micros();
+  const auto longest = static_cast<std::uint64_t>(core::limits::kTraceNodeMicros);
+  if (n.duration_us > longest)
+    bad(file, where + ".duration_micros", "a node longer than the simulation clock's range allows",
+        std::to_string(n.duration_us), "at most " + std::to_string(longest) + " us (30 days)");
   read_attributes(msg, file, where, n);
   return n;
 }

@@ -230,8 +230,14 @@ std::vector<bool> default_sliding_layers(FieldReader& r, const ModelSpec& m) {
 void read_sliding_windows(FieldReader& r, ModelSpec& m) {
   const std::string& t = m.family;
   long long window = 0;
-  if (r.has("sliding_window")) window = bounded_integer(r, "sliding_window");
-  else r.ignore("sliding_window");
+  if (r.has("sliding_window")) {
+    window = bounded_integer(r, "sliding_window");
+    if (window < 1)
+      r.diagnostics().error(r.path_of("sliding_window"), "a sliding window of no tokens", std::to_string(window),
+                            "a window >= 1 token, or null for full attention");
+  } else {
+    r.ignore("sliding_window");
+  }
   if (is_qwen(t)) {
     if (!r.boolean_or("use_sliding_window", false)) window = 0;
     r.ignore("max_window_layers");
@@ -342,6 +348,13 @@ void read_deepseek_moe(FieldReader& r, ModelSpec& m) {
     m.moe.layer_moe[i] = m.moe.num_experts > 0 && i >= m.moe.first_dense_layers &&
                          m.moe.layer_freq > 0 && i % m.moe.layer_freq == 0;
   }
+  if (m.moe.num_experts > 0) require_positive(r.diagnostics(), r.path_of("moe_layer_freq"), m.moe.layer_freq);
+  if (m.moe.groups > 0 && m.moe.num_experts % m.moe.groups != 0)
+    r.diagnostics().error(r.path_of("n_group"), "does not divide the routed experts", std::to_string(m.moe.groups),
+                          "a divisor of n_routed_experts (" + std::to_string(m.moe.num_experts) + ")");
+  if (m.moe.groups > 0 && m.moe.group_limit > m.moe.groups)
+    r.diagnostics().error(r.path_of("topk_group"), "more groups than there are", std::to_string(m.moe.group_limit),
+                          "at most n_group (" + std::to_string(m.moe.groups) + ")");
   if (m.moe.num_experts > 0 && m.layers > 0 && m.moe.first_dense_layers >= m.layers)
     r.diagnostics().error(r.path_of("first_k_dense_replace"), "leaves no mixture-of-experts layer",
                           std::to_string(m.moe.first_dense_layers),
@@ -852,6 +865,11 @@ void read_jamba(FieldReader& r, ModelSpec& m) {
   for (const auto& [key, v] : {std::pair<const char*, long long>{"attn_layer_period", attn_period},
                                {"expert_layer_period", expert_period}})
     require_positive(r.diagnostics(), r.path_of(key), v);
+  for (const auto& [key, offset, period] : {std::tuple<const char*, long long, long long>{"attn_layer_offset", attn_offset, attn_period},
+                                            {"expert_layer_offset", expert_offset, expert_period}})
+    if (period > 0 && (offset < 0 || offset >= period))
+      r.diagnostics().error(r.path_of(key), "outside its period", std::to_string(offset),
+                            "0 to " + std::to_string(period - 1) + " (the layer period is " + std::to_string(period) + ")");
   MambaSpec& s = m.mamba;
   s.version = 1;
   s.state = int_alias(r, {"mamba_d_state"}, 16, false);

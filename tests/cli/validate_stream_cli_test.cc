@@ -40,12 +40,15 @@ TEST(ValidateStream, OutputIsTheInMemoryPathsByteForByte) {
     EXPECT_EQ(streamed.out, held.out) << mode;
     EXPECT_NE(streamed.out.find("x-unknown"), std::string::npos);
   }
-  // A header without rows: an empty list, as the document writer prints it.
+  // A header without rows is bad input on both paths, with the same message (issue 48: it used
+  // to print an empty list and exit 0).
   const std::string empty = write_public_rows("stream_empty.csv", {"no-such-prefix"});
   const auto streamed = run_cli("validate " + empty + " --json");
   const auto held = run_cli("validate " + empty + " --json --html " + html);
-  EXPECT_EQ(streamed.out, held.out);
-  EXPECT_NE(streamed.out.find("\"rows\": []"), std::string::npos) << streamed.out;
+  EXPECT_EQ(streamed.exit_code, 2);
+  EXPECT_EQ(held.exit_code, 2);
+  EXPECT_EQ(streamed.err, held.err);
+  EXPECT_NE(streamed.err.find("no measurement rows"), std::string::npos) << streamed.err;
 }
 
 TEST(ValidateStream, AFilePastTheInMemoryLimitIsStreamed) {

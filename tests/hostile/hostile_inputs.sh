@@ -105,6 +105,8 @@ npy("big.npy", "(99999999999999999999999,)")
 npy("empty.npy", "(0, 4)")
 npy("nan.npy", "(2, 2)", struct.pack("<4f", float("nan"), 1, 2, 3))
 npy("ok.npy", "(2, 2)", struct.pack("<4f", 1, 2, 3, 4))
+npy("tall.npy", "(65536, 1)", bytes(4 * 65536))
+npy("wide.npy", "(1, 65536)", bytes(4 * 65536))
 import json
 def st(name, header, data=b""):
     h=json.dumps(header).encode(); open(d+"/"+name,"wb").write(struct.pack("<Q",len(h))+h+data)
@@ -126,6 +128,7 @@ case_ "safetensors deep header"   "2" mx stats "$T/deep.safetensors"
 case_ "safetensors header 2^63"   "2" mx stats "$T/hlen.safetensors"
 case_ "tensor file is a directory" "2" mx stats "$T"
 case_ "tensor file /dev/zero"     "2" mx stats /dev/zero
+case_ "gemm output of 2^32 elements" "2" mx gemm "$T/tall.npy" "$T/wide.npy" --format mxfp8_e4m3
 case_ "gemm NaN operand"          "2" mx gemm "$T/nan.npy" "$T/ok.npy" --format mxfp8_e4m3
 
 # Validation CSV.
@@ -166,6 +169,34 @@ out=$("$XS" serve --system "$(head -c 120000 /dev/zero | tr '\0' a)" --model lla
 verdict "a 120 KB value is cut" "2" "$rc" "message ${#out} bytes"
 out=$("$XS" serve --system $'h100\e[31m' --model llama3.1-8b 2>&1 >/dev/null)
 if [[ "$out" == *$'\e'* ]]; then verdict "escape sequence escaped" "x" 2 "raw ESC reached the terminal"; else verdict "escape sequence escaped" "2" 2 "${out:0:80}"; fi
+
+# Documents that contradict themselves or repeat keys (issue 48, classes 3, 5 and 6).
+printf 'system: h100-sxm-dgx\nmodel: llama3.1-8b\nchips: 8\nchips: 16\n' > "$T/dup.yaml"
+case_ "scenario key twice (YAML)"   "2" train --scenario "$T/dup.yaml"
+printf '{"system": "h100-sxm-dgx", "model": "llama3.1-8b", "chips": 8, "chips": 16}' > "$T/dup.json"
+case_ "scenario key twice (JSON)"   "2" train --scenario "$T/dup.json"
+printf 'system: h100-sxm-dgx\nmodel: llama3.1-8b\nchips: 8\n---\nchips: 16\n' > "$T/two.yaml"
+case_ "two YAML documents"          "2" train --scenario "$T/two.yaml"
+python3 -c "
+import json; d=json.load(open('data/models/llama3.1-8b.json'))
+for i in range(300000): d['k%d' % i] = i
+json.dump(d, open('$T/keys.json', 'w'))"
+case_ "config with 300,000 keys"    "2" model show "$T/keys.json"
+printf 'compute:\n  nvidia-hopper:\n    gemm_efficiency:\n      value: "nan"\n' > "$T/nan.yaml"
+case_ "calibration value nan"       "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --calibration "$T/nan.yaml"
+printf 'compute:\n  nvidia-hopper:\n    gemm_efficiency:\n      value: "0"\n' > "$T/zero.yaml"
+case_ "calibration efficiency 0"    "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --calibration "$T/zero.yaml"
+printf 'network:\n  nvlink_efficiency:\n    value: "0"\n' > "$T/nv0.yaml"
+case_ "NVLink efficiency 0"         "2" collective --system h100-sxm-dgx --op all-reduce --chips 8 --bytes 1e6 --calibration "$T/nv0.yaml"
+printf 'serving:\n  kernels:\n    nvidia-hopper:\n      gemm_efficiency:\n        value: "5"\n' > "$T/wide.yaml"
+case_ "calibration widens a range"  "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --calibration "$T/wide.yaml"
+head -1 data/validation/public.csv > "$T/header.csv"
+case_ "validate a header alone"     "2" validate "$T/header.csv"
+case_ "calibrate a header alone"    "2" calibrate "$T/header.csv" --folds none
+case_ "n_group not dividing experts" "2" model show "$(model ng '{"model_type": "deepseek_v3", "n_routed_experts": 256, "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "n_group": 7, "topk_group": 4}')"
+case_ "moe_layer_freq 0"            "2" model show "$(model mlf '{"model_type": "deepseek_v3", "n_routed_experts": 256, "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "moe_layer_freq": 0}')"
+case_ "sliding window 0"            "2" model show "$(model sw0 '{"model_type": "mistral", "sliding_window": 0}')"
+case_ "attention offset past period" "2" model show "$(model jo '{"model_type": "jamba", "num_experts": 16, "num_experts_per_tok": 2, "attn_layer_period": 8, "attn_layer_offset": 9}')"
 
 # Output that cannot be written (issue 48): standard output and every output file.
 lost "train"      train --system h100-sxm-dgx --model llama3.1-8b --chips 8

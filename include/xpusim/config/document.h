@@ -23,6 +23,9 @@ struct DocumentLimits {
   static constexpr long long kMaxBytes = 64LL << 20;  ///< file size: 64 MiB
   static constexpr int kMaxNesting = 64;             ///< arrays/objects inside each other
   static constexpr long long kMaxNodes = 1'000'000;  ///< values after YAML alias expansion
+  /// Keys of one object or mapping (the shipped files have at most 45): an ordered document
+  /// inserts in linear time per key, so the count is checked before the parse.
+  static constexpr long long kMaxMembers = 10'000;
 };
 
 /// The text of a file for a reader: a regular file of at most DocumentLimits::kMaxBytes, a

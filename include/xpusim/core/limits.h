@@ -57,11 +57,20 @@ inline constexpr double kBatchTokens = 1e15;         ///< tokens in one global b
 inline constexpr double kChipWatts = 100'000.0;      ///< a chip's TDP (--tdp; GB300: 1,400 W)
 inline constexpr double kChipHourUsd = 10'000.0;     ///< a chip-hour's price (--price)
 inline constexpr double kCollectiveBytes = 1125899906842624.0;  ///< 1 PiB per chip (collective --bytes)
+/// A Chakra node's duration_micros: 30 days, within the simulation clock's range with room for
+/// the nodes after it.
+inline constexpr double kTraceNodeMicros = 30.0 * 86'400.0 * 1e6;
+/// `mx gemm`: the products of the float32 reference (M x K x N multiply-adds, a few seconds) and
+/// the output elements (M x N, held twice: 2 GiB).
+inline constexpr double kGemmMultiplyAdds = 1e10;
+inline constexpr double kGemmOutputElements = 268'435'456.0;  // 2^28
 // Tensor files (.npy, .safetensors).
 inline constexpr long long kTensorFileBytes = 16LL << 30;   ///< 16 GiB read into memory
 inline constexpr long long kTensorRank = 32;
 inline constexpr long long kTensorElements = 1LL << 32;     ///< elements of one tensor
-inline constexpr long long kTensorCount = 1'000'000;        ///< tensors in one safetensors file
+/// Tensors in one safetensors file (a sharded checkpoint's file holds a few thousand; 10^5 take
+/// about 0.3 GB of header while read).
+inline constexpr long long kTensorCount = 100'000;
 inline constexpr long long kSafetensorsHeaderBytes = 100LL << 20;  ///< as the format specifies
 
 }  // namespace xpusim::core::limits

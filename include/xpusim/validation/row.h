@@ -75,6 +75,12 @@ struct Context {
 /// (cross-validation and calibration hold every row).
 std::vector<Row> read_csv(const std::string& path);
 
+/// Throws the InputError of a measurement file without rows (read_csv's, for a header alone).
+[[noreturn]] void refuse_empty(const std::string& path);
+/// Throws refuse_empty's error unless `path` has a row (it reads the header and one row): what a
+/// streamed validation checks before it prints.
+void check_has_rows(const std::string& path);
+
 /// A validation CSV read row by row with read_csv's checks and memory flat in the rows (at most
 /// core::limits::kValidationStreamRows rows of at most kCsvRecordBytes each; no file size
 /// limit): `validate` without --cv or --html streams through it (docs/validation.md, "Streaming").

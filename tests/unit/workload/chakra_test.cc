@@ -129,6 +129,11 @@ TEST(Chakra, MalformedInputsNameFileNodeAndValue) {
   fx::pb::Node dup;
   dup.set_id(0);
   dup.set_type(fx::pb::COMP_NODE);
+  fx::pb::Node forever;  // 2^64 - 1 us made a negative compute time (issue 48)
+  forever.set_id(6);
+  forever.set_name("forever");
+  forever.set_type(fx::pb::COMP_NODE);
+  forever.set_duration_micros(~0ULL);
   const std::vector<Case> cases = {
       {good.substr(0, 50), "truncated file: the message length runs past the end"},
       {good.substr(0, 8), "(no error)"},  // the metadata alone is a valid, empty trace
@@ -140,6 +145,7 @@ TEST(Chakra, MalformedInputsNameFileNodeAndValue) {
       {fx::metadata() + fx::frame(bad_comm), "attr.comm_type: unknown CollectiveCommType value (got '12'"},
       {fx::metadata() + fx::frame(string_ops), "attr.num_ops: attribute holds string_val"},
       {good + fx::frame(dup), "duplicate node id (got '0'"},
+      {fx::metadata() + fx::frame(forever), "duration_micros: a node longer than the simulation clock's range allows"},
       {fx::from_hex("1f 8b 08 00"), "corrupt or truncated gzip data"},
       {"", "empty file"},
       {fx::metadata() + fx::from_hex("02 ff ff"), "not a valid Chakra Node message"},

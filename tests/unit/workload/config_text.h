@@ -6,6 +6,8 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/workload/hf_config.h"
@@ -22,6 +24,16 @@ inline workload::ModelSpec load_config_text(const std::string& name, const std::
   const std::string path = ::testing::TempDir() + name + ".json";
   std::ofstream(path) << json;
   return workload::load_model(path, config_models_dir());
+}
+
+/// JSON members (`"key": value, ...`, as text, so that 1e999 or 2^64 reach the reader as
+/// written) of `base` whose keys `fields` does not give, then `fields`: a config with some
+/// members replaced (a key given twice in one object is refused by the reader).
+inline std::string members_with(const std::vector<std::pair<std::string, std::string>>& base, const std::string& fields) {
+  std::string out;
+  for (const auto& [key, value] : base)
+    if (fields.find("\"" + key + "\"") == std::string::npos) out += "\"" + key + "\": " + value + ", ";
+  return out + fields;
 }
 
 /// The loader's error message for `json` ("" when it loads).

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 
+#include "config_text.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/workload/hf_config.h"
 
@@ -238,12 +239,17 @@ TEST(HfConfigDiagnostics, MalformedJsonIsAnInputError) {
 
 namespace {
 
-/// A llama config.json with `fields` (JSON members) appended; later members win.
+/// A llama config.json with `fields` (JSON members) in place of the base's members of those keys.
 std::string llama_with(const std::string& name, const std::string& fields) {
-  return write_temp(name + ".json",
-                    R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
-                        "max_position_embeddings": 8192, "num_attention_heads": 32, "num_hidden_layers": 32,
-                        "num_key_value_heads": 8, "vocab_size": 128256, )" + fields + "}");
+  return write_temp(name + ".json", "{" + xpusim::test::members_with({{"model_type", "\"llama\""}, {"hidden_size", "4096"},
+                                                                      {"intermediate_size", "14336"},
+                                                                      {"max_position_embeddings", "8192"},
+                                                                      {"num_attention_heads", "32"},
+                                                                      {"num_hidden_layers", "32"},
+                                                                      {"num_key_value_heads", "8"},
+                                                                      {"vocab_size", "128256"}},
+                                                                     fields) +
+                                        "}");
 }
 
 TEST(HfConfigLimits, SizesAboveTheLimitsAreNamedWithTheValue) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "config_text.h"
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
@@ -24,10 +25,14 @@ ModelSpec hybrid(const std::string& id) { return workload::load_model(id, kHybri
 /// A Nemotron-H-shaped config of 4 layers ("M-*-" unless replaced) with `extra` keys merged in.
 std::string hybrid_error(const std::string& pattern, const std::string& extra = "") {
   const std::string path = ::testing::TempDir() + "hybrid_bad.json";
-  std::ofstream(path) << R"({"model_type": "nemotron_h", "hidden_size": 256, "num_hidden_layers": 4,
-    "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512, "vocab_size": 1000,
-    "mamba_num_heads": 8, "mamba_head_dim": 64, "ssm_state_size": 16, "n_groups": 2)" + extra +
-                             R"(, "hybrid_override_pattern": ")" + pattern + R"("})";
+  std::ofstream(path) << "{" +
+                              test::members_with({{"model_type", R"("nemotron_h")"}, {"hidden_size", "256"},
+                                                  {"num_hidden_layers", "4"}, {"num_attention_heads", "4"},
+                                                  {"num_key_value_heads", "2"}, {"intermediate_size", "512"},
+                                                  {"vocab_size", "1000"}, {"mamba_num_heads", "8"},
+                                                  {"mamba_head_dim", "64"}, {"ssm_state_size", "16"}, {"n_groups", "2"}},
+                                                 R"("hybrid_override_pattern": ")" + pattern + "\"" + extra) +
+                              "}";
   try {
     workload::load_model(path, kHybridModels);
   } catch (const core::InputError& e) {
