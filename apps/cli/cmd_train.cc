@@ -82,6 +82,8 @@ void add_train_flags(CLI::App& app, scenario::TrainInputs& in) {
   add_optional(app, "--checkpoint-interval", in.checkpoint_interval,
                "seconds of training between checkpoints (default: Young-Daly, in whole steps)");
   add_optional(app, "--runs", in.runs, "Monte Carlo runs of the whole training run (needs --train-tokens)");
+  add_optional(app, "--top", in.top,
+               "with the plan search: list the N next-best plans that fit and by how much each lost");
   add_optional(app, "--seed", in.seed, "seed of the Monte Carlo (default 1)");
   add_optional(app, "--straggler", in.straggler,
                "one chip's compute F times slower (1.3 = 30%): the step waits for its replica (event executor)");

@@ -106,8 +106,28 @@ bool better(const TrainScenario& s, const TrainResult& r, const SearchResult& be
   return r.tokens_per_s > best.result.tokens_per_s;
 }
 
+/// Every plan that fits, when runners-up are asked for: the best is the first after sorting.
+void keep_candidate(const TrainScenario& s, const TrainResult& r, const SearchSpace& space,
+                    std::vector<RunnerUp>& kept) {
+  if (space.runners_up <= 0) return;
+  kept.push_back(RunnerUp{s.plan, r.tokens_per_s, r.step_time, r.memory.total(), exceeds_target(s, space)});
+}
+
+/// The runners-up: the search's ranking (within the batch target first, then throughput; ties in
+/// enumeration order), the best itself left out.
+std::vector<RunnerUp> runners_up(std::vector<RunnerUp> kept, int n) {
+  std::stable_sort(kept.begin(), kept.end(), [](const RunnerUp& a, const RunnerUp& b) {
+    if (a.over_batch_target != b.over_batch_target) return !a.over_batch_target;
+    return a.tokens_per_s > b.tokens_per_s;
+  });
+  if (kept.empty()) return kept;
+  kept.erase(kept.begin());
+  if (static_cast<int>(kept.size()) > n) kept.resize(static_cast<std::size_t>(n));
+  return kept;
+}
+
 /// Times the candidate under every recompute and ZeRO choice and keeps the best in `best`.
-void time_choices(TrainScenario s, const SearchSpace& space, SearchResult& best) {
+void time_choices(TrainScenario s, const SearchSpace& space, SearchResult& best, std::vector<RunnerUp>& kept) {
   for (auto recompute : space.recompute) {
     for (auto zero : space.zero) {
       s.plan.recompute = recompute;
@@ -115,6 +135,8 @@ void time_choices(TrainScenario s, const SearchSpace& space, SearchResult& best)
       TrainResult r = simulate_analytical(s);
       ++best.evaluated;
       if (!r.feasible || !r.fits) continue;
+      ++best.fitting;
+      keep_candidate(s, r, space, kept);
       if (better(s, r, best, space)) {
         best.found = true;
         best.best = s;
@@ -132,6 +154,7 @@ SearchResult search_plan(const TrainScenario& base, long long chips, const Searc
   const std::vector<int> vpps = space.vpp.empty() ? std::vector<int>{base.plan.vpp} : space.vpp;
   const std::vector<long long> micro_batches =
       space.micro_batch.empty() ? std::vector<long long>{base.plan.micro_batch} : space.micro_batch;
+  std::vector<RunnerUp> kept;
   for (const Layout& l : layouts(base, chips, space)) {
     for (int vpp : vpps) {
       if (vpp > 1 && l.pp == 1) continue;  // interleaving needs a pipeline
@@ -145,10 +168,11 @@ SearchResult search_plan(const TrainScenario& base, long long chips, const Searc
           ++best.pruned;
           continue;
         }
-        time_choices(s, space, best);
+        time_choices(s, space, best, kept);
       }
     }
   }
+  best.runners_up = runners_up(std::move(kept), space.runners_up);
   return best;
 }
 

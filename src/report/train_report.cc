@@ -154,6 +154,42 @@ std::string train_text(const engine::TrainScenario& s, const engine::TrainResult
   return o.str();
 }
 
+namespace {
+
+// How a runner-up lost to the search's best: the batch target, else throughput.
+std::string why_lost(const engine::RunnerUp& r, double best_tokens_per_s) {
+  if (r.over_batch_target) return "its least batch exceeds the batch target";
+  const double pct = best_tokens_per_s > 0 ? 100.0 * (1.0 - r.tokens_per_s / best_tokens_per_s) : 0.0;
+  return pct <= 0 ? "equal throughput, later in the search's order" : fmt_num(pct, 3) + "% less throughput";
+}
+
+Json runners_up_json(const scenario::BuiltTrain& b) {
+  Json out = Json::array();
+  for (const auto& r : b.runners_up)
+    out.push_back(Json{{"plan", plan_json(r.plan)},
+                       {"tokens_per_s", r.tokens_per_s},
+                       {"step_time_s", core::to_seconds(r.step_time)},
+                       {"memory_per_chip_gib", core::to_gib(r.memory_per_chip)},
+                       {"lost_by_pct", b.searched_tokens_per_s > 0 ? 100.0 * (1.0 - r.tokens_per_s / b.searched_tokens_per_s) : 0.0},
+                       {"why", why_lost(r, b.searched_tokens_per_s)}});
+  return out;
+}
+
+std::string runners_up_text(const scenario::BuiltTrain& b) {
+  std::string out = "  runners-up (of " + std::to_string(b.fitting) + " timed plans that fit; analytical executor):\n";
+  out += core::strformat("    %-4s %-4s %-5s %-3s %-4s %-3s %-10s %-6s %12s %10s  %s\n", "tp", "pp", "dp", "cp", "vpp", "mb",
+                         "recompute", "zero", "tokens/s", "step ms", "why it lost");
+  for (const auto& r : b.runners_up)
+    out += core::strformat("    %-4d %-4d %-5d %-3d %-4d %-3lld %-10s %-6s %12.0f %10.2f  %s\n", r.plan.tp, r.plan.pp,
+                           r.plan.dp, r.plan.cp, r.plan.vpp, r.plan.micro_batch, mapping::recompute_name(r.plan.recompute).c_str(),
+                           mapping::zero_name(r.plan.zero).c_str(), r.tokens_per_s, 1e3 * core::to_seconds(r.step_time),
+                           why_lost(r, b.searched_tokens_per_s).c_str());
+  if (b.runners_up.empty()) out += "    none: no other plan of the search fits\n";
+  return out;
+}
+
+}  // namespace
+
 Json train_document(const Provenance& provenance, const scenario::TrainInputs& in, const scenario::TrainRun& run) {
   const auto& s = run.built.scenario;
   Json body = train_json(s, run.result, run.energy);
@@ -185,6 +221,7 @@ Json train_document(const Provenance& provenance, const scenario::TrainInputs& i
   body["goodput"] = goodput_json(run);
   body["facility"] = facility_json(run);
   if (!run.built.overrides.empty()) body["overrides"] = run.built.overrides;
+  if (in.top) body["runners_up"] = runners_up_json(run.built);
   return document("train", provenance, inputs_json(in), body);
 }
 
@@ -208,6 +245,7 @@ std::string train_run_text(const scenario::TrainRun& run) {
   if (run.built.searched)
     out += "  (plan chosen by search over " + std::to_string(run.built.evaluated) +
            " candidates; fix any of --tp/--pp/--dp/--recompute to override)\n";
+  if (run.built.searched && run.built.runners_up_asked > 0) out += runners_up_text(run.built);
   return out;
 }
 

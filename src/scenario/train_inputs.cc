@@ -93,6 +93,13 @@ void check_counts(const TrainInputs& in, core::Diagnostics& d) {
                                 {"--lora-rank", in.lora_rank}, {"--expert-tp", in.expert_tp},
                                 {"--recompute-layers", in.recompute_layers}})
     config::check_positive_count(d, flag, v);
+  config::check_positive_count(d, "--top", in.top);
+  if (in.top && *in.top > core::limits::kRunnersUp)
+    d.error("--top", "more runners-up than a table shows", std::to_string(*in.top),
+            "1 to " + std::to_string(core::limits::kRunnersUp));
+  if (in.top && in.tp && in.pp)
+    d.error("--top", "lists the plan search's runners-up, and --tp with --pp leave nothing to search",
+            std::to_string(*in.top), "--tp or --pp left out (the search picks it)");
   config::check_positive_number_at_most(d, "--train-tokens", in.train_tokens, core::limits::kTrainTokens);
   config::check_positive_number_at_most(d, "--max-global-batch-tokens", in.max_global_batch_tokens,
                                         core::limits::kBatchTokens);
@@ -370,6 +377,7 @@ void search_rest_of_plan(const TrainInputs& in, const engine::DefaultsRule& rule
   if (!in.micro_batch) space.micro_batch = {1, 2, 4};
   space.recompute = d.recompute.value;
   if (in.zero) space.zero = {s.plan.zero};
+  space.runners_up = static_cast<int>(in.top.value_or(0));
   if (in.global_batch) {
     s.plan.global_batch = *in.global_batch;
   } else if (rule.gradient_accumulation) {
@@ -382,6 +390,10 @@ void search_rest_of_plan(const TrainInputs& in, const engine::DefaultsRule& rule
   out.searched = true;
   out.evaluated = best.evaluated;
   out.pruned = best.pruned;
+  out.fitting = best.fitting;
+  out.runners_up = best.runners_up;
+  out.runners_up_asked = space.runners_up;
+  out.searched_tokens_per_s = best.result.tokens_per_s;
   if (!best.found) no_plan_found(in, s, space, best);
   s = best.best;
   if (in.dp && best.best.plan.dp != *in.dp)

@@ -442,3 +442,30 @@ TEST(TrainCli, SearchFindsThePlanThatOnlyFitsSharded) {
   const auto tokens_per_s = [](const std::string& out) { return nlohmann::json::parse(out)["tokens_per_s"].get<double>(); };
   EXPECT_GE(tokens_per_s(searched.out), tokens_per_s(sharded.out) * (1 - 1e-12));
 }
+
+// issue 45, case 5: `--top N` lists the search's next plans that fit, in its ranking, each with
+// how much it lost to the chosen plan; with nothing left to search it is bad input.
+TEST(TrainCli, TopListsTheRunnersUpInRankingOrder) {
+  const std::string base = "train --system h100-sxm-dgx --model llama3.1-70b --chips 64 ";
+  auto r = run_cli(base + "--top 4 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& up = doc["runners_up"];
+  ASSERT_EQ(up.size(), 4u) << r.out.substr(0, 400);
+  double previous = 1e300;
+  for (const auto& u : up) {
+    const double lost = u["lost_by_pct"].get<double>(), tps = u["tokens_per_s"].get<double>();
+    EXPECT_LE(tps, previous);
+    EXPECT_GE(lost, 0.0);
+    // lost_by_pct derived from the two throughputs: the chosen plan's = tps / (1 - lost / 100).
+    if (lost > 0) EXPECT_NEAR(tps / (1.0 - lost / 100.0), up[0]["tokens_per_s"].get<double>() / (1.0 - up[0]["lost_by_pct"].get<double>() / 100.0), 1e-6 * tps);
+    previous = tps;
+  }
+  auto text = run_cli(base + "--top 4");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("runners-up (of "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("% less throughput"), std::string::npos) << text.out;
+  auto fixed = run_cli(base + "--tp 8 --pp 2 --top 4");
+  EXPECT_EQ(fixed.exit_code, 2);
+  EXPECT_NE(fixed.err.find("--top"), std::string::npos) << fixed.err;
+}

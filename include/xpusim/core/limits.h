@@ -64,6 +64,8 @@ inline constexpr double kTraceNodeMicros = 30.0 * 86'400.0 * 1e6;
 /// the output elements (M x N, held twice: 2 GiB).
 inline constexpr double kGemmMultiplyAdds = 1e10;
 inline constexpr double kGemmOutputElements = 268'435'456.0;  // 2^28
+/// Runners-up `train --top N` lists.
+inline constexpr long long kRunnersUp = 100;
 // Tensor files (.npy, .safetensors).
 inline constexpr long long kTensorFileBytes = 16LL << 30;   ///< 16 GiB read into memory
 inline constexpr long long kTensorRank = 32;

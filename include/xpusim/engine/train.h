@@ -174,6 +174,17 @@ struct SearchSpace {
   /// False (a framework recipe without gradient accumulation): each candidate's global batch is
   /// one local batch per data-parallel rank (as many micro-batches as its pipeline needs).
   bool gradient_accumulation = true;
+  /// Runners-up the result keeps beside the best (`train --top N`): the next plans in the
+  /// search's ranking among those that fit; 0 keeps none.
+  int runners_up = 0;
+};
+/// A plan the search timed that fits but lost to the best: its plan and figures.
+struct RunnerUp {
+  mapping::TrainPlan plan;
+  double tokens_per_s = 0;
+  core::Seconds step_time;
+  core::Bytes memory_per_chip;
+  bool over_batch_target = false;  ///< its least batch exceeds the target (ranks after those within)
 };
 struct SearchResult {
   bool found = false;
@@ -182,6 +193,9 @@ struct SearchResult {
   int evaluated = 0;  ///< plans timed with the analytical executor
   int pruned = 0;     ///< candidates that divide the chips but were skipped (memory, schedule)
   int over_batch_bound = 0;  ///< candidates whose least batch exceeds SearchSpace::batch_tokens (batch_bound)
+  int fitting = 0;           ///< timed plans that fit
+  /// SearchSpace::runners_up plans after the best, in ranking order (ties in enumeration order).
+  std::vector<RunnerUp> runners_up;
 };
 SearchResult search_plan(const TrainScenario& base, long long chips, const SearchSpace& space);
 /// With a batch bound: the most chips below `chips`, in whole scale-up domains, that some plan

@@ -70,6 +70,7 @@ struct TrainInputs {
   std::optional<long long> spares;             ///< hot spare nodes (default 0)
   std::optional<double> checkpoint_interval;   ///< seconds (default: Young–Daly)
   std::optional<long long> runs, seed;         ///< Monte Carlo of the whole run (needs train_tokens)
+  std::optional<long long> top;                ///< runners-up of the plan search to list (train --top N)
   std::optional<double> pue;                   ///< site PUE (default reliability.facility.pue)
   std::optional<std::string> scaling;          ///< "FROM..TO": the efficiency curve over chip counts
   std::optional<std::string> deadline;         ///< "30d": fewest chips that train in time (scenario/solver.h)
@@ -93,6 +94,10 @@ struct BuiltTrain {
   bool searched = false;  ///< the plan came from the plan search
   int evaluated = 0;      ///< plans timed by the search
   int pruned = 0;         ///< candidates the search skipped (memory cannot fit, schedule refuses)
+  int fitting = 0;        ///< timed plans that fit
+  std::vector<engine::RunnerUp> runners_up;  ///< with TrainInputs::top: the next plans of the search
+  int runners_up_asked = 0;                  ///< TrainInputs::top (0: not asked)
+  double searched_tokens_per_s = 0;          ///< the best plan's throughput as the search timed it (analytical)
   std::string executor = "event";
   /// The settings the step ran with and where each came from (engine/defaults.h).
   engine::TrainDefaults defaults;
