@@ -35,6 +35,8 @@ Json row_json(const validation::RowResult& r, bool explain) {
   row["reason"] = r.prediction.reason;
   row["system"] = r.row.system;
   row["assumptions"] = r.prediction.assumptions;
+  row["fits"] = r.prediction.does_not_fit.empty();
+  if (!r.prediction.does_not_fit.empty()) row["does_not_fit"] = r.prediction.does_not_fit;
   if (explain) row["explain"] = explain_json(r.prediction);
   return row;
 }
@@ -94,9 +96,9 @@ void explain_line(std::ostream& o, const validation::RowResult& r) {
 void row_line(std::ostream& o, const validation::RowResult& r, bool explain) {
   const std::string measured = core::fmt_num(r.row.value, 5);
   if (r.prediction.status == validation::Status::Ok)
-    o << strformat("%-58s %-5s %-34s %12s %12s %+7.1f%%\n", r.row.id.c_str(), r.row.kind.c_str(),
+    o << strformat("%-58s %-5s %-34s %12s %12s %+7.1f%%%s\n", r.row.id.c_str(), r.row.kind.c_str(),
                    r.row.metric.c_str(), measured.c_str(), core::fmt_num(r.prediction.predicted, 5).c_str(),
-                   r.error_pct);
+                   r.error_pct, r.prediction.does_not_fit.empty() ? "" : "  does not fit in memory as stated");
   else
     o << strformat("%-58s %-5s %-34s %12s %12s %8s\n", r.row.id.c_str(), r.row.kind.c_str(), r.row.metric.c_str(),
                    measured.c_str(), "-", status_name(r.prediction.status));

@@ -270,7 +270,10 @@ bool run_step(const Row& row, const Context& ctx, const engine::DefaultsRule& ru
     p.reason = "plan infeasible: " + r.reason;
     return false;
   }
-  if (!r.fits) p.assumptions.push_back("note: " + r.reason);
+  if (!r.fits) {
+    p.assumptions.push_back("note: " + r.reason);
+    p.does_not_fit = r.reason;
+  }
   return true;
 }
 

@@ -115,3 +115,17 @@ TEST(ValidateExplain, TheHtmlRowsSayWhereTheTimeWent) {
 }
 
 }  // namespace
+
+// issue 45, case 10: a row whose configuration as stated does not fit in memory is predicted
+// (the measurement says it ran) and flagged in the text and the JSON.
+TEST(ValidateExplain, ARowThatDoesNotFitAsStatedIsFlagged) {
+  const std::string csv = xpusim::test::write_public_rows("does_not_fit.csv", {"tr-dsv3-2048h800"});
+  const auto text = xpusim::test::run_cli("validate " + csv);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("does not fit in memory as stated"), std::string::npos) << text.out;
+  const auto json = xpusim::test::run_cli("validate " + csv + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto row = nlohmann::json::parse(json.out)["rows"][0];
+  EXPECT_FALSE(row["fits"].get<bool>());
+  EXPECT_NE(row["does_not_fit"].get<std::string>().find("per chip"), std::string::npos) << row.dump();
+}

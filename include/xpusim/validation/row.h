@@ -48,6 +48,9 @@ struct Prediction {
   double predicted = 0.0;
   std::string reason;                    ///< why unsupported / error
   std::vector<std::string> assumptions;  ///< defaults chosen for empty cells, etc.
+  /// Why the configuration as stated does not fit in memory (empty when it fits): predicted
+  /// anyway, since the measurement says it ran, and flagged (issue 45, case 10).
+  std::string does_not_fit;
   std::string framework;                 ///< training preset or serving framework that ran
   std::vector<ExplainItem> explain;      ///< the plan and the time breakdown behind `predicted`
 };
