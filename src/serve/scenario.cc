@@ -524,7 +524,7 @@ void add_closed_loop_note(const LoadSpec& load, ServeReport& rep) {
   const double span = rep.sim.client_start_span.base();
   rep.assumptions.push_back(
       "closed loop: " + std::to_string(load.concurrency) + " clients " +
-      (span > 0 ? "started spread over " + fmt(span) + " s (" + fmt(load.start_spread) +
+      (span > 0 ? "started spread over " + core::fmt_num(span, 3) + " s (" + core::fmt_num(load.start_spread, 3) +
                       " x one request's estimated end-to-end time; serving.closed_loop.start_spread, assumed, range 0..1)"
                 : std::string("started together, in lock-step (serving.closed_loop.start_spread 0)")) +
       "; " + std::to_string(rep.sim.warmup_requests) + " warm-up requests (the first " +

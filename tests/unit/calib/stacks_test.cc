@@ -32,6 +32,11 @@ const char* kEffects = R"(
           speculative_decoding: "s"
           fp4: "f")";
 
+}  // namespace
+
+// A named namespace, not the anonymous one: the TEST_F classes derive from it (-Wsubobject-linkage).
+namespace stacks_test {
+
 class StackFiles : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -62,7 +67,9 @@ class StackFiles : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-}  // namespace
+}  // namespace stacks_test
+
+using stacks_test::StackFiles;
 
 TEST_F(StackFiles, ARangeChangesOnlyWhatItSets) {
   table("        settings:\n          step_overhead: {value: \"0 s\", basis: \"the old executor\"}\n");

@@ -56,7 +56,7 @@ TEST(Trust, BandsAreThePercentilesOfRateOrientedLogResiduals) {
   EXPECT_EQ(loaded.coverage.at("train/nvidia-hopper").frameworks, std::set<std::string>{"megatron"});
 
   // A prediction inside the coverage: a band, not extrapolating; a rate's band is mirrored.
-  validation::TrustQuery q{"train", "nvidia-hopper", "dense", "bf16", "megatron", 1024, ""};
+  validation::TrustQuery q{"train", "nvidia-hopper", "dense", "bf16", "megatron", 1024, "", "", ""};
   auto a = validation::assess(loaded, q);
   EXPECT_FALSE(a.extrapolating);
   const auto [lo, hi] = validation::band_of(a, 100.0, false);
@@ -67,16 +67,16 @@ TEST(Trust, BandsAreThePercentilesOfRateOrientedLogResiduals) {
   EXPECT_NEAR(thi, 2.0 * std::exp(band.high), 1e-9);
 
   // Outside: every reason named.
-  a = validation::assess(loaded, {"train", "nvidia-hopper", "moe", "fp8", "torchtitan", 1025, ""});
+  a = validation::assess(loaded, {"train", "nvidia-hopper", "moe", "fp8", "torchtitan", 1025, "", "", ""});
   EXPECT_TRUE(a.extrapolating);
   EXPECT_EQ(a.reasons.size(), 4u);
   // Hardware from a user's catalog is named as not validated, band kept.
-  a = validation::assess(loaded, {"train", "nvidia-hopper", "dense", "bf16", "megatron", 1024, "my/systems/x.json"});
+  a = validation::assess(loaded, {"train", "nvidia-hopper", "dense", "bf16", "megatron", 1024, "my/systems/x.json", "", ""});
   EXPECT_TRUE(a.extrapolating);
   EXPECT_TRUE(a.has_band);
   ASSERT_EQ(a.reasons.size(), 1u);
   EXPECT_NE(a.reasons[0].find("my/systems/x.json"), std::string::npos);
-  a = validation::assess(loaded, {"infer", "trainium", "dense", "bf16", "vllm", 1, ""});
+  a = validation::assess(loaded, {"infer", "trainium", "dense", "bf16", "vllm", 1, "", "", ""});
   EXPECT_TRUE(a.extrapolating);
   EXPECT_FALSE(a.has_band);
 
@@ -116,14 +116,14 @@ TEST(Trust, CellsOfTenRowsBandTheirMetric) {
   std::ofstream(path) << validation::trust_json_text(data);
   const auto loaded = validation::load_trust(path);
   ASSERT_EQ(loaded.cells.size(), 1u);
-  auto a = validation::assess(loaded, {"train", "nvidia-hopper", "dense", "bf16", "megatron", 8, ""});
+  auto a = validation::assess(loaded, {"train", "nvidia-hopper", "dense", "bf16", "megatron", 8, "", "", ""});
   ASSERT_FALSE(a.extrapolating);
   EXPECT_DOUBLE_EQ(validation::band_for(a, "step_time_s").low, loaded.cells.at("train/nvidia-hopper/megatron/step_time_s").low);
   EXPECT_DOUBLE_EQ(validation::band_for(a, "mfu_pct").low, a.band.low);
   const auto [lo, hi] = validation::band_of(a, 2.0, true, "step_time_s");
   EXPECT_NEAR(lo, 2.0 * std::exp(cell.low), 1e-9);
   EXPECT_NEAR(hi, 2.0 * std::exp(cell.high), 1e-9);
-  a = validation::assess(loaded, {"train", "nvidia-hopper", "moe", "bf16", "megatron", 8, ""});
+  a = validation::assess(loaded, {"train", "nvidia-hopper", "moe", "bf16", "megatron", 8, "", "", ""});
   ASSERT_TRUE(a.extrapolating);
   const auto wide = validation::band_for(a, "step_time_s");
   EXPECT_NEAR(wide.high - wide.low, 2 * (cell.high - cell.low), 1e-12);
