@@ -199,6 +199,13 @@ case_ "moe_layer_freq 0"            "2" model show "$(model mlf '{"model_type": 
 case_ "sliding window 0"            "2" model show "$(model sw0 '{"model_type": "mistral", "sliding_window": 0}')"
 case_ "attention offset past period" "2" model show "$(model jo '{"model_type": "jamba", "num_experts": 16, "num_experts_per_tok": 2, "attn_layer_period": 8, "attn_layer_offset": 9}')"
 
+# A catalog value beyond any hardware (issue 48, class 5): 1e308 B/s made energy and power null.
+mkdir -p "$T/catalog/chips"
+python3 -c "
+import json; d = json.load(open('data/catalog/chips/h100-sxm.json')); d['hbm_bandwidth']['value'] = '1e308 TB/s'
+json.dump(d, open('$T/catalog/chips/h100-sxm.json', 'w'))"
+case_ "catalog bandwidth 1e308"     "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --catalog-dir "$T/catalog"
+
 # Output that cannot be written (issue 48): standard output and every output file.
 lost "train"      train --system h100-sxm-dgx --model llama3.1-8b --chips 8
 lost "serve"      serve --system h100-sxm-dgx --model llama3.1-8b --chips 8 --requests 50

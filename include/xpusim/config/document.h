@@ -4,6 +4,7 @@
 // through FieldReader.
 
 #include <nlohmann/json_fwd.hpp>
+#include <cmath>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,6 +27,11 @@ struct DocumentLimits {
   /// Keys of one object or mapping (the shipped files have at most 45): an ordered document
   /// inserts in linear time per key, so the count is checked before the parse.
   static constexpr long long kMaxMembers = 10'000;
+  /// A quantity with a unit (a catalog bandwidth, a scenario duration), in SI base units: far
+  /// beyond every real chip and run (the fastest rate is ~1e19 FLOP/s), and far enough inside a
+  /// double's range that products of a few of them stay finite (1e308 B/s made energies NaN).
+  static constexpr double kMaxQuantity = 1e30;
+  static constexpr double kMinQuantity = 1e-30;
 };
 
 /// The text of a file for a reader: a regular file of at most DocumentLimits::kMaxBytes, a
@@ -109,6 +115,12 @@ Q FieldReader::quantity(const std::string& key, bool positive) {
   }
   if (positive && !(r->base() > 0.0)) {
     diags_.error(path_of(key), "must be positive", *text, expected);
+  }
+  const double magnitude = std::fabs(r->base());
+  if (!(magnitude <= DocumentLimits::kMaxQuantity) || (magnitude > 0 && magnitude < DocumentLimits::kMinQuantity)) {
+    diags_.error(path_of(key), "beyond any real hardware or run", *text,
+                 expected + ", within 1e-30 .. 1e30 in SI units (docs/errors.md, \"Limits\")");
+    return Q{};
   }
   return *r;
 }
