@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <regex>
 
 #include "xpusim/core/diagnostics.h"
@@ -77,9 +78,11 @@ Framework detect_framework(const std::string& notes, const hw::ChipSpec& chip, s
   return f;
 }
 
-std::optional<double> number_before(const std::string& text, const std::string& unit_regex) {
+// A number the notes give in QPS ("12.5 qps"). The patterns of this file are compiled once
+// (static): compiling a std::regex per row cost more than matching it.
+std::optional<double> qps_in_notes(const std::string& text) {
+  static const std::regex re("([0-9]+(?:\\.[0-9]+)?)\\s*qps");
   std::smatch m;
-  const std::regex re("([0-9]+(?:\\.[0-9]+)?)\\s*" + unit_regex);
   if (std::regex_search(text, m, re)) return std::stod(m[1].str());
   return std::nullopt;
 }
@@ -104,10 +107,18 @@ std::string version_pattern(Framework f) {
 // The framework version the notes state, normalised; empty when none is stated or what is
 // stated is not a PEP 440 version (said in the assumptions: the stack's default range applies).
 std::string version_in_notes(const std::string& text, Framework f, std::vector<std::string>& as) {
+  static const std::regex named("framework: [a-z-]+ ([^ ;,()]+)");
+  static const std::map<Framework, std::regex> by_stack = [] {
+    std::map<Framework, std::regex> out;
+    for (Framework each : {Framework::TensorRtLlm, Framework::Vllm, Framework::Sglang, Framework::Nim,
+                           Framework::NeuronOptimum, Framework::NeuronTnx, Framework::NeuronNxdi, Framework::NeuronVllm})
+      out.emplace(each, std::regex(version_pattern(each)));
+    return out;
+  }();
   std::smatch m;
   std::string stated;
-  if (std::regex_search(text, m, std::regex("framework: [a-z-]+ ([^ ;,()]+)"))) stated = m[1].str();
-  else if (std::regex_search(text, m, std::regex(version_pattern(f)))) stated = m[1].str();
+  if (std::regex_search(text, m, named)) stated = m[1].str();
+  else if (std::regex_search(text, m, by_stack.at(f))) stated = m[1].str();
   while (!stated.empty() && std::strchr(".-+", stated.back()) != nullptr) stated.pop_back();
   if (stated.empty()) return "";
   if (!core::parse_version(stated)) {
@@ -246,7 +257,7 @@ void apply_speculation(const RowNotes& notes, RowScenario& rs) {
   if (!has(notes.text, "speculative decoding") && !has(notes.text, "specdec")) return;
   auto& sc = rs.scenario;
   std::smatch m;
-  const std::regex re("speculation length ([0-9]+)");
+  static const std::regex re("speculation length ([0-9]+)");
   const bool stated = std::regex_search(notes.text, m, re);
   sc.draft_len = stated ? std::stoi(m[1].str()) : kDefaultSpecLen;
   if (!stated) rs.assumptions.push_back("speculation length not stated: " + std::to_string(kDefaultSpecLen));
@@ -321,7 +332,7 @@ core::Result<bool> apply_mlperf_server(const RowNotes& notes, RowScenario& rs) {
 core::Result<bool> apply_server(const RowNotes& notes, long long concurrency, RowScenario& rs) {
   if (notes.mlperf) return apply_mlperf_server(notes, rs);
   auto& load = rs.scenario.load;
-  if (auto qps = number_before(notes.text, "qps")) {
+  if (auto qps = qps_in_notes(notes.text)) {
     load.arrival = ArrivalKind::Poisson;
     load.rate_per_s = *qps;
     load.requests = poisson_requests(*qps);
@@ -361,6 +372,7 @@ core::Result<bool> apply_load(const Row& row, const RowNotes& notes, RowScenario
 /// The statistic a latency row reports, in its fixed phrasing "TTFT statistic: mean" (mean, p50
 /// or median, p90, p99); nullopt when the notes do not state it.
 std::optional<std::string> latency_statistic(const std::string& text, const std::string& latency) {
+  if (text.find(latency + " statistic:") == std::string::npos) return std::nullopt;  // most rows: no regex
   std::smatch m;
   const std::regex re(latency + " statistic:\\s*(mean|median|p50|p90|p99)\\b");
   if (!std::regex_search(text, m, re)) return std::nullopt;
@@ -402,7 +414,7 @@ void apply_compiled_batch(const RowNotes& notes, RowScenario& rs) {
   auto& sc = rs.scenario;
   if (!sc.framework || !serve::is_neuron(*sc.framework) || sc.max_num_seqs > 0) return;
   std::smatch m;
-  const std::regex re("max-num-seqs ([0-9]+)");
+  static const std::regex re("max-num-seqs ([0-9]+)");
   if (!std::regex_search(notes.text, m, re)) return;
   sc.max_num_seqs = std::stoll(m[1].str());
   rs.assumptions.push_back("compiled batch " + std::to_string(sc.max_num_seqs) + " (max-num-seqs in the notes)");
