@@ -56,11 +56,16 @@ std::ifstream open_regular_file(const std::string& path, const std::string& what
   return in;
 }
 
-std::string read_regular_file(const std::string& path, const std::string& what, long long max_bytes) {
+std::ifstream open_regular_file_within(const std::string& path, const std::string& what, long long max_bytes) {
   std::error_code ec;
   std::ifstream in = open_regular_file(path, what);
   const auto size = static_cast<long long>(std::filesystem::file_size(path, ec));
   if (!ec && size > max_bytes) fail_limit(path, "file size in bytes", size, max_bytes);
+  return in;
+}
+
+std::string read_regular_file(const std::string& path, const std::string& what, long long max_bytes) {
+  std::ifstream in = open_regular_file_within(path, what, max_bytes);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

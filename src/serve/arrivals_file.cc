@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <iterator>
 #include <charconv>
-#include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -115,10 +114,8 @@ std::string read_row(std::string_view line, const std::vector<Column>& cols, dou
 }  // namespace
 
 ArrivalsFile read_arrivals_file(const std::string& path) {
-  std::ifstream in = core::open_regular_file(path, std::string("arrivals CSV (") + kForm + ")");
-  std::error_code ec;
-  const auto bytes = static_cast<long long>(std::filesystem::file_size(path, ec));
-  if (!ec && bytes > core::limits::kArrivalsFileBytes) core::fail_limit(path, "file size in bytes", bytes, core::limits::kArrivalsFileBytes);
+  std::ifstream in = core::open_regular_file_within(path, std::string("arrivals CSV (") + kForm + ")",
+                                                    core::limits::kArrivalsFileBytes);
   core::Diagnostics d;
   ArrivalsFile file;
   std::vector<Request>& out = file.requests;

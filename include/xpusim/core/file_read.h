@@ -13,6 +13,10 @@ namespace xpusim::core {
 /// device, a FIFO or a missing or unreadable file. `what` as for read_regular_file.
 std::ifstream open_regular_file(const std::string& path, const std::string& what);
 
+/// open_regular_file, and the file refused before a byte is read when it is over `max_bytes`
+/// (readers that stream it: the arrivals CSV).
+std::ifstream open_regular_file_within(const std::string& path, const std::string& what, long long max_bytes);
+
 /// The bytes of the regular file `path` of at most `max_bytes` bytes; throws InputError
 /// otherwise. `what` names the kind of file expected ("an existing, readable <what>").
 std::string read_regular_file(const std::string& path, const std::string& what, long long max_bytes);

@@ -3,27 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "../../scratch_path.h"
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/core/file_read.h"
 #include "xpusim/core/file_write.h"
 
 namespace fs = std::filesystem;
 using xpusim::core::InputError;
 using xpusim::core::write_output_file;
-
-namespace {
-
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-}  // namespace
 
 TEST(WriteOutputFile, ReplacesTheTargetAndLeavesNoTemporaryFile) {
   const std::string dir = xpusim::test::scratch_path("write_output", "");
@@ -31,7 +19,7 @@ TEST(WriteOutputFile, ReplacesTheTargetAndLeavesNoTemporaryFile) {
   const std::string target = dir + "/out.json";
   write_output_file("--out", target, "first");
   write_output_file("--out", target, "second, longer");
-  EXPECT_EQ(read(target), "second, longer");
+  EXPECT_EQ(xpusim::core::read_regular_file(target, "output", 1 << 20), "second, longer");
   int entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
   EXPECT_EQ(entries, 1);  // the temporary file was renamed, not left beside it
