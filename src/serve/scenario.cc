@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
@@ -386,21 +387,33 @@ void add_decode_pool(const ServeScenario& sc, const hw::SystemSpec& sys, const n
   b.spec.kv_transfer_scale_out_per_sequence = st.scale_out_bytes;
 }
 
-// The warnings of a finished run: more than 1 % of its requests past the endpoint timeout, a
-// Poisson rate beyond what it completes (its latencies then grow with the run's length): the
-// steady-state completion rate under serving.search.min_sustained_share of the rate the drawn
-// arrivals offered over the same window, the plan search's rule for a plan that sustains a load.
-// Requests the capacity run needs: serving.capacity.requests, and at least
-// serving.capacity.batches_per_engine full batches on every engine (a batch: max_num_seqs, or what
-// the KV cache holds of the mean request).
-long long capacity_requests(const SimSpec& spec, const calib::Params& params) {
-  const long long engines = spec.disaggregated ? spec.decode_pool.engines : spec.pool.engines;
-  const StepCostModel* cost = spec.disaggregated ? spec.decode_pool.cost : spec.pool.cost;
-  const long long mean_tokens = std::max<long long>(1, spec.load.in_len + spec.load.out_len);
-  long long batch = std::max<long long>(1, spec.scheduler.batch_size());
+// The capacity run's unit: the fewest engines that repeat to make the deployment (one colocated
+// engine; the prefill and decode engines in their lowest ratio) and how often it repeats. Offline,
+// the queue is dealt round-robin, so every unit holds the same share of it and runs as the others
+// do: the deployment completes `repeats` times what one unit completes.
+struct CapacityUnit {
+  int prefill_engines = 1, decode_engines = 0;
+  long long repeats = 1;
+};
+
+CapacityUnit capacity_unit(const SimSpec& spec) {
+  if (!spec.disaggregated) return {1, 0, std::max(1, spec.pool.engines)};
+  const int g = std::max(1, std::gcd(spec.pool.engines, spec.decode_pool.engines));
+  return {spec.pool.engines / g, spec.decode_pool.engines / g, g};
+}
+
+// Requests one unit's capacity run needs: its share of serving.capacity.requests, and at least
+// serving.capacity.batches_per_engine full batches on each of its engines (a batch:
+// max_num_seqs, or what the KV cache holds of the mean request).
+long long capacity_requests(const SimSpec& unit, long long repeats, const calib::Params& params) {
+  const long long engines = unit.disaggregated ? unit.decode_pool.engines : unit.pool.engines;
+  const StepCostModel* cost = unit.disaggregated ? unit.decode_pool.cost : unit.pool.cost;
+  const long long mean_tokens = std::max<long long>(1, unit.load.in_len + unit.load.out_len);
+  long long batch = std::max<long long>(1, unit.scheduler.batch_size());
   if (cost->memory().token_units > 0) batch = std::min(batch, std::max<long long>(1, cost->memory().kv_tokens / mean_tokens));
   const long long full = std::llround(params.number("serving.capacity.batches_per_engine")) * engines * batch;
-  return std::max(std::llround(params.number("serving.capacity.requests")), full);
+  const long long share = (std::llround(params.number("serving.capacity.requests")) + repeats - 1) / repeats;
+  return std::max(share, full);
 }
 
 // The completions per second between the 10th- and 90th-percentile completion of an offline run
@@ -415,14 +428,18 @@ double steady_offline_rate(const SimResult& r) {
   return static_cast<double>(hi - lo) / (done[hi] - done[lo]);
 }
 
-// An open-loop run's capacity: the same engines and scheduler offline (every request queued at
-// once) on capacity_requests requests of the same length mix (a trace's own first requests, all
-// arriving at 0), in requests/s over its steady state; 0 for closed loops and offline runs.
+// An open-loop run's capacity: one unit of the same engines and scheduler offline (every request
+// queued at once) on capacity_requests requests of the same length mix (a trace's own first
+// requests, all arriving at 0), in requests/s over its steady state, times the units; 0 for
+// closed loops and offline runs.
 double offline_capacity(const SimSpec& spec, const calib::Params& params) {
   if (spec.load.arrival != ArrivalKind::Poisson && spec.load.arrival != ArrivalKind::Trace) return 0;
+  const CapacityUnit unit = capacity_unit(spec);
   SimSpec c = spec;
   c.trace.enabled = false;
-  const long long n = capacity_requests(spec, params);
+  c.pool.engines = unit.prefill_engines;
+  if (c.disaggregated) c.decode_pool.engines = unit.decode_engines;
+  const long long n = capacity_requests(c, unit.repeats, params);
   if (spec.load.arrival == ArrivalKind::Trace) {
     c.load.trace.assign(spec.load.trace.begin(),
                         spec.load.trace.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(spec.load.trace.size(), n)));
@@ -432,7 +449,7 @@ double offline_capacity(const SimSpec& spec, const calib::Params& params) {
     c.load.arrival = ArrivalKind::Offline;
     c.load.requests = n;
   }
-  return steady_offline_rate(simulate(c));
+  return static_cast<double>(unit.repeats) * steady_offline_rate(simulate(c));
 }
 
 // Capacity, overload and its figures: an overloaded run's throughput is the whole run's.
@@ -449,6 +466,8 @@ void assess_overload(const SimSpec& spec, const calib::Params& params, ServeRepo
   s.input_tokens_per_s = static_cast<double>(s.input_tokens) / dur;
 }
 
+// The warnings of a finished run: more than 1 % of its requests past the endpoint timeout, an
+// open-loop rate beyond the engines' capacity (its latencies then grow with the run's length).
 void add_load_warnings(const ServeScenario& sc, ServeReport& rep) {
   const SimResult& s = rep.sim;
   if (s.requests > 0 && static_cast<double>(s.timed_out) > kTimedOutWarningShare * static_cast<double>(s.requests))
