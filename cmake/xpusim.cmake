@@ -31,9 +31,11 @@ function(xs_add_layer name)
   xs_sanitize_layer(xpusim_${name} ${name})
 endfunction()
 
-# xs_add_test(NAME SOURCES ... DEPS ...): one GoogleTest binary, discovered by CTest.
+# xs_add_test(NAME SOURCES ... DEPS ... [LABELS ...] [COST N]): one GoogleTest binary, discovered
+# by CTest. COST orders a parallel ctest run (higher first): a fresh machine has no timings of its
+# own, and the long end-to-end tests started last would finish alone on one core.
 function(xs_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "COST" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest_main)
   target_compile_options(${name} PRIVATE ${XS_WARNINGS})
@@ -41,5 +43,8 @@ function(xs_add_test name)
   if(NOT ARG_LABELS)
     set(ARG_LABELS fast)
   endif()
-  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  if(NOT ARG_COST)
+    set(ARG_COST 0)
+  endif()
+  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" COST ${ARG_COST} DISCOVERY_TIMEOUT 60)
 endfunction()

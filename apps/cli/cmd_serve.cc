@@ -23,7 +23,7 @@ namespace {
 struct ServeFlags {
   scenario::ServeInputs in;
   std::string scenario_file, config_file, arrivals, trace;
-  std::optional<std::string> timeout, ttft_slo, tpot_slo;
+  std::optional<std::string> timeout, ttft_slo, tpot_slo, prefix_cache;
   std::string calibration_file, html;
   bool no_chunk = false, json = false, search = false, compare = false;
   std::vector<std::string> systems;
@@ -73,7 +73,13 @@ void add_plan_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f) {
 void add_workload_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f) {
   add_optional(app, "--in-len", in.in_len, "prompt tokens");
   add_optional(app, "--out-len", in.out_len, "output tokens");
-  app.add_option("--arrivals", f.arrivals, "CSV of requests to replay: arrival_s,in_len,out_len");
+  app.add_option("--arrivals", f.arrivals, "CSV of requests to replay: arrival_s,in_len,out_len[,prefix_hashes]");
+  add_optional(app, "--arrivals-block-tokens", in.arrivals_block_tokens,
+               "tokens per block of the arrivals file's prefix_hashes (default 512, the Mooncake traces')");
+  add_optional(app, "--prefix-cache", f.prefix_cache,
+               "on | off: prefix caching of the trace's shared prompt blocks (default: the framework's; docs/serving.md)");
+  add_optional(app, "--prefix-cache-tokens", in.prefix_cache_tokens,
+               "prefix cache per engine in tokens (default: the engine's KV cache)");
   add_optional(app, "--rate", in.rate, "Poisson arrival rate (requests/s)");
   add_optional(app, "--concurrency", in.concurrency, "closed-loop clients");
   add_optional_flag(app, "--offline", in.offline, "all requests queued at once");
@@ -96,6 +102,10 @@ void resolve_inputs(ServeFlags& f) {
   duration(f.ttft_slo, "--ttft-slo", f.in.ttft_slo);
   duration(f.tpot_slo, "--tpot-slo", f.in.tpot_slo);
   if (f.no_chunk) f.in.chunked_prefill = false;
+  if (f.prefix_cache) {
+    if (*f.prefix_cache == "on" || *f.prefix_cache == "off") f.in.prefix_cache = *f.prefix_cache == "on";
+    else d.error("--prefix-cache", "not a switch", *f.prefix_cache, "on or off");
+  }
   if (!f.arrivals.empty()) f.in.arrivals = f.arrivals;
   scenario::check_flag_values(f.in, d);
   d.throw_if_any();

@@ -42,6 +42,7 @@ const Command kCommands[] = {
     {"claims", "check the public Trainium3 claims (Trn3 vs Trn2) with the simulator", run_claims},
     {"sweep", "run a grid of train or serve scenarios: one CSV row per point (MPI-aware)", run_sweep},
     {"replay", "simulate a Chakra execution trace (PREFIX.<rank>.et) on a system's compute and network", run_replay},
+    {"trace-stats", "a request trace's lengths and its prefix reuse through prefix caches (LRU)", run_trace_stats},
 };
 
 /// `xpusim --version`: the build, the data directory in use and where that choice came from, and

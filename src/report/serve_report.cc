@@ -47,6 +47,22 @@ Json step_json(const serve::StepCost& st) {
               {"overhead", core::to_ms(st.overhead)}};
 }
 
+// Prefix caching's hits (null without a cache: no trace hashes, or the cache off).
+Json prefix_cache_json(const serve::ServeReport& rep) {
+  if (!rep.prefix_caching) return nullptr;
+  const serve::PrefixTally& t = rep.sim.prefix;
+  return Json{{"block_tokens", rep.prefix_block_tokens},
+              {"capacity_tokens_per_engine", rep.prefix_cache_tokens_per_engine},
+              {"requests_looked_up", t.lookups},
+              {"requests_hit", t.requests_hit},
+              {"blocks", t.blocks},
+              {"blocks_hit", t.blocks_hit},
+              {"prompt_tokens", t.prompt_tokens},
+              {"prefill_tokens_saved", t.tokens_hit},
+              {"block_hit_ratio", t.block_hit_rate()},
+              {"token_hit_ratio", t.token_hit_rate()}};
+}
+
 Json results_json(const serve::ServeReport& rep) {
   const auto& s = rep.sim;
   Json j = layout_json(rep);
@@ -67,6 +83,7 @@ Json results_json(const serve::ServeReport& rep) {
   j["endpoint_timeout_s"] = core::to_seconds(rep.scenario.timeout);
   j["warnings"] = rep.warnings;
   j["preemptions"] = s.preemptions;
+  j["prefix_cache"] = prefix_cache_json(rep);
   j["warmup_requests"] = s.warmup_requests;
   j["client_start_span_s"] = s.client_start_span.base();
   j["mean_batch_per_engine"] = s.mean_batch;
@@ -204,6 +221,14 @@ std::string serve_text(const serve::ServeReport& rep) {
                  s.mean_batch, states_only ? "state cache" : "KV", 100 * s.mean_kv_utilisation, s.preemptions,
                  rep.goodput_requests_per_s, s.timed_out, s.requests,
                  timeout_s > 0 ? strformat("endpoint timeout %.4g s", timeout_s).c_str() : "no endpoint timeout");
+  if (rep.prefix_caching) {
+    const serve::PrefixTally& t = rep.sim.prefix;
+    o << strformat("prefix cache: %.1f%% of prompt tokens (%.1f%% of blocks) from the cache, %s prefill tokens saved; "
+                   "%s of %s requests hit; %s tokens per engine\n",
+                   100 * t.token_hit_rate(), 100 * t.block_hit_rate(), core::fmt_int(t.tokens_hit).c_str(),
+                   core::fmt_int(t.requests_hit).c_str(), core::fmt_int(t.lookups).c_str(),
+                   core::fmt_int(rep.prefix_cache_tokens_per_engine).c_str());
+  }
   o << strformat("energy %.3f J/token%s (site %.3f J/token at PUE %.3g), cost $%.3f per M output tokens%s\n",
                  rep.joules_per_output_token, rep.energy_estimated ? " (estimated)" : "",
                  rep.site_joules_per_output_token, rep.pue, rep.dollars_per_million_output_tokens,

@@ -36,6 +36,8 @@ void read_plan_keys(config::FieldReader& r, ServeInputs& in) {
   read_count(r, "static_batch", in.static_batch);
   read_count(r, "block_size", in.block_size);
   read_flag(r, "chunked_prefill", in.chunked_prefill);
+  read_flag(r, "prefix_cache", in.prefix_cache);
+  read_count(r, "prefix_cache_tokens", in.prefix_cache_tokens);
   read_count(r, "compiled_seq_len", in.compiled_seq_len);
   read_count(r, "prefill_chips", in.prefill_chips);
   read_count(r, "decode_chips", in.decode_chips);
@@ -53,6 +55,7 @@ void read_workload_keys(config::FieldReader& r, ServeInputs& in) {
   read_count(r, "concurrency", in.concurrency);
   read_flag(r, "offline", in.offline);
   read_text(r, "arrivals", in.arrivals);
+  read_count(r, "arrivals_block_tokens", in.arrivals_block_tokens);
   read_duration(r, "timeout", in.timeout);
   read_duration(r, "ttft_slo", in.ttft_slo);
   read_duration(r, "tpot_slo", in.tpot_slo);
@@ -123,6 +126,8 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   sc.kv_precision = in.kv_precision.value_or(sc.kv_precision);
   sc.state_precision = in.state_precision.value_or(sc.state_precision);
   if (in.chunked_prefill) sc.chunked_prefill = *in.chunked_prefill;
+  if (in.prefix_cache) sc.prefix_caching = *in.prefix_cache;
+  sc.prefix_cache_tokens = in.prefix_cache_tokens.value_or(0);
   sc.max_num_seqs = in.max_num_seqs.value_or(sc.max_num_seqs);
   sc.max_batched_tokens = in.max_batched_tokens.value_or(sc.max_batched_tokens);
   sc.static_batch = in.static_batch.value_or(sc.static_batch);
@@ -153,12 +158,14 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   return sc;
 }
 
-void read_arrivals(const std::string& file, serve::LoadSpec& load) {
+void read_arrivals(const std::string& file, std::optional<long long> block_tokens, serve::LoadSpec& load) {
   load.arrival = serve::ArrivalKind::Trace;
   load.lengths_stated = false;  // a trace's own lengths: requests beyond the context are clipped
   serve::ArrivalsFile arrivals = serve::read_arrivals_file(file);
   load.trace = std::move(arrivals.requests);
   load.trace_prefix_hash_rows = arrivals.rows_with_prefix_hashes;
+  load.trace_block_tokens = block_tokens.value_or(load.trace_block_tokens);
+  serve::check_prefix_blocks(file, load);
   for (const auto& r : load.trace) {
     load.in_len = std::max(load.in_len, r.in_len);
     load.out_len = std::max(load.out_len, r.out_len);
@@ -229,11 +236,12 @@ void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
                           {&given.compiled_seq_len, &fallback.compiled_seq_len},
                           {&given.in_len, &fallback.in_len}, {&given.out_len, &fallback.out_len},
                           {&given.requests, &fallback.requests}, {&given.concurrency, &fallback.concurrency},
-                          {&given.seed, &fallback.seed}})
+                          {&given.seed, &fallback.seed}, {&given.prefix_cache_tokens, &fallback.prefix_cache_tokens},
+                          {&given.arrivals_block_tokens, &fallback.arrivals_block_tokens}})
     fill(*dst, *src);
   for (auto [dst, src] : {std::pair{&given.attention_dp, &fallback.attention_dp},
                           {&given.chunked_prefill, &fallback.chunked_prefill}, {&given.offline, &fallback.offline},
-                          {&given.allow_fallback, &fallback.allow_fallback}})
+                          {&given.allow_fallback, &fallback.allow_fallback}, {&given.prefix_cache, &fallback.prefix_cache}})
     fill(*dst, *src);
   for (auto [dst, src] : {std::pair{&given.timeout, &fallback.timeout}, {&given.ttft_slo, &fallback.ttft_slo},
                           {&given.tpot_slo, &fallback.tpot_slo}})
@@ -250,7 +258,8 @@ void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {
                                 {"--prefill-chips", in.prefill_chips}, {"--decode-chips", in.decode_chips},
                                 {"--compiled-seq-len", in.compiled_seq_len}, {"--in-len", in.in_len},
                                 {"--out-len", in.out_len}, {"--requests", in.requests},
-                                {"--concurrency", in.concurrency}})
+                                {"--concurrency", in.concurrency}, {"--prefix-cache-tokens", in.prefix_cache_tokens},
+                                {"--arrivals-block-tokens", in.arrivals_block_tokens}})
     config::check_positive_count(d, flag, v);
   if (in.block_size && *in.block_size > core::limits::kKvBlockTokens)
     d.error("--block-size", "a KV page beyond what serving engines use", std::to_string(*in.block_size),
@@ -280,10 +289,13 @@ serve::ServeScenario build_serve(const ServeInputs& in) {
   if (in.arrivals && in.requests)
     d.error("requests", "an arrivals file's rows are its requests", std::to_string(*in.requests),
             "no --requests with --arrivals (cut the file to the rows you want)");
+  if (!in.arrivals && in.arrivals_block_tokens)
+    d.error("arrivals_block_tokens", "needs an arrivals file", std::to_string(*in.arrivals_block_tokens),
+            "--arrivals FILE whose rows carry prefix_hashes");
   d.throw_if_any();
   auto& load = sc.load;
   if (in.arrivals) {
-    read_arrivals(*in.arrivals, load);
+    read_arrivals(*in.arrivals, in.arrivals_block_tokens, load);
   } else if (in.concurrency) {
     load.arrival = serve::ArrivalKind::ClosedLoop;
     load.concurrency = *in.concurrency;

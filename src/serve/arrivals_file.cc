@@ -74,10 +74,19 @@ bool parse_seconds(std::string_view s, double& out) {
   return ec == std::errc() && end == s.data() + s.size() && out >= 0 && out <= core::limits::kArrivalSpanSeconds;
 }
 
-// prefix_hashes: block ids separated by spaces (may be empty).
-bool valid_hashes(std::string_view s) {
-  for (const char c : s)
-    if (!(c == ' ' || (c >= '0' && c <= '9'))) return false;
+// prefix_hashes: block ids (whole numbers below 2^64) separated by spaces; may be empty.
+bool parse_hashes(std::string_view s, std::vector<BlockId>& out) {
+  out.clear();
+  s = trimmed(s);
+  while (!s.empty()) {
+    const std::size_t space = s.find(' ');
+    const std::string_view word = s.substr(0, space);
+    BlockId id = 0;
+    const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), id);
+    if (word.empty() || ec != std::errc() || end != word.data() + word.size()) return false;
+    out.push_back(id);
+    s = space == std::string_view::npos ? std::string_view{} : trimmed(s.substr(space + 1));
+  }
   return true;
 }
 
@@ -101,8 +110,9 @@ std::string read_row(std::string_view line, const std::vector<Column>& cols, dou
         if (!parse_length(f, out.out_len)) return "out_len is not a whole number of tokens >= 1";
         break;
       case Column::PrefixHashes:
-        if (!valid_hashes(f)) return "prefix_hashes is not a list of block ids separated by spaces";
-        hashes = !trimmed(f).empty();
+        if (!parse_hashes(f, out.prefix_blocks))
+          return "prefix_hashes is not a list of block ids (whole numbers below 2^64) separated by spaces";
+        hashes = !out.prefix_blocks.empty();
         break;
     }
   }
@@ -170,6 +180,21 @@ ArrivalsFile read_arrivals_file(const std::string& path) {
   if (out.empty() && d.empty()) d.error("arrivals", "the file has no requests", path, std::string("rows ") + kForm);
   d.throw_if_any();
   return file;
+}
+
+void check_prefix_blocks(const std::string& path, const LoadSpec& load) {
+  const long long block = load.trace_block_tokens;
+  core::Diagnostics d;
+  for (std::size_t i = 0; i < load.trace.size() && static_cast<int>(d.items().size()) < core::limits::kDiagnosticsPerFile; ++i) {
+    const Request& r = load.trace[i];
+    const long long ids = static_cast<long long>(r.prefix_blocks.size());
+    const long long need = (r.in_len + block - 1) / block;
+    if (ids == 0 || ids == need) continue;
+    d.error(path + ": request " + std::to_string(i + 1), "prefix_hashes and in_len disagree at this block size",
+            std::to_string(ids) + " block ids for in_len " + std::to_string(r.in_len),
+            std::to_string(need) + " ids of " + std::to_string(block) + " tokens (--arrivals-block-tokens: the file's block size)");
+  }
+  d.throw_if_any();
 }
 
 }  // namespace xpusim::serve

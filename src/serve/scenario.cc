@@ -240,6 +240,8 @@ SchedulerSpec scheduler_of(const ServeScenario& sc, const FrameworkProfile& prof
   s.schedule_ahead = prof.schedule_ahead;
   s.new_token_ratio = prof.new_token_ratio;
   s.max_prefill_seqs = prof.max_prefill_seqs;
+  s.prefix_caching = sc.prefix_caching.value_or(prof.prefix_caching);
+  s.prefix_cache_tokens = sc.prefix_cache_tokens;
   s.static_shapes = StaticShapes{prof.static_shape_min_bucket, sc.compiled_seq_len};
   return s;
 }
@@ -452,12 +454,23 @@ double offline_capacity(const SimSpec& spec, const calib::Params& params) {
   return static_cast<double>(unit.repeats) * steady_offline_rate(simulate(c));
 }
 
+// The rate an open-loop run offered: a Poisson run's drawn arrivals over its steady-state window,
+// a trace's requests over its span (first to last arrival), else the nominal rate.
+double offered_rate(const LoadSpec& load, const SimResult& s) {
+  if (s.offered_requests_per_s > 0) return s.offered_requests_per_s;
+  if (load.arrival == ArrivalKind::Trace && load.trace.size() > 1) {
+    const double span = core::sim_seconds(load.trace.back().arrival - load.trace.front().arrival);
+    if (span > 0) return static_cast<double>(load.trace.size() - 1) / span;
+  }
+  return load.rate_per_s;
+}
+
 // Capacity, overload and its figures: an overloaded run's throughput is the whole run's.
 void assess_overload(const SimSpec& spec, const calib::Params& params, ServeReport& rep) {
   rep.capacity_requests_per_s = offline_capacity(spec, params);
   if (rep.capacity_requests_per_s <= 0) return;
   SimResult& s = rep.sim;
-  const double offered = s.offered_requests_per_s > 0 ? s.offered_requests_per_s : spec.load.rate_per_s;
+  const double offered = offered_rate(spec.load, s);
   rep.overloaded = offered > rep.capacity_requests_per_s;
   const double dur = s.duration.base();
   if (!rep.overloaded || dur <= 0) return;
@@ -476,7 +489,7 @@ void add_load_warnings(const ServeScenario& sc, ServeReport& rep) {
                                                                         static_cast<double>(s.requests),
                                            core::to_seconds(sc.timeout)));
   if (!rep.overloaded) return;
-  const double offered = s.offered_requests_per_s > 0 ? s.offered_requests_per_s : sc.load.rate_per_s;
+  const double offered = offered_rate(sc.load, s);
   rep.warnings.push_back(core::strformat("overloaded: the offered %.6g req/s is %.3gx the %.4g req/s these engines "
                                          "sustain (their offline throughput on this length mix): the queue grows, "
                                          "the latencies depend on the run's length (--requests), and the throughput "
@@ -551,12 +564,28 @@ void add_closed_loop_note(const LoadSpec& load, ServeReport& rep) {
       " of each client; serving.closed_loop.warmup_requests_per_client, assumed, range 0..2) left out of the latency figures");
 }
 
-// An arrivals file whose rows carry prefix hashes: said, since no prefix cache is modelled.
-void add_arrivals_note(const LoadSpec& load, ServeReport& rep) {
+// An arrivals file whose rows carry prefix hashes: the cache that reads them, or that none does.
+void add_prefix_cache_note(const ServeScenario& sc, const SimSpec& spec, ServeReport& rep) {
+  const LoadSpec& load = spec.load;
   if (load.arrival != ArrivalKind::Trace || load.trace_prefix_hash_rows == 0) return;
-  rep.assumptions.push_back("arrivals: " + std::to_string(load.trace_prefix_hash_rows) +
-                            " rows carry prefix_hashes; no prefix cache is modelled, so every prompt is prefilled "
-                            "whole (TTFT and capacity are those of a cache that never hits)");
+  const std::string rows = std::to_string(load.trace_prefix_hash_rows) + " rows carry prefix_hashes (" +
+                           std::to_string(load.trace_block_tokens) + "-token blocks, --arrivals-block-tokens)";
+  const std::string why = sc.prefix_caching ? "stated" : "the framework's default";
+  if (!spec.scheduler.prefix_caching) {
+    rep.assumptions.push_back("arrivals: " + rows + "; prefix caching off (" + why +
+                              "), so every prompt is prefilled whole");
+    return;
+  }
+  rep.prefix_caching = true;
+  rep.prefix_block_tokens = load.trace_block_tokens;
+  rep.prefix_cache_tokens_per_engine = spec.scheduler.prefix_cache_tokens > 0 ? spec.scheduler.prefix_cache_tokens
+                                                                                : spec.pool.cost->memory().kv_tokens;
+  const std::string capacity = spec.scheduler.prefix_cache_tokens > 0
+                                   ? core::fmt_int(spec.scheduler.prefix_cache_tokens) + " tokens per engine (stated)"
+                                   : "each engine's KV cache (cached blocks live in what its running sequences leave free)";
+  rep.assumptions.push_back("prefix caching on (" + why + "): " + rows + "; a prompt's leading whole blocks that an "
+                            "earlier prompt on the same engine prefilled are not prefilled again (its last token always "
+                            "is); the cache holds " + capacity + ", least recently used evicted first");
 }
 
 }  // namespace
@@ -766,7 +795,7 @@ core::Result<ServeReport> run_hetero(const ServeScenario& in, const ServeEnv& en
   rep.sim = simulate(spec);
   assess_overload(spec, params, rep);
   add_closed_loop_note(sc.load, rep);
-  add_arrivals_note(sc.load, rep);
+  add_prefix_cache_note(sc, spec, rep);
   fill_hetero_report(sc, spec, pre, dec, params, rep);
   return rep;
 }
@@ -859,7 +888,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   assess_overload(b.spec, params, rep);
   add_sim_notes(model, rep);
   add_closed_loop_note(sc.load, rep);
-  add_arrivals_note(sc.load, rep);
+  add_prefix_cache_note(sc, b.spec, rep);
   rep.scenario = sc;
   rep.framework = framework_name(*sc.framework);
   rep.engines = static_cast<int>(engines);

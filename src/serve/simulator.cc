@@ -5,6 +5,7 @@
 #include <deque>
 #include <limits>
 #include <queue>
+#include <span>
 
 #include "xpusim/core/check.h"
 #include "xpusim/core/format.h"
@@ -45,6 +46,8 @@ struct ReqState {
   int stamp = 0;             ///< invalidates stale heap entries after preemption
   bool prefilled = false;    ///< disaggregated: KV arrived, decode only
   bool released = false;     ///< finished and no longer referenced (a static batch keeps its own)
+  bool looked_up = false;    ///< its prefix blocks were counted against a cache (once per request)
+  std::vector<BlockId> blocks;  ///< the prompt's prefix blocks (a trace's), empty without
 };
 
 struct PrefillJob { int req; long long done; };
@@ -88,6 +91,7 @@ struct Engine {
   long long static_step = -1;  // -1: prefill pending; k ≥ 0: decode steps done
   long long static_len = 0;
   long long outstanding = 0;   // waiting + running
+  PrefixCache prefix;          // the prompts' blocks this engine prefilled (prefix caching)
 };
 
 enum class EvKind { StepDone = 0, KvArrive = 1, Arrival = 2 };
@@ -125,6 +129,9 @@ class Sim {
   bool admissible(const Engine& en, bool has_work) const;
   long long continue_prefills(Engine& en, long long budget);
   void admit_waiting(Engine& en, long long budget, bool decode_pool);
+  std::span<const BlockId> shared_blocks(const ReqState& q) const;
+  long long cached_tokens(Engine& en, ReqState& q, bool count);
+  void cache_prompt(Engine& en, const ReqState& q);
   bool form_static(Engine& en);
   StepWork static_step_work(const Engine& en) const;
   StepWork continuous_step_work(const Engine& en) const;
@@ -401,20 +408,55 @@ void Sim::admit_waiting(Engine& en, long long budget, bool decode_pool) {
       join_decode(en, r);
       continue;
     }
-    long long c = sc.chunked_prefill ? std::min(rq.prompt, budget) : rq.prompt;
+    const long long cached = cached_tokens(en, rq, false);
+    const long long uncached = rq.prompt - cached;
+    long long c = sc.chunked_prefill ? std::min(uncached, budget) : uncached;
     // Without chunking a prompt runs whole: the first prompt of a step may exceed what the
     // decodes leave of the budget (rather than wait for the running batch to drain).
     if (!sc.chunked_prefill && c > budget && !en.chunks.empty()) break;
     en.waiting.pop_front();
+    cached_tokens(en, rq, true);
     if (sc.kv_policy == KvPolicy::Reserve) {
       const long long blk = std::max<long long>(1, sc.block_size);
       rq.reserved = en.token_units * (((rq.prompt + rq.max_out - rq.generated + blk - 1) / blk) * blk) + en.state_tokens;
       en.reserved += rq.reserved;
     }
-    en.prefilling.push_back(PrefillJob{r, 0});
+    en.prefilling.push_back(PrefillJob{r, cached});
     en.chunks.push_back(Chunk{r, c});
     budget -= c;
   }
+}
+
+// The blocks of a prompt a cache may share: its whole blocks (a partial last block is not shared).
+std::span<const BlockId> Sim::shared_blocks(const ReqState& q) const {
+  const long long whole = q.in_len / std::max<long long>(1, s_.load.trace_block_tokens);
+  return std::span<const BlockId>(q.blocks).first(static_cast<size_t>(std::min<long long>(whole, static_cast<long long>(q.blocks.size()))));
+}
+
+// Prompt tokens the engine's prefix cache already holds: its leading cached blocks, less the
+// last token, which is always computed (its logits give the first output token). With `count`
+// the blocks become the most recently used and the request's first lookup is tallied.
+long long Sim::cached_tokens(Engine& en, ReqState& q, bool count) {
+  if (q.blocks.empty() || en.prefix.capacity() <= 0) return 0;
+  const std::span<const BlockId> blocks = shared_blocks(q);
+  const long long hit = count ? en.prefix.match(blocks) : en.prefix.held(blocks);
+  const long long tokens = std::min(hit * s_.load.trace_block_tokens, q.prompt - 1);
+  if (count && !q.looked_up) {
+    q.looked_up = true;
+    PrefixTally& t = res_.prefix;
+    ++t.lookups;
+    t.requests_hit += hit > 0 ? 1 : 0;
+    t.blocks += static_cast<long long>(q.blocks.size());
+    t.blocks_hit += hit;
+    t.prompt_tokens += q.in_len;
+    t.tokens_hit += std::min(tokens, q.in_len);
+  }
+  return tokens;
+}
+
+// A prompt's KV is complete: its whole blocks join the engine's prefix cache.
+void Sim::cache_prompt(Engine& en, const ReqState& q) {
+  if (!q.blocks.empty() && en.prefix.capacity() > 0) en.prefix.insert(shared_blocks(q));
 }
 
 bool Sim::form_continuous(Engine& en) {
@@ -661,6 +703,7 @@ void Sim::finish_prefills(Engine& en, SimTime t) {
     auto& q = req(c.req);
     if (it->done < q.prompt) continue;
     en.prefilling.erase(it);
+    cache_prompt(en, q);
     if (q.first < 0) q.first = t;
     if (q.generated == 0) q.generated = 1;
     if (q.generated >= q.out_len) {
@@ -706,7 +749,7 @@ void Sim::step_done(int e, SimTime t) {
 
 // Draws the next request of the stream into memory; returns its id.
 int Sim::materialize() {
-  const Request r = stream_.next();
+  Request r = stream_.next();
   const int id = static_cast<int>(base_ + static_cast<long long>(req_.size()));
   ReqState q;
   q.arrival = r.arrival;
@@ -714,7 +757,8 @@ int Sim::materialize() {
   q.out_len = r.out_len;
   q.max_out = std::max(q.out_len, r.max_out);
   q.prompt = q.in_len;
-  req_.push_back(q);
+  if (s_.scheduler.prefix_caching) q.blocks = std::move(r.prefix_blocks);
+  req_.push_back(std::move(q));
   if (r.clipped) ++res_.clipped_requests;
   // The steady-state window of a Poisson run opens at the 10th-percentile arrival and closes
   // at the last one; each is known once that request is drawn (before it arrives).
@@ -749,6 +793,11 @@ void Sim::add_pool(const PoolSpec& p, int pool) {
     // its draft_len + 1 verified tokens (the rollback points).
     en.state_tokens = p.cost->memory().state_tokens * s_.spec.states_per_sequence();
     en.token_units = p.cost->memory().token_units;
+    if (s_.scheduler.prefix_caching && en.token_units > 0 && pool == 0) {
+      const long long tokens = s_.scheduler.prefix_cache_tokens > 0 ? s_.scheduler.prefix_cache_tokens
+                                                                    : en.kv_cap / en.token_units;
+      en.prefix = PrefixCache(tokens / std::max<long long>(1, s_.load.trace_block_tokens));
+    }
     eng_.push_back(std::move(en));
   }
 }

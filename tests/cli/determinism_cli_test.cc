@@ -101,6 +101,9 @@ const Command kCommands[] = {
     Command{"sweep_train", "sweep {DATA}/sweeps/train-llama3.1-8b-h100.yaml"},
     Command{"sweep_serve", "sweep {DATA}/sweeps/serve-llama3.1-8b-h100.yaml"},
     Command{"replay", "replay {CHAKRA} --system h100-sxm-dgx"},
+    Command{"trace_stats", "trace-stats {DATA}/traces/mooncake-conversation.csv --cache-tokens 3000000"},
+    Command{"serve_prefix_cache", "serve --system h100-sxm-dgx --model llama3.1-70b --chips 8 --tp 8 --precision fp8 "
+                                  "--arrivals {DATA}/traces/mooncake-synthetic.csv"},
     Command{"calibrate", "calibrate {HOPPER} --params compute.nvidia-hopper.gemm_efficiency --folds none"},
     Command{"train_scenario", "train --scenario {DATA}/scenarios/train-llama3.1-8b-trn2.yaml"},
     Command{"serve_scenario", "serve --scenario {DATA}/scenarios/serve-trn3-llama70b.yaml --requests 300"},

@@ -21,6 +21,7 @@ const std::set<std::string> kNullable = {
     "catalog_digest", "calibration_digest",            // commands that read no catalog or calibration
     "recompute_layers", "moe_capacity_factor", "lora_targets",  // plan options not in use
     "capacity_requests_per_s",                         // closed-loop and offline runs offer no rate
+    "prefix_cache",                                    // no prefix hashes, or the cache off
     "predicted_low", "predicted_high", "cv_predicted", "version"};
 
 bool is_duration(const std::string& key) {

@@ -66,12 +66,15 @@ const std::set<std::string> kUnitless = {
     // mixed training, interleaved across the kinds: layers per chunk, boundary crossings
     "chunk_layers", "crossings_per_micro_batch",
     // MoE: the busiest expert-parallel rank's tokens over the mean (a ratio)
-    "moe_load_imbalance", "moe_capacity_factor", "expert_tp"};
+    "moe_load_imbalance", "moe_capacity_factor", "expert_tp",
+    // prefix caching and trace-stats (docs/json.md): token and block counts
+    "prefix_cache", "caches", "rows_with_prefix_hashes", "prompt_tokens", "output_tokens", "distinct_blocks"};
 // Counts among the unitless names: printed as integers.
 const std::set<std::string> kCounts = {"chips", "tp", "pp", "dp", "requests", "events", "tokens_per_step",
                                        "spares", "runs", "largest_useful_chips",
                                        "train_tokens", "n", "ok", "preemptions", "timed_out_requests", "warmup_requests", "index",
-                                       "stages", "transfers", "chunk_layers", "crossings_per_micro_batch", "expert_tp"};
+                                       "stages", "transfers", "chunk_layers", "crossings_per_micro_batch", "expert_tp",
+                                       "rows_with_prefix_hashes", "prompt_tokens", "output_tokens", "distinct_blocks"};
 
 bool has_unit_word(const std::string& key) {
   std::stringstream ss(key);
@@ -169,7 +172,11 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"claims", "claims --json"},
         Command{"sweep", std::string("sweep ") + XS_TESTDATA_DIR + "/sweeps/train-llama3.1-8b-h100.yaml --json"},
         Command{"collective", "collective --system trn3-ultraserver-gen2 --chips 16 --op all-reduce --bytes 1073741824 "
-                              "--json"}),
+                              "--json"},
+        Command{"trace_stats", std::string("trace-stats ") + XS_TESTDATA_DIR + "/traces/mooncake-synthetic.csv "
+                               "--cache-tokens 1000000 --json"},
+        Command{"serve_prefix_cache", std::string("serve --system h100-sxm-dgx --model llama3.1-8b --precision fp8 "
+                                                  "--json --arrivals ") + XS_TESTDATA_DIR + "/traces/mooncake-synthetic.csv"}),
     [](const ::testing::TestParamInfo<Command>& command) { return std::string(command.param.name); });
 
 TEST(JsonConvention, InputsEchoTheScenarioShape) {

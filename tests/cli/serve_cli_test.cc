@@ -100,6 +100,53 @@ TEST(ServeCli, ArrivalsFileIsReplayed) {
   EXPECT_TRUE(arrivals.err.empty()) << arrivals.err;
 }
 
+// The Mooncake conversation trace's first 300 requests (data/traces): the framework's prefix cache
+// (vLLM's, on by default) serves part of every prompt that shares a leading block with an
+// earlier one, the prefill work drops and TTFT with it; off, no prompt hits and the JSON says
+// so with null.
+TEST(ServeCli, PrefixCacheServesTheTracesSharedPromptBlocks) {
+  const std::string file = ::testing::TempDir() + "xs_mooncake300.csv";
+  {
+    std::ifstream in(xpusim::test::data_dir() + "/traces/mooncake-conversation.csv");
+    std::ofstream out(file);
+    std::string line;
+    for (int i = 0; i < 301 && std::getline(in, line); ++i) out << line << "\n";
+  }
+  const std::string base = "serve --system h100-sxm-dgx --model llama3.1-70b --chips 8 --tp 8 --precision fp8 "
+                           "--framework vllm --json --arrivals " + file;
+  auto on = run_cli(base);
+  auto off = run_cli(base + " --prefix-cache off");
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  const auto a = nlohmann::json::parse(on.out), b = nlohmann::json::parse(off.out);
+  ASSERT_TRUE(a["prefix_cache"].is_object());
+  EXPECT_TRUE(b["prefix_cache"].is_null());
+  const auto& pc = a["prefix_cache"];
+  EXPECT_EQ(pc["requests_looked_up"], 300);
+  EXPECT_EQ(pc["block_tokens"], 512);
+  EXPECT_GT(pc["token_hit_ratio"].get<double>(), 0.05);
+  EXPECT_LE(pc["blocks_hit"].get<long long>(), pc["blocks"].get<long long>());
+  EXPECT_LT(a["ttft_mean_ms"].get<double>(), b["ttft_mean_ms"].get<double>());
+  // A cache of one block's tokens holds one block: it can serve no prompt's two leading blocks.
+  auto tiny = run_cli(base + " --prefix-cache-tokens 512");
+  ASSERT_EQ(tiny.exit_code, 0) << tiny.err;
+  const auto t = nlohmann::json::parse(tiny.out)["prefix_cache"];
+  EXPECT_LE(t["blocks_hit"].get<long long>(), t["requests_hit"].get<long long>());
+  EXPECT_EQ(t["capacity_tokens_per_engine"], 512);
+}
+
+// trace-stats reads the trace alone: no catalog, no engine.
+TEST(TraceStatsCli, ReplaysTheCachesAskedBesideAnUnboundedOne) {
+  auto r = run_cli("trace-stats " + xpusim::test::data_dir() + "/traces/mooncake-synthetic.csv --cache-tokens 3000000 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["requests"], 3993);
+  ASSERT_EQ(j["caches"].size(), 2u);
+  EXPECT_TRUE(j["caches"][0]["capacity_tokens"].is_null());
+  EXPECT_EQ(j["caches"][1]["capacity_tokens"], 3000000);
+  EXPECT_GT(j["caches"][0]["block_hit_ratio"].get<double>(), j["caches"][1]["block_hit_ratio"].get<double>());
+}
+
 // --trace writes the serving timeline: Chrome trace JSON with one event per engine step and
 // the three phases of every request (a small run records all of them).
 TEST(ServeCli, TraceWritesATimelineWithEveryStepAndRequestPhase) {

@@ -458,7 +458,10 @@ TEST(TrainCli, TopListsTheRunnersUpInRankingOrder) {
     EXPECT_LE(tps, previous);
     EXPECT_GE(lost, 0.0);
     // lost_by_pct derived from the two throughputs: the chosen plan's = tps / (1 - lost / 100).
-    if (lost > 0) EXPECT_NEAR(tps / (1.0 - lost / 100.0), up[0]["tokens_per_s"].get<double>() / (1.0 - up[0]["lost_by_pct"].get<double>() / 100.0), 1e-6 * tps);
+    if (lost > 0) {
+      EXPECT_NEAR(tps / (1.0 - lost / 100.0),
+                  up[0]["tokens_per_s"].get<double>() / (1.0 - up[0]["lost_by_pct"].get<double>() / 100.0), 1e-6 * tps);
+    }
     previous = tps;
   }
   auto text = run_cli(base + "--top 4");

@@ -239,5 +239,23 @@ case_ "arrivals unknown column"   "2" "${S[@]}" --arrivals "$T/col.csv"
 printf '\xef\xbb\xbfarrival_s,in_len,out_len\n0,100,10\n' > "$T/bom.csv"
 case_ "arrivals UTF-8 BOM read"   "0" "${S[@]}" --arrivals "$T/bom.csv"
 
+# Prefix hashes and the prefix cache (issue 47): malformed ids, ids that disagree with in_len at
+# the block size, switches and sizes out of range, trace-stats' own inputs.
+hsh() { printf "arrival_s,in_len,out_len,prefix_hashes\n$2" > "$T/$1.csv"; echo "$T/$1.csv"; }
+case_ "hashes not numbers"        "2" "${S[@]}" --arrivals "$(hsh word '0,600,10,1 x\n')"
+case_ "hashes beyond 2^64"        "2" "${S[@]}" --arrivals "$(hsh big '0,600,10,1 99999999999999999999\n')"
+case_ "hashes negative"           "2" "${S[@]}" --arrivals "$(hsh neg '0,600,10,-1 2\n')"
+case_ "hashes too few for in_len" "2" "${S[@]}" --arrivals "$(hsh few '0,1600,10,1 2\n')"
+case_ "hashes at another block"   "2" "${S[@]}" --arrivals "$(hsh ok2 '0,600,10,1 2\n')" --arrivals-block-tokens 256
+case_ "hashes read, cache on"     "0" "${S[@]}" --arrivals "$(hsh ok '0,600,10,1 2\n1,600,10,1 3\n')" --prefix-cache on
+case_ "--prefix-cache maybe"      "2" "${S[@]}" --arrivals "$T/ok.csv" --prefix-cache maybe
+case_ "--prefix-cache-tokens 0"   "2" "${S[@]}" --arrivals "$T/ok.csv" --prefix-cache-tokens 0
+case_ "block tokens w/o arrivals" "2" "${S[@]}" --rate 1 --arrivals-block-tokens 512
+case_ "trace-stats /dev/zero"     "2" trace-stats /dev/zero
+case_ "trace-stats block 0"       "2" trace-stats "$T/ok.csv" --block-tokens 0
+case_ "trace-stats cache -5"      "2" trace-stats "$T/ok.csv" --cache-tokens 1000,-5
+case_ "trace-stats cache word"    "2" trace-stats "$T/ok.csv" --cache-tokens lots
+case_ "trace-stats no hashes"     "0" trace-stats "$(arr plain '0,100,10\n')"
+
 echo "failures: $fails"
 exit $((fails > 0))

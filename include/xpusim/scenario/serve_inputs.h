@@ -7,9 +7,10 @@
 //   plan:     tp, pp, ep, attention_dp, precision, allow_fallback, weight_precision, kv_precision, state_precision, scheduler,
 //             max_num_seqs, max_batched_tokens, static_batch, block_size, chunked_prefill,
 //             compiled_seq_len,
-//             prefill_chips, decode_chips, draft_len, acceptance, draft_model, moe_load_imbalance
+//             prefill_chips, decode_chips, draft_len, acceptance, draft_model, moe_load_imbalance,
+//             prefix_cache, prefix_cache_tokens
 //   workload: in_len, out_len, requests, seed, one of rate / concurrency / offline / arrivals,
-//             timeout, ttft_slo, tpot_slo
+//             arrivals_block_tokens, timeout, ttft_slo, tpot_slo
 
 #include <optional>
 #include <string>
@@ -32,6 +33,8 @@ struct ServeInputs {
   std::optional<long long> prefill_chips, decode_chips, draft_len;
   std::optional<long long> compiled_seq_len;  ///< Neuron static shapes: the compiled sequence length
   std::optional<bool> attention_dp, chunked_prefill, allow_fallback;
+  std::optional<bool> prefix_cache;              ///< prefix caching on or off (default: the framework's)
+  std::optional<long long> prefix_cache_tokens;  ///< the cache per engine (default: its KV cache)
   std::optional<std::string> precision, weight_precision, kv_precision, state_precision, scheduler, draft_model;
   std::optional<double> acceptance;
   std::optional<double> moe_load_imbalance;  ///< serve::ServeScenario::moe_load_imbalance
@@ -39,7 +42,8 @@ struct ServeInputs {
   std::optional<long long> in_len, out_len, requests, concurrency, seed;
   std::optional<double> rate;
   std::optional<bool> offline;
-  std::optional<std::string> arrivals;  ///< CSV file arrival_s,in_len,out_len
+  std::optional<std::string> arrivals;  ///< CSV file arrival_s,in_len,out_len[,prefix_hashes]
+  std::optional<long long> arrivals_block_tokens;  ///< tokens per prefix_hashes block (default 512)
   std::optional<core::Seconds> timeout, ttft_slo, tpot_slo;
   EstimateOverrides overrides;  ///< --price, --tdp (flags only): apply_overrides() on the catalog
   std::optional<double> pue;    ///< --pue (flag only): site PUE (default reliability.facility.pue)

@@ -76,6 +76,9 @@ struct FrameworkProfile {
   /// MoE decode: experts no token routes to are skipped (grouped GEMMs over the routed experts
   /// only, NxDI selective loading); false: every local expert's weights stream every step.
   bool moe_skip_idle_experts = true;
+  /// Prefix caching on by default (vLLM's automatic prefix caching, SGLang's RadixAttention,
+  /// TensorRT-LLM's KV block reuse): SchedulerSpec::prefix_caching.
+  bool prefix_caching = false;
   /// MoE prompts (context encoding) on compiled blockwise kernels: each routed expert's rows
   /// padded up to whole blocks of this many rows, at moe_prefill_efficiency of the prompt math
   /// rate (Neuron stacks); 0: routed rows only.

@@ -45,6 +45,8 @@ struct ServeScenario {
   std::optional<SchedulerKind> scheduler;
   std::optional<KvPolicy> kv_policy;
   std::optional<bool> chunked_prefill;
+  std::optional<bool> prefix_caching;   ///< empty = the framework's default
+  long long prefix_cache_tokens = 0;    ///< per engine; 0 = the engine's KV cache
   long long max_num_seqs = 0, max_batched_tokens = 0, static_batch = 0, block_size = 0;
   LoadSpec load;
   long long prefill_chips = 0;   ///< > 0: disaggregated, this many chips prefill, the rest decode
@@ -107,6 +109,10 @@ struct ServeReport {
   /// rate exceeds it. An overloaded run reports its throughput over the whole run, drain included.
   double capacity_requests_per_s = 0;
   bool overloaded = false;
+  /// Prefix caching (a trace with prefix_hashes and the cache on): its block size and capacity
+  /// per engine in tokens; the hits are sim.prefix.
+  bool prefix_caching = false;
+  long long prefix_block_tokens = 0, prefix_cache_tokens_per_engine = 0;
   double output_tokens_per_s_per_chip = 0;
   double goodput_requests_per_s = 0;
   double joules_per_output_token = 0;

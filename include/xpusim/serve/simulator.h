@@ -19,6 +19,7 @@
 #include "xpusim/cost/activity.h"
 #include "xpusim/serve/framework.h"
 #include "xpusim/serve/latency_stats.h"
+#include "xpusim/serve/prefix_cache.h"
 #include "xpusim/serve/step_cost.h"
 
 namespace xpusim::serve {
@@ -38,6 +39,9 @@ struct Request {
   long long max_out = 0;
   /// Generated requests: the drawn length exceeded the model's context and was clipped to it.
   bool clipped = false;
+  /// Trace requests: the ids of the prompt's blocks in order (the arrivals file's
+  /// prefix_hashes; LoadSpec::trace_block_tokens each, the last may be partial); empty: none.
+  std::vector<BlockId> prefix_blocks{};
   bool operator==(const Request&) const = default;
 };
 
@@ -90,9 +94,10 @@ struct LoadSpec {
   bool lengths_stated = false;
   std::uint64_t seed = 1;
   std::vector<Request> trace;  ///< ArrivalKind::Trace: the requests (arrival order)
-  /// ArrivalKind::Trace: rows of the arrivals file that carry prefix hashes (read, checked and
-  /// stated; the engine does not model a prefix cache, so every prompt is prefilled whole).
+  /// ArrivalKind::Trace: rows of the arrivals file that carry prefix hashes, and the tokens of
+  /// each hashed block (the file's block size: 512 in the Mooncake traces).
   long long trace_prefix_hash_rows = 0;
+  long long trace_block_tokens = 512;
   bool operator==(const LoadSpec&) const = default;
 };
 
@@ -131,6 +136,10 @@ struct ArrivalsFile {
   long long rows_with_prefix_hashes = 0;
 };
 ArrivalsFile read_arrivals_file(const std::string& path);
+/// A trace's prefix blocks against its lengths: a row that carries ids carries ceil(in_len /
+/// load.trace_block_tokens) of them (the last block may be partial); InputError naming the
+/// first such rows that do not (their number in the file's requests) and the block size.
+void check_prefix_blocks(const std::string& path, const LoadSpec& load);
 
 /// Compiled static shapes (Neuron; docs/serving.md "Static shapes"). A prompt runs the
 /// context-encoding graph of the smallest bucket that holds it (padded), and a decode step runs
@@ -174,6 +183,13 @@ struct SchedulerSpec {
   long long max_prefill_seqs = 0;
   /// Tokens of KV capacity per engine (0 = from memory); tests set it to pin admission.
   long long kv_tokens_override = 0;
+  /// Prefix caching (docs/serving.md, "Prefix caching"): a prompt's leading blocks that an
+  /// earlier prompt on the same engine already prefilled are not prefilled again (its attention
+  /// still spans them). Needs requests with prefix blocks (a trace's prefix_hashes).
+  bool prefix_caching = false;
+  /// The cache's capacity per engine in tokens (0 = the engine's KV cache: cached blocks live in
+  /// what the running sequences leave free), evicted least recently used first.
+  long long prefix_cache_tokens = 0;
   /// Compiled static shapes; the compiled decode batch is batch_size().
   StaticShapes static_shapes;
   /// Sequences an engine batches: static_batch under StaticBatch when set, else max_num_seqs.
@@ -287,6 +303,9 @@ struct SimResult {
   double kv_transfer_tokens = 0;    ///< prompt tokens whose KV was sent
   core::Seconds kv_transfer_time;   ///< Σ over transfers of the send time
   long long clipped_requests = 0;   ///< requests clipped to the model's context
+  /// Prefix caching: the requests' prefix blocks against their engines' caches (each request's
+  /// first admission) and the prompt tokens not prefilled for it.
+  PrefixTally prefix;
   /// Closed loop: the span its clients' first requests started over (0: all at once) and the
   /// warm-up requests left out of the latency statistics.
   core::Seconds client_start_span;

@@ -1,0 +1,19 @@
+#pragma once
+// Rendering of `xpusim trace-stats` (serve::TraceStats): the trace's requests and lengths, and
+// its prefix reuse through each cache replayed, as text and as one JSON document.
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "xpusim/report/json_convention.h"
+#include "xpusim/serve/trace_stats.h"
+
+namespace xpusim::report {
+
+/// The whole `trace-stats --json` document: `inputs` (file, block_tokens), then `requests`,
+/// `span_s`, the length summaries, `blocks`, `distinct_blocks` and `caches` (each replay's
+/// capacity, null when unbounded, and its hit ratios; docs/json.md).
+Json trace_stats_document(const Provenance& provenance, const std::string& file, const serve::TraceStats& s);
+std::string trace_stats_text(const std::string& file, const serve::TraceStats& s);
+
+}  // namespace xpusim::report

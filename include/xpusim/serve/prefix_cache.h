@@ -1,0 +1,52 @@
+#pragma once
+// A prefix cache of KV blocks (docs/serving.md, "Prefix caching"): blocks named by the ids a
+// trace gives them (an id also encodes every token before its block, so equal ids are equal
+// prefixes), matched from a prompt's first block on, evicted least recently used first.
+
+#include <cstdint>
+#include <list>
+#include <span>
+#include <unordered_map>
+
+namespace xpusim::serve {
+
+using BlockId = std::uint64_t;
+
+class PrefixCache {
+ public:
+  /// A cache of at most `capacity_blocks` blocks; 0 or less holds none (every lookup misses).
+  explicit PrefixCache(long long capacity_blocks = 0) : capacity_(capacity_blocks) {}
+
+  /// How many of `blocks`, from the first on, the cache holds (it stops at the first miss); the
+  /// matched blocks become the most recently used.
+  long long match(std::span<const BlockId> blocks);
+  /// The same count, leaving the order as it is.
+  long long held(std::span<const BlockId> blocks) const;
+
+  /// Stores `blocks` in order (each then the most recently used; held ones refreshed), evicting
+  /// the least recently used beyond the capacity.
+  void insert(std::span<const BlockId> blocks);
+
+  long long size() const { return static_cast<long long>(where_.size()); }
+  long long capacity() const { return capacity_; }
+
+ private:
+  void touch(BlockId id);
+  long long capacity_;
+  std::list<BlockId> order_;  ///< least recently used first
+  std::unordered_map<BlockId, std::list<BlockId>::iterator> where_;
+};
+
+/// A request's blocks against a cache, counted: blocks looked up and found (its leading matched
+/// run), tokens of prompt and tokens served from the cache.
+struct PrefixTally {
+  long long lookups = 0, requests_hit = 0;
+  long long blocks = 0, blocks_hit = 0;
+  long long prompt_tokens = 0, tokens_hit = 0;
+  double block_hit_rate() const { return blocks > 0 ? static_cast<double>(blocks_hit) / static_cast<double>(blocks) : 0.0; }
+  double token_hit_rate() const {
+    return prompt_tokens > 0 ? static_cast<double>(tokens_hit) / static_cast<double>(prompt_tokens) : 0.0;
+  }
+};
+
+}  // namespace xpusim::serve

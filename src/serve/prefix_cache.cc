@@ -1,0 +1,46 @@
+// The LRU prefix cache (include/xpusim/serve/prefix_cache.h).
+
+#include "xpusim/serve/prefix_cache.h"
+
+namespace xpusim::serve {
+
+void PrefixCache::touch(BlockId id) {
+  const auto it = where_.find(id);
+  if (it != where_.end()) {
+    order_.splice(order_.end(), order_, it->second);
+    return;
+  }
+  order_.push_back(id);
+  where_.emplace(id, std::prev(order_.end()));
+}
+
+long long PrefixCache::match(std::span<const BlockId> blocks) {
+  long long n = 0;
+  for (const BlockId id : blocks) {
+    const auto it = where_.find(id);
+    if (it == where_.end()) break;
+    order_.splice(order_.end(), order_, it->second);
+    ++n;
+  }
+  return n;
+}
+
+long long PrefixCache::held(std::span<const BlockId> blocks) const {
+  long long n = 0;
+  for (const BlockId id : blocks) {
+    if (!where_.contains(id)) break;
+    ++n;
+  }
+  return n;
+}
+
+void PrefixCache::insert(std::span<const BlockId> blocks) {
+  if (capacity_ <= 0) return;
+  for (const BlockId id : blocks) touch(id);
+  while (static_cast<long long>(where_.size()) > capacity_) {
+    where_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+}  // namespace xpusim::serve
