@@ -76,6 +76,10 @@ void add_workload_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f)
   app.add_option("--arrivals", f.arrivals, "CSV of requests to replay: arrival_s,in_len,out_len[,prefix_hashes]");
   add_optional(app, "--arrivals-block-tokens", in.arrivals_block_tokens,
                "tokens per block of the arrivals file's prefix_hashes (default 512, the Mooncake traces')");
+  add_optional(app, "--arrivals-window", in.arrivals_window,
+               "FROM..TO: only the requests arriving in [FROM, TO) seconds of the file, times counted from FROM");
+  add_optional(app, "--arrivals-sample", in.arrivals_sample, "keep N of the requests, evenly spaced in file order");
+  add_optional(app, "--arrivals-speedup", in.arrivals_speedup, "arrival times divided by X (2: twice the rate)");
   add_optional(app, "--prefix-cache", f.prefix_cache,
                "on | off: prefix caching of the trace's shared prompt blocks (default: the framework's; docs/serving.md)");
   add_optional(app, "--prefix-cache-tokens", in.prefix_cache_tokens,

@@ -141,6 +141,8 @@ Json inputs_json(const scenario::ServeInputs& in) {
   put(plan, "acceptance", in.acceptance);
   put(plan, "draft_model", in.draft_model);
   put(plan, "moe_load_imbalance", in.moe_load_imbalance);
+  put(plan, "prefix_cache", in.prefix_cache);
+  put(plan, "prefix_cache_tokens", in.prefix_cache_tokens);
   j["plan"] = plan;
   Json workload = Json::object();
   put(workload, "in_len", in.in_len);
@@ -151,6 +153,10 @@ Json inputs_json(const scenario::ServeInputs& in) {
   put(workload, "concurrency", in.concurrency);
   put(workload, "offline", in.offline);
   put(workload, "arrivals", in.arrivals);
+  put(workload, "arrivals_block_tokens", in.arrivals_block_tokens);
+  put(workload, "arrivals_window", in.arrivals_window);
+  put(workload, "arrivals_sample", in.arrivals_sample);
+  put(workload, "arrivals_speedup", in.arrivals_speedup);
   put_seconds(workload, "timeout_s", in.timeout);
   put_seconds(workload, "ttft_slo_s", in.ttft_slo);
   put_seconds(workload, "tpot_slo_s", in.tpot_slo);

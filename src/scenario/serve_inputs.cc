@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <utility>
 
 #include "xpusim/config/document.h"
@@ -56,6 +58,9 @@ void read_workload_keys(config::FieldReader& r, ServeInputs& in) {
   read_flag(r, "offline", in.offline);
   read_text(r, "arrivals", in.arrivals);
   read_count(r, "arrivals_block_tokens", in.arrivals_block_tokens);
+  read_text(r, "arrivals_window", in.arrivals_window);
+  read_count(r, "arrivals_sample", in.arrivals_sample);
+  read_positive_number(r, "arrivals_speedup", in.arrivals_speedup);
   read_duration(r, "timeout", in.timeout);
   read_duration(r, "ttft_slo", in.ttft_slo);
   read_duration(r, "tpot_slo", in.tpot_slo);
@@ -158,13 +163,45 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   return sc;
 }
 
-void read_arrivals(const std::string& file, std::optional<long long> block_tokens, serve::LoadSpec& load) {
+// A whole field as a finite number (no unit, no trailing characters).
+bool parse_plain_number(const std::string& text, double& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
+}
+
+// "FROM..TO": two times in seconds of the file's clock, FROM < TO.
+void parse_window(const std::string& text, serve::TraceShaping& s, core::Diagnostics& d) {
+  const std::size_t dots = text.find("..");
+  double from = -1, to = -1;
+  bool ok = dots != std::string::npos;
+  if (ok) {
+    const std::string a = text.substr(0, dots), b = text.substr(dots + 2);
+    ok = parse_plain_number(a, from) && parse_plain_number(b, to) && from >= 0 && to > from;
+  }
+  if (!ok) {
+    d.error("arrivals_window", "not a window", text, "FROM..TO in seconds of the file's clock, 0 <= FROM < TO (e.g. 600..1200)");
+    return;
+  }
+  s.window_from_s = from;
+  s.window_to_s = to;
+}
+
+// The trace's rows: read, cut and scaled, their prefix blocks checked at the block size.
+void read_arrivals(const ServeInputs& in, serve::LoadSpec& load) {
+  const std::string& file = *in.arrivals;
   load.arrival = serve::ArrivalKind::Trace;
   load.lengths_stated = false;  // a trace's own lengths: requests beyond the context are clipped
   serve::ArrivalsFile arrivals = serve::read_arrivals_file(file);
-  load.trace = std::move(arrivals.requests);
-  load.trace_prefix_hash_rows = arrivals.rows_with_prefix_hashes;
-  load.trace_block_tokens = block_tokens.value_or(load.trace_block_tokens);
+  serve::TraceShaping shaping;
+  core::Diagnostics d;
+  if (in.arrivals_window) parse_window(*in.arrivals_window, shaping, d);
+  d.throw_if_any();
+  shaping.sample = in.arrivals_sample.value_or(0);
+  shaping.speedup = in.arrivals_speedup.value_or(1.0);
+  load.trace = serve::shape_trace(std::move(arrivals.requests), shaping, file);
+  load.trace_prefix_hash_rows = std::count_if(load.trace.begin(), load.trace.end(),
+                                              [](const serve::Request& r) { return !r.prefix_blocks.empty(); });
+  load.trace_block_tokens = in.arrivals_block_tokens.value_or(load.trace_block_tokens);
   serve::check_prefix_blocks(file, load);
   for (const auto& r : load.trace) {
     load.in_len = std::max(load.in_len, r.in_len);
@@ -225,7 +262,8 @@ void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
                           {&given.weight_precision, &fallback.weight_precision},
                           {&given.kv_precision, &fallback.kv_precision},
                           {&given.state_precision, &fallback.state_precision}, {&given.scheduler, &fallback.scheduler},
-                          {&given.draft_model, &fallback.draft_model}, {&given.arrivals, &fallback.arrivals}})
+                          {&given.draft_model, &fallback.draft_model}, {&given.arrivals, &fallback.arrivals},
+                          {&given.arrivals_window, &fallback.arrivals_window}})
     fill(*dst, *src);
   for (auto [dst, src] : {std::pair{&given.chips, &fallback.chips}, {&given.tp, &fallback.tp}, {&given.pp, &fallback.pp},
                           {&given.ep, &fallback.ep}, {&given.max_num_seqs, &fallback.max_num_seqs},
@@ -237,7 +275,8 @@ void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
                           {&given.in_len, &fallback.in_len}, {&given.out_len, &fallback.out_len},
                           {&given.requests, &fallback.requests}, {&given.concurrency, &fallback.concurrency},
                           {&given.seed, &fallback.seed}, {&given.prefix_cache_tokens, &fallback.prefix_cache_tokens},
-                          {&given.arrivals_block_tokens, &fallback.arrivals_block_tokens}})
+                          {&given.arrivals_block_tokens, &fallback.arrivals_block_tokens},
+                          {&given.arrivals_sample, &fallback.arrivals_sample}})
     fill(*dst, *src);
   for (auto [dst, src] : {std::pair{&given.attention_dp, &fallback.attention_dp},
                           {&given.chunked_prefill, &fallback.chunked_prefill}, {&given.offline, &fallback.offline},
@@ -249,6 +288,7 @@ void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
   fill(given.rate, fallback.rate);
   fill(given.acceptance, fallback.acceptance);
   fill(given.moe_load_imbalance, fallback.moe_load_imbalance);
+  fill(given.arrivals_speedup, fallback.arrivals_speedup);
 }
 
 void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {
@@ -259,7 +299,8 @@ void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {
                                 {"--compiled-seq-len", in.compiled_seq_len}, {"--in-len", in.in_len},
                                 {"--out-len", in.out_len}, {"--requests", in.requests},
                                 {"--concurrency", in.concurrency}, {"--prefix-cache-tokens", in.prefix_cache_tokens},
-                                {"--arrivals-block-tokens", in.arrivals_block_tokens}})
+                                {"--arrivals-block-tokens", in.arrivals_block_tokens},
+                                {"--arrivals-sample", in.arrivals_sample}})
     config::check_positive_count(d, flag, v);
   if (in.block_size && *in.block_size > core::limits::kKvBlockTokens)
     d.error("--block-size", "a KV page beyond what serving engines use", std::to_string(*in.block_size),
@@ -267,6 +308,7 @@ void check_flag_values(const ServeInputs& in, core::Diagnostics& d) {
   config::check_non_negative_count(d, "--draft-len", in.draft_len);
   config::check_non_negative_count(d, "--seed", in.seed);
   config::check_positive_number(d, "--rate", in.rate);
+  config::check_positive_number(d, "--arrivals-speedup", in.arrivals_speedup);
   config::check_fraction(d, "--acceptance", in.acceptance);
   check_overrides(in.overrides, d);
   check_pue(in.pue, d);
@@ -292,10 +334,13 @@ serve::ServeScenario build_serve(const ServeInputs& in) {
   if (!in.arrivals && in.arrivals_block_tokens)
     d.error("arrivals_block_tokens", "needs an arrivals file", std::to_string(*in.arrivals_block_tokens),
             "--arrivals FILE whose rows carry prefix_hashes");
+  if (!in.arrivals && (in.arrivals_window || in.arrivals_sample || in.arrivals_speedup))
+    d.error(in.arrivals_window ? "arrivals_window" : in.arrivals_sample ? "arrivals_sample" : "arrivals_speedup",
+            "needs an arrivals file", "", "--arrivals FILE");
   d.throw_if_any();
   auto& load = sc.load;
   if (in.arrivals) {
-    read_arrivals(*in.arrivals, in.arrivals_block_tokens, load);
+    read_arrivals(in, load);
   } else if (in.concurrency) {
     load.arrival = serve::ArrivalKind::ClosedLoop;
     load.concurrency = *in.concurrency;

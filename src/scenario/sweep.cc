@@ -167,6 +167,7 @@ const ScenarioKeys& scenario_keys(const std::string& command) {
        "max_batched_tokens", "static_batch", "block_size", "chunked_prefill", "compiled_seq_len", "prefill_chips", "draft_len",
        "acceptance", "draft_model", "moe_load_imbalance", "prefix_cache", "prefix_cache_tokens"},
       {"in_len", "out_len", "requests", "seed", "rate", "concurrency", "offline", "arrivals", "arrivals_block_tokens",
+       "arrivals_window", "arrivals_sample", "arrivals_speedup",
        "timeout", "ttft_slo", "tpot_slo"}};
   if (command == "train") return train;
   if (command == "serve") return serve;

@@ -13,6 +13,7 @@
 
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/file_read.h"
+#include "xpusim/core/format.h"
 #include "xpusim/core/limits.h"
 #include "xpusim/serve/simulator.h"
 
@@ -180,6 +181,30 @@ ArrivalsFile read_arrivals_file(const std::string& path) {
   if (out.empty() && d.empty()) d.error("arrivals", "the file has no requests", path, std::string("rows ") + kForm);
   d.throw_if_any();
   return file;
+}
+
+std::vector<Request> shape_trace(std::vector<Request> trace, const TraceShaping& shaping, const std::string& path) {
+  const SimTime from = to_sim_time(core::seconds(shaping.window_from_s));
+  const double to_s = shaping.window_to_s;
+  std::vector<Request> kept;
+  for (Request& r : trace)
+    if (r.arrival >= from && core::sim_seconds(r.arrival) < to_s) kept.push_back(std::move(r));
+  if (kept.empty())
+    core::fail("arrivals_window", "no request arrives in the window",
+               core::fmt_num(shaping.window_from_s) + ".." + core::fmt_num(to_s) + " s",
+               "a window within the file's arrivals (" + path + ": " +
+                   (trace.empty() ? std::string("no rows")
+                                  : "0.." + core::fmt_num(core::sim_seconds(trace.back().arrival), 6) + " s") + ")");
+  if (shaping.sample > 0 && shaping.sample < static_cast<long long>(kept.size())) {
+    std::vector<Request> thinned;
+    const auto n = static_cast<long double>(kept.size());
+    for (long long i = 0; i < shaping.sample; ++i)
+      thinned.push_back(std::move(kept[static_cast<size_t>(static_cast<long double>(i) * n / static_cast<long double>(shaping.sample))]));
+    kept.swap(thinned);
+  }
+  for (Request& r : kept)
+    r.arrival = to_sim_time(core::seconds(core::sim_seconds(r.arrival - from) / shaping.speedup));
+  return kept;
 }
 
 void check_prefix_blocks(const std::string& path, const LoadSpec& load) {

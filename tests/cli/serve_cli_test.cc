@@ -135,6 +135,31 @@ TEST(ServeCli, PrefixCacheServesTheTracesSharedPromptBlocks) {
   EXPECT_EQ(t["capacity_tokens_per_engine"], 512);
 }
 
+// A trace cut to a window of its own clock, thinned to N rows evenly spaced, or sped up.
+TEST(ServeCli, ArrivalsAreWindowedSampledAndSpedUp) {
+  const std::string file = ::testing::TempDir() + "xs_arrivals_ten.csv";
+  {
+    std::ofstream out(file);
+    out << "arrival_s,in_len,out_len\n";
+    for (int i = 0; i < 10; ++i) out << i << ",128,16\n";
+  }
+  const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --json --arrivals " + file;
+  auto requests = [&](const std::string& extra) {
+    const auto r = run_cli(base + " " + extra);
+    EXPECT_EQ(r.exit_code, 0) << extra << ": " << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+  };
+  EXPECT_EQ(requests("--arrivals-window 2..5")["requests"], 3);  // rows at 2, 3, 4
+  EXPECT_EQ(requests("--arrivals-sample 5")["requests"], 5);
+  const auto whole = requests(""), fast = requests("--arrivals-speedup 10");
+  EXPECT_EQ(fast["requests"], 10);
+  EXPECT_LT(fast["duration_s"].get<double>(), 0.5 * whole["duration_s"].get<double>());
+  EXPECT_EQ(fast["inputs"]["workload"]["arrivals_speedup"], 10);
+  const auto none = run_cli(base + " --arrivals-window 20..30");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no request arrives in the window"), std::string::npos) << none.err;
+}
+
 // trace-stats reads the trace alone: no catalog, no engine.
 TEST(TraceStatsCli, ReplaysTheCachesAskedBesideAnUnboundedOne) {
   auto r = run_cli("trace-stats " + xpusim::test::data_dir() + "/traces/mooncake-synthetic.csv --cache-tokens 3000000 --json");

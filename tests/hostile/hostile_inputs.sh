@@ -251,6 +251,13 @@ case_ "hashes read, cache on"     "0" "${S[@]}" --arrivals "$(hsh ok '0,600,10,1
 case_ "--prefix-cache maybe"      "2" "${S[@]}" --arrivals "$T/ok.csv" --prefix-cache maybe
 case_ "--prefix-cache-tokens 0"   "2" "${S[@]}" --arrivals "$T/ok.csv" --prefix-cache-tokens 0
 case_ "block tokens w/o arrivals" "2" "${S[@]}" --rate 1 --arrivals-block-tokens 512
+case_ "window reversed"           "2" "${S[@]}" --arrivals "$T/ok.csv" --arrivals-window 5..1
+case_ "window not numbers"        "2" "${S[@]}" --arrivals "$T/ok.csv" --arrivals-window a..b
+case_ "window empty of requests"  "2" "${S[@]}" --arrivals "$T/ok.csv" --arrivals-window 100..200
+case_ "window without arrivals"   "2" "${S[@]}" --rate 1 --arrivals-window 0..10
+case_ "sample 0"                  "2" "${S[@]}" --arrivals "$T/ok.csv" --arrivals-sample 0
+case_ "speedup -1"                "2" "${S[@]}" --arrivals "$T/ok.csv" --arrivals-speedup -1
+case_ "speedup inf"               "2" "${S[@]}" --arrivals "$T/ok.csv" --arrivals-speedup inf
 case_ "trace-stats /dev/zero"     "2" trace-stats /dev/zero
 case_ "trace-stats block 0"       "2" trace-stats "$T/ok.csv" --block-tokens 0
 case_ "trace-stats cache -5"      "2" trace-stats "$T/ok.csv" --cache-tokens 1000,-5

@@ -10,7 +10,8 @@
 //             prefill_chips, decode_chips, draft_len, acceptance, draft_model, moe_load_imbalance,
 //             prefix_cache, prefix_cache_tokens
 //   workload: in_len, out_len, requests, seed, one of rate / concurrency / offline / arrivals,
-//             arrivals_block_tokens, timeout, ttft_slo, tpot_slo
+//             arrivals_block_tokens, arrivals_window, arrivals_sample, arrivals_speedup,
+//             timeout, ttft_slo, tpot_slo
 
 #include <optional>
 #include <string>
@@ -44,6 +45,11 @@ struct ServeInputs {
   std::optional<bool> offline;
   std::optional<std::string> arrivals;  ///< CSV file arrival_s,in_len,out_len[,prefix_hashes]
   std::optional<long long> arrivals_block_tokens;  ///< tokens per prefix_hashes block (default 512)
+  /// The trace cut and scaled (serve::TraceShaping): "FROM..TO" seconds of the file's clock,
+  /// every (n / N)-th row, arrival times divided by the speedup.
+  std::optional<std::string> arrivals_window;
+  std::optional<long long> arrivals_sample;
+  std::optional<double> arrivals_speedup;
   std::optional<core::Seconds> timeout, ttft_slo, tpot_slo;
   EstimateOverrides overrides;  ///< --price, --tdp (flags only): apply_overrides() on the catalog
   std::optional<double> pue;    ///< --pue (flag only): site PUE (default reliability.facility.pue)

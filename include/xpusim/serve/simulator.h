@@ -8,6 +8,7 @@
 // optionally with speculative decoding.
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -136,6 +137,18 @@ struct ArrivalsFile {
   long long rows_with_prefix_hashes = 0;
 };
 ArrivalsFile read_arrivals_file(const std::string& path);
+/// How a trace is cut and scaled before it runs, in this order: the rows whose arrival lies in
+/// [window_from_s, window_to_s) of the file's own clock (times then counted from window_from_s),
+/// every (n / sample)-th of those rows (evenly spaced by position, the first kept; 0 = all), and
+/// arrival times divided by speedup (2 = the same requests at twice the rate). Deterministic.
+struct TraceShaping {
+  double window_from_s = 0, window_to_s = std::numeric_limits<double>::infinity();
+  long long sample = 0;
+  double speedup = 1;
+};
+/// The trace shaped; InputError when no request is left (naming the window and the file's span).
+std::vector<Request> shape_trace(std::vector<Request> trace, const TraceShaping& shaping, const std::string& path);
+
 /// A trace's prefix blocks against its lengths: a row that carries ids carries ceil(in_len /
 /// load.trace_block_tokens) of them (the last block may be partial); InputError naming the
 /// first such rows that do not (their number in the file's requests) and the block size.
