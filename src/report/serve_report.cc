@@ -68,6 +68,13 @@ Json results_json(const serve::ServeReport& rep) {
   Json j = layout_json(rep);
   j["requests"] = s.requests;
   j["duration_s"] = s.duration.base();
+  // Engine time in steps, summed over the engines (per pool when disaggregated: the prefill
+  // pool's is the run's prefill time).
+  j["engine_busy_s"] = s.busy_time.base();
+  if (rep.decode_engines > 0) {
+    j["prefill_engine_busy_s"] = s.pool_busy_time[0].base();
+    j["decode_engine_busy_s"] = s.pool_busy_time[1].base();
+  }
   j["throughput_requests_per_s"] = s.requests_per_s;
   j["throughput_tokens_per_s"] = s.output_tokens_per_s;
   j["throughput_tokens_per_s_per_chip"] = rep.output_tokens_per_s_per_chip;
