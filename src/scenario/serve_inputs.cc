@@ -370,16 +370,29 @@ void check_hetero_search(const ServeInputs& in, bool compare, core::Diagnostics&
     d.error("pp", "the heterogeneous search runs one pipeline stage", std::to_string(*in.pp), "no --pp, or 1");
 }
 
+// A trace load as the flags that state it: the file and how it was cut, scaled and cached.
+std::string arrivals_flags(const ServeInputs& in) {
+  std::string f = "--arrivals " + *in.arrivals;
+  if (in.arrivals_window) f += " --arrivals-window " + *in.arrivals_window;
+  if (in.arrivals_sample) f += " --arrivals-sample " + std::to_string(*in.arrivals_sample);
+  if (in.arrivals_speedup) f += " --arrivals-speedup " + core::fmt_num(*in.arrivals_speedup, 6);
+  if (in.arrivals_block_tokens) f += " --arrivals-block-tokens " + std::to_string(*in.arrivals_block_tokens);
+  if (in.prefix_cache) f += std::string(" --prefix-cache ") + (*in.prefix_cache ? "on" : "off");
+  if (in.prefix_cache_tokens) f += " --prefix-cache-tokens " + std::to_string(*in.prefix_cache_tokens);
+  return f;
+}
+
 // What the user states of the layout narrows the search, and what the search chooses (the chips,
-// the pools, Poisson arrivals at --rate) cannot be stated: --tp, --ep, --pp, --dp-attention and
-// --max-num-seqs are kept; --chips, --prefill-chips and another load (--concurrency, --offline,
-// --arrivals) are refused rather than ignored.
+// the pools) cannot be stated: --tp, --ep, --pp, --dp-attention and --max-num-seqs are kept;
+// --chips, --prefill-chips and a closed or offline load (--concurrency, --offline) are refused
+// rather than ignored.
 void apply_stated_layout(const ServeInputs& in, serve::SearchSpec& ss, core::Diagnostics& d) {
-  // The search serves --rate as Poisson arrivals; another load would be dropped.
-  const char* poisson = "--rate only (the search serves it as Poisson arrivals)";
+  // The search serves --rate as Poisson arrivals, or a trace; another load would be dropped.
+  const char* poisson = "--rate (served as Poisson arrivals) or --arrivals FILE";
   if (in.concurrency) d.error("concurrency", "not a load the search serves", std::to_string(*in.concurrency), poisson);
   if (in.offline.value_or(false)) d.error("offline", "not a load the search serves", "true", poisson);
-  if (in.arrivals) d.error("arrivals", "not a load the search serves", *in.arrivals, poisson);
+  if (in.arrivals && in.rate)
+    d.error("rate", "an arrivals file sets the rate", core::fmt_num(*in.rate), "--rate or --arrivals, not both");
   if (in.chips) d.error("chips", "chosen by the search", std::to_string(*in.chips), "no --chips (it finds the fewest)");
   if (in.prefill_chips)
     d.error("prefill_chips", "chosen by the search", std::to_string(*in.prefill_chips), "no --prefill-chips");
@@ -410,15 +423,24 @@ serve::SearchSpec build_search(const ServeInputs& in, bool compare) {
   if (!in.system && !compare && !hetero) d.error("system", "required", "", "a catalog id (xpusim catalog lists them)");
   serve::SearchSpec ss;
   ss.base = scenario_without_load(in, d);
-  if (!in.rate) d.error("rate", "--search and --compare need --rate", "", "requests per second");
+  if (!in.rate && !in.arrivals) d.error("rate", "--search and --compare need --rate or --arrivals", "", "requests per second");
   if (hetero) check_hetero_search(in, compare, d);
   apply_stated_layout(in, ss, d);
   d.throw_if_any();
+  ss.ttft_p90_slo = ss.base.ttft_slo;
+  ss.tpot_p90_slo = ss.base.tpot_slo;
+  if (in.arrivals) {
+    read_arrivals(in, ss.base.load);
+    const auto& trace = ss.base.load.trace;
+    const double span = core::sim_seconds(trace.back().arrival - trace.front().arrival);
+    ss.rate_per_s = trace.size() > 1 && span > 0 ? static_cast<double>(trace.size() - 1) / span : 1.0;
+    ss.requests = std::min<long long>(static_cast<long long>(trace.size()), kMaxSearchRequests);
+    ss.load_flags = arrivals_flags(in);
+    return ss;
+  }
   ss.rate_per_s = *in.rate;
   ss.base.load.arrival = serve::ArrivalKind::Poisson;
   ss.base.load.rate_per_s = *in.rate;
-  ss.ttft_p90_slo = ss.base.ttft_slo;
-  ss.tpot_p90_slo = ss.base.tpot_slo;
   ss.requests = std::min<long long>(ss.base.load.requests, kMaxSearchRequests);
   return ss;
 }

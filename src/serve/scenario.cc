@@ -471,6 +471,7 @@ void assess_overload(const SimSpec& spec, const calib::Params& params, ServeRepo
   if (rep.capacity_requests_per_s <= 0) return;
   SimResult& s = rep.sim;
   const double offered = offered_rate(spec.load, s);
+  rep.offered_requests_per_s = offered;
   rep.overloaded = offered > rep.capacity_requests_per_s;
   const double dur = s.duration.base();
   if (!rep.overloaded || dur <= 0) return;

@@ -37,7 +37,7 @@ void score(PlanCandidate& c, const ServeReport& rep, const SearchSpec& spec, con
   // and the measured rate at least serving.search.min_sustained_share of the rate the drawn
   // arrivals offered over the same window (not the nominal rate, which a finite Poisson sample
   // misses by a few percent either way).
-  const double offered = rep.sim.offered_requests_per_s > 0 ? rep.sim.offered_requests_per_s : rate;
+  const double offered = rep.offered_requests_per_s > 0 ? rep.offered_requests_per_s : rate;
   const double sustained = env.calibration->number("serving.search.min_sustained_share") * offered;
   c.sustains_rate = !rep.overloaded && rep.sim.requests_per_s >= sustained;
   c.meets_slo = meets_latency(c, spec) && c.sustains_rate;
@@ -56,7 +56,21 @@ struct Layout {
   long long chips() const { return (dp_attention ? ep : tp) * static_cast<long long>(pp); }
 };
 
-// One slice of the deployment, at its share of the rate: the layout on spec.base's systems.
+// A trace's share for one of `slices` slices: every slices-th request (the router deals them
+// round-robin), the first `requests` of those.
+void deal_trace(LoadSpec& load, long long slices, long long requests) {
+  std::vector<Request> share;
+  for (size_t i = 0; i < load.trace.size() && static_cast<long long>(share.size()) < requests;
+       i += static_cast<size_t>(slices))
+    share.push_back(load.trace[i]);
+  load.trace.swap(share);
+  load.requests = static_cast<long long>(load.trace.size());
+  load.trace_prefix_hash_rows = std::count_if(load.trace.begin(), load.trace.end(),
+                                              [](const Request& r) { return !r.prefix_blocks.empty(); });
+}
+
+// One slice of the deployment, at its share of the load (of the Poisson rate, or of a trace's
+// requests): the layout on spec.base's systems.
 ServeScenario slice_scenario(const SearchSpec& spec, const Layout& l, long long slices, long long requests) {
   ServeScenario sc = spec.base;
   sc.tp = l.tp;
@@ -64,6 +78,10 @@ ServeScenario slice_scenario(const SearchSpec& spec, const Layout& l, long long 
   sc.attention_dp = l.dp_attention;
   sc.pp = l.pp;
   sc.max_num_seqs = l.seqs;
+  if (sc.load.arrival == ArrivalKind::Trace) {
+    deal_trace(sc.load, slices, requests);
+    return sc;
+  }
   sc.load.arrival = ArrivalKind::Poisson;
   sc.load.rate_per_s = spec.rate_per_s / static_cast<double>(slices);
   sc.load.requests = requests;
@@ -333,10 +351,10 @@ std::string reproduce_command(const SearchSpec& spec, const PlanCandidate& c) {
   if (c.ep > 1) cmd += " --ep " + std::to_string(c.ep);
   if (c.prefill_chips > 0) cmd += " --prefill-chips " + std::to_string(c.prefill_chips);
   cmd += " --precision " + c.precision + " --framework " + c.framework + " --max-num-seqs " +
-         std::to_string(c.max_num_seqs) + " --rate " + core::fmt_num(spec.rate_per_s, 6) + " --in-len " +
-         std::to_string(b.load.in_len) + " --out-len " + std::to_string(b.load.out_len) + " --requests " +
-         std::to_string(spec.requests);
-  return cmd;
+         std::to_string(c.max_num_seqs) + " ";
+  if (!spec.load_flags.empty()) return cmd + spec.load_flags;
+  return cmd + "--rate " + core::fmt_num(spec.rate_per_s, 6) + " --in-len " + std::to_string(b.load.in_len) +
+         " --out-len " + std::to_string(b.load.out_len) + " --requests " + std::to_string(spec.requests);
 }
 
 }  // namespace

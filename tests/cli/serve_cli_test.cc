@@ -160,6 +160,24 @@ TEST(ServeCli, ArrivalsAreWindowedSampledAndSpedUp) {
   EXPECT_NE(none.err.find("no request arrives in the window"), std::string::npos) << none.err;
 }
 
+// The search serves a trace: its rate is the trace's, each slice a round-robin share of its
+// requests; the plan's command replays the whole trace with the same cuts.
+TEST(ServeCli, SearchServesATrace) {
+  const std::string trace = xpusim::test::data_dir() + "/traces/mooncake-conversation.csv";
+  const std::string base = "serve --search --system h100-sxm-dgx --model llama3.1-70b --precision fp8 --framework vllm "
+                           "--ttft-slo '10 s' --tpot-slo '100 ms' --json --arrivals " + trace + " --arrivals-window 0..300";
+  const auto r = run_cli(base);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto result = nlohmann::json::parse(r.out)["results"][0];
+  EXPECT_TRUE(result["best"]["meets_slo"].get<bool>());
+  const std::string cmd = result["command"].get<std::string>();
+  EXPECT_NE(cmd.find("--arrivals " + trace + " --arrivals-window 0..300"), std::string::npos) << cmd;
+  EXPECT_EQ(cmd.find("--rate"), std::string::npos) << cmd;
+  const auto both = run_cli(base + " --rate 3");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("rate: an arrivals file sets the rate"), std::string::npos) << both.err;
+}
+
 // trace-stats reads the trace alone: no catalog, no engine.
 TEST(TraceStatsCli, ReplaysTheCachesAskedBesideAnUnboundedOne) {
   auto r = run_cli("trace-stats " + xpusim::test::data_dir() + "/traces/mooncake-synthetic.csv --cache-tokens 3000000 --json");

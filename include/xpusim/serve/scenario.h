@@ -109,6 +109,9 @@ struct ServeReport {
   /// rate exceeds it. An overloaded run reports its throughput over the whole run, drain included.
   double capacity_requests_per_s = 0;
   bool overloaded = false;
+  /// Open-loop runs: the rate the arrivals offered (a Poisson run's drawn arrivals over its
+  /// steady-state window, a trace's requests over its span; 0 for closed loops and offline runs).
+  double offered_requests_per_s = 0;
   /// Prefix caching (a trace with prefix_hashes and the cache on): its block size and capacity
   /// per engine in tokens; the hits are sim.prefix.
   bool prefix_caching = false;

@@ -17,7 +17,10 @@ namespace xpusim::serve {
 
 struct SearchSpec {
   ServeScenario base;            ///< system, model, precision, framework, lengths
-  double rate_per_s = 1.0;       ///< requests per second to serve
+  double rate_per_s = 1.0;       ///< requests per second to serve (a trace's: its requests over its span)
+  /// The load as flags, for the command that runs a found plan ("--rate R --in-len ... --requests
+  /// N", or "--arrivals FILE ..." for a trace in base.load, which each slice deals a share of).
+  std::string load_flags;
   core::Seconds ttft_p90_slo = core::seconds(2);
   core::Seconds tpot_p90_slo = core::milliseconds(100);
   long long requests = 2000;     ///< requests per trial simulation
