@@ -9,6 +9,7 @@
 #include "cli_util.h"
 #include "demo_scale.h"
 #include "demo_serving.h"
+#include "demo_trace.h"
 #include "xpusim/core/format.h"
 #include "xpusim/cost/energy.h"
 #include "xpusim/engine/sizing.h"
@@ -169,6 +170,7 @@ int run_demo(const Args& args) {
   j["models"] = models(cat, models_dir, params, text);
   j["scale"] = demo_scale(cat, models_dir, params, text);
   j["serving"] = demo_serving(cat, models_dir, params, text);
+  j["trace"] = demo_trace(cat, data_dir(), params, text);
   const Json inputs = {{"calibration", calibration_file.empty() ? Json(nullptr) : Json(calibration_file)}};
   if (json) std::cout << report::document("demo", provenance(true, true, calibration_file), inputs, j).dump(2) << "\n";
   else std::cout << "xpusim demo — AWS Trainium3 UltraServer beside NVIDIA GB300 NVL72 and Trainium2\n\n" << text.str();

@@ -138,6 +138,21 @@ TEST(DemoCli, RunsWithNoInputAndPrintsEverySection) {
   }
   EXPECT_EQ(million, 1);
   EXPECT_EQ(found, 7);
+  // The trace section: each system with the prefix cache off, then on; on, prompts hit and the
+  // first tokens come no later.
+  ASSERT_TRUE(doc.contains("trace"));
+  ASSERT_EQ(doc["trace"].size(), 4u);
+  for (size_t i = 0; i < 4; i += 2) {
+    const auto& off = doc["trace"][i];
+    const auto& on = doc["trace"][i + 1];
+    EXPECT_EQ(off["system"], on["system"]);
+    EXPECT_FALSE(off["prefix_cache"].get<bool>());
+    EXPECT_EQ(off["token_hit_ratio"], 0.0);
+    EXPECT_GT(on["token_hit_ratio"].get<double>(), 0.05) << on["system"];
+    EXPECT_LE(on["ttft_p90_ms"].get<double>(), off["ttft_p90_ms"].get<double>()) << on["system"];
+    EXPECT_EQ(on["requests"], 2000);
+  }
+  EXPECT_NE(r.out.find("A real trace"), std::string::npos);
 }
 
 // Time to train = step time × (tokens ÷ tokens per step).
