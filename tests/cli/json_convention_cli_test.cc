@@ -105,11 +105,8 @@ struct Command {
 
 class JsonConvention : public ::testing::TestWithParam<Command> {};
 
-TEST_P(JsonConvention, EnvelopeUnitsAndCounts) {
-  const auto r = run_cli(xpusim::test::with_npy_fixtures(GetParam().args));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  Json j;
-  ASSERT_NO_THROW(j = Json::parse(r.out)) << r.out.substr(0, 400);
+// The envelope, the units and the counts of one whole document.
+void expect_convention(const Json& j) {
   EXPECT_EQ(j.value("schema_version", 0), 1);
   EXPECT_TRUE(j.contains("command"));
   EXPECT_TRUE(j.contains("inputs") && j["inputs"].is_object());
@@ -125,6 +122,49 @@ TEST_P(JsonConvention, EnvelopeUnitsAndCounts) {
     for (const auto& b : bad) s += "\n  " + b;
     return s;
   }();
+}
+
+TEST_P(JsonConvention, EnvelopeUnitsAndCounts) {
+  const auto r = run_cli(xpusim::test::with_npy_fixtures(GetParam().args));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json j;
+  ASSERT_NO_THROW(j = Json::parse(r.out)) << r.out.substr(0, 400);
+  expect_convention(j);
+}
+
+// The demo's document, run once (the demo is the suite's longest command): the convention, and
+// what it holds. Trn3 beside GB300 at each chip count, where a million Trn3 chips have no plan
+// within the batch; the trace section has each system with the prefix cache off, then on, and on,
+// prompts hit and the first tokens come no later.
+TEST(JsonConvention, DemoDocumentHoldsEverySection) {
+  const auto r = run_cli("demo --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json doc;
+  ASSERT_NO_THROW(doc = Json::parse(r.out)) << r.out.substr(0, 400);
+  expect_convention(doc);
+  ASSERT_TRUE(doc.contains("scale"));
+  int found = 0, million = 0;
+  for (const auto& p : doc["scale"]) {
+    found += p["found"].get<bool>() ? 1 : 0;
+    if (p["chips"] == 1048464) {
+      ++million;
+      EXPECT_FALSE(p["found"].get<bool>());
+    }
+  }
+  EXPECT_EQ(million, 1);
+  EXPECT_EQ(found, 7);
+  ASSERT_TRUE(doc.contains("trace"));
+  ASSERT_EQ(doc["trace"].size(), 4u);
+  for (size_t i = 0; i < 4; i += 2) {
+    const auto& off = doc["trace"][i];
+    const auto& on = doc["trace"][i + 1];
+    EXPECT_EQ(off["system"], on["system"]);
+    EXPECT_FALSE(off["prefix_cache"].get<bool>());
+    EXPECT_EQ(off["token_hit_ratio"], 0.0);
+    EXPECT_GT(on["token_hit_ratio"].get<double>(), 0.05) << on["system"];
+    EXPECT_LE(on["ttft_p90_ms"].get<double>(), off["ttft_p90_ms"].get<double>()) << on["system"];
+    EXPECT_EQ(on["requests"], 2000);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -164,7 +204,6 @@ INSTANTIATE_TEST_SUITE_P(
         Command{"model_show_sparse", "model show deepseek-v3.2 --json"},
         Command{"serve_ssm", "serve --system h100-sxm-dgx --model mamba-codestral-7b --chips 2 --prefill-chips 1 "
                              "--requests 32 --in-len 512 --out-len 64 --json"},
-        Command{"demo", "demo --json"},
         Command{"mx_quantize", "mx quantize --format mxfp8_e4m3 {A} " + testing::TempDir() + "xs_conv_q.npy --json"},
         Command{"mx_stats", "mx stats {A} --json"},
         Command{"mx_gemm", "mx gemm {A} {B} --format mxfp4_e2m1 --json"},
