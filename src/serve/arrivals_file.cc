@@ -194,7 +194,7 @@ std::vector<Request> shape_trace(std::vector<Request> trace, const TraceShaping&
                core::fmt_num(shaping.window_from_s) + ".." + core::fmt_num(to_s) + " s",
                "a window within the file's arrivals (" + path + ": " +
                    (trace.empty() ? std::string("no rows")
-                                  : "0.." + core::fmt_num(core::sim_seconds(trace.back().arrival), 6) + " s") + ")");
+                                  : "0.." + core::fmt_num(core::sim_seconds(trace.back().arrival)) + " s") + ")");
   if (shaping.sample > 0 && shaping.sample < static_cast<long long>(kept.size())) {
     std::vector<Request> thinned;
     const auto n = static_cast<long double>(kept.size());
