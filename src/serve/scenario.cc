@@ -491,11 +491,13 @@ void add_load_warnings(const ServeScenario& sc, ServeReport& rep) {
                                            core::to_seconds(sc.timeout)));
   if (!rep.overloaded) return;
   const double offered = offered_rate(sc.load, s);
+  const char* length = sc.load.arrival == ArrivalKind::Trace ? "the trace's span" : "--requests";
   rep.warnings.push_back(core::strformat("overloaded: the offered %.6g req/s is %.3gx the %.4g req/s these engines "
                                          "sustain (their offline throughput on this length mix): the queue grows, "
-                                         "the latencies depend on the run's length (--requests), and the throughput "
+                                         "the latencies depend on the run's length (%s), and the throughput "
                                          "is the whole run's, drain included",
-                                         offered, offered / rep.capacity_requests_per_s, rep.capacity_requests_per_s));
+                                         offered, offered / rep.capacity_requests_per_s, rep.capacity_requests_per_s,
+                                         length));
 }
 
 // Throughput per chip, goodput, and cost/'s energy of the run's activity (per chip: the
