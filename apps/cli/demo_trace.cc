@@ -43,7 +43,6 @@ serve::ServeScenario trace_scenario(const DemoDeployment& d, const std::vector<s
   sc.load.arrival = serve::ArrivalKind::Trace;
   sc.load.trace = trace;
   sc.load.requests = static_cast<long long>(trace.size());
-  sc.load.trace_prefix_hash_rows = sc.load.requests;
   for (const auto& r : trace) {
     sc.load.in_len = std::max(sc.load.in_len, r.in_len);
     sc.load.out_len = std::max(sc.load.out_len, r.out_len);

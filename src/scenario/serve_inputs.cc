@@ -199,8 +199,6 @@ void read_arrivals(const ServeInputs& in, serve::LoadSpec& load) {
   shaping.sample = in.arrivals_sample.value_or(0);
   shaping.speedup = in.arrivals_speedup.value_or(1.0);
   load.trace = serve::shape_trace(std::move(arrivals.requests), shaping, file);
-  load.trace_prefix_hash_rows = std::count_if(load.trace.begin(), load.trace.end(),
-                                              [](const serve::Request& r) { return !r.prefix_blocks.empty(); });
   load.trace_block_tokens = in.arrivals_block_tokens.value_or(load.trace_block_tokens);
   serve::check_prefix_blocks(file, load);
   for (const auto& r : load.trace) {
@@ -432,8 +430,8 @@ serve::SearchSpec build_search(const ServeInputs& in, bool compare) {
   if (in.arrivals) {
     read_arrivals(in, ss.base.load);
     const auto& trace = ss.base.load.trace;
-    const double span = core::sim_seconds(trace.back().arrival - trace.front().arrival);
-    ss.rate_per_s = trace.size() > 1 && span > 0 ? static_cast<double>(trace.size() - 1) / span : 1.0;
+    const double rate = serve::trace_rate_per_s(trace);
+    ss.rate_per_s = rate > 0 ? rate : 1.0;
     ss.requests = std::min<long long>(static_cast<long long>(trace.size()), kMaxSearchRequests);
     ss.load_flags = arrivals_flags(in);
     return ss;

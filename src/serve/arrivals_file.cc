@@ -93,7 +93,7 @@ bool parse_hashes(std::string_view s, std::vector<BlockId>& out) {
 
 // One row into `out`; an empty string when it is good, else what is wrong with it.
 std::string read_row(std::string_view line, const std::vector<Column>& cols, double last_arrival, Request& out,
-                     double& t, bool& hashes) {
+                     double& t) {
   if (line.find('\0') != std::string_view::npos) return "a NUL byte in the row";
   const std::vector<std::string_view> fields = split(line);
   if (fields.size() != cols.size())
@@ -113,7 +113,6 @@ std::string read_row(std::string_view line, const std::vector<Column>& cols, dou
       case Column::PrefixHashes:
         if (!parse_hashes(f, out.prefix_blocks))
           return "prefix_hashes is not a list of block ids (whole numbers below 2^64) separated by spaces";
-        hashes = !out.prefix_blocks.empty();
         break;
     }
   }
@@ -167,15 +166,13 @@ ArrivalsFile read_arrivals_file(const std::string& path) {
       core::fail_limit(path, "requests (rows)", static_cast<long long>(out.size()) + 1, core::limits::kArrivalsRows);
     Request r;
     double t = 0;
-    bool hashes = false;
-    const std::string why = read_row(line, cols, last, r, t, hashes);
+    const std::string why = read_row(line, cols, last, r, t);
     if (!why.empty()) {
       bad(why, line);
       continue;
     }
     last = t;
     out.push_back(r);
-    file.rows_with_prefix_hashes += hashes ? 1 : 0;
   }
   if (in.bad()) bad("error while reading the file", path);
   if (out.empty() && d.empty()) d.error("arrivals", "the file has no requests", path, std::string("rows ") + kForm);
@@ -205,6 +202,16 @@ std::vector<Request> shape_trace(std::vector<Request> trace, const TraceShaping&
   for (Request& r : kept)
     r.arrival = to_sim_time(core::seconds(core::sim_seconds(r.arrival - from) / shaping.speedup));
   return kept;
+}
+
+long long rows_with_prefix_blocks(const std::vector<Request>& trace) {
+  return std::count_if(trace.begin(), trace.end(), [](const Request& r) { return !r.prefix_blocks.empty(); });
+}
+
+double trace_rate_per_s(const std::vector<Request>& trace) {
+  if (trace.size() < 2) return 0;
+  const double span = core::sim_seconds(trace.back().arrival - trace.front().arrival);
+  return span > 0 ? static_cast<double>(trace.size() - 1) / span : 0.0;
 }
 
 void check_prefix_blocks(const std::string& path, const LoadSpec& load) {

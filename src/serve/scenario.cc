@@ -458,10 +458,7 @@ double offline_capacity(const SimSpec& spec, const calib::Params& params) {
 // a trace's requests over its span (first to last arrival), else the nominal rate.
 double offered_rate(const LoadSpec& load, const SimResult& s) {
   if (s.offered_requests_per_s > 0) return s.offered_requests_per_s;
-  if (load.arrival == ArrivalKind::Trace && load.trace.size() > 1) {
-    const double span = core::sim_seconds(load.trace.back().arrival - load.trace.front().arrival);
-    if (span > 0) return static_cast<double>(load.trace.size() - 1) / span;
-  }
+  if (load.arrival == ArrivalKind::Trace && trace_rate_per_s(load.trace) > 0) return trace_rate_per_s(load.trace);
   return load.rate_per_s;
 }
 
@@ -570,8 +567,9 @@ void add_closed_loop_note(const LoadSpec& load, ServeReport& rep) {
 // An arrivals file whose rows carry prefix hashes: the cache that reads them, or that none does.
 void add_prefix_cache_note(const ServeScenario& sc, const SimSpec& spec, ServeReport& rep) {
   const LoadSpec& load = spec.load;
-  if (load.arrival != ArrivalKind::Trace || load.trace_prefix_hash_rows == 0) return;
-  const std::string rows = std::to_string(load.trace_prefix_hash_rows) + " rows carry prefix_hashes (" +
+  const long long hashed = load.arrival == ArrivalKind::Trace ? rows_with_prefix_blocks(load.trace) : 0;
+  if (hashed == 0) return;
+  const std::string rows = std::to_string(hashed) + " rows carry prefix_hashes (" +
                            std::to_string(load.trace_block_tokens) + "-token blocks, --arrivals-block-tokens)";
   const std::string why = sc.prefix_caching ? "stated" : "the framework's default";
   if (!spec.scheduler.prefix_caching) {

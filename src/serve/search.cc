@@ -65,8 +65,6 @@ void deal_trace(LoadSpec& load, long long slices, long long requests) {
     share.push_back(load.trace[i]);
   load.trace.swap(share);
   load.requests = static_cast<long long>(load.trace.size());
-  load.trace_prefix_hash_rows = std::count_if(load.trace.begin(), load.trace.end(),
-                                              [](const Request& r) { return !r.prefix_blocks.empty(); });
 }
 
 // One slice of the deployment, at its share of the load (of the Poisson rate, or of a trace's

@@ -443,13 +443,7 @@ long long Sim::cached_tokens(Engine& en, ReqState& q, bool count) {
   const long long tokens = std::min(hit * s_.load.trace_block_tokens, q.prompt - 1);
   if (count && !q.looked_up) {
     q.looked_up = true;
-    PrefixTally& t = res_.prefix;
-    ++t.lookups;
-    t.requests_hit += hit > 0 ? 1 : 0;
-    t.blocks += static_cast<long long>(q.blocks.size());
-    t.blocks_hit += hit;
-    t.prompt_tokens += q.in_len;
-    t.tokens_hit += std::min(tokens, q.in_len);
+    res_.prefix.count(static_cast<long long>(q.blocks.size()), hit, q.in_len, std::min(tokens, q.in_len));
   }
   return tokens;
 }

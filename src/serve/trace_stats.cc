@@ -30,12 +30,7 @@ CacheReplay replay(const std::vector<Request>& requests, long long block_tokens,
   for (const Request& r : requests) {
     if (r.prefix_blocks.empty()) continue;
     const long long hit = cache.match(r.prefix_blocks);
-    ++t.lookups;
-    t.requests_hit += hit > 0 ? 1 : 0;
-    t.blocks += static_cast<long long>(r.prefix_blocks.size());
-    t.blocks_hit += hit;
-    t.prompt_tokens += r.in_len;
-    t.tokens_hit += std::min(hit * block_tokens, r.in_len);
+    t.count(static_cast<long long>(r.prefix_blocks.size()), hit, r.in_len, std::min(hit * block_tokens, r.in_len));
     cache.insert(r.prefix_blocks);
   }
   return out;

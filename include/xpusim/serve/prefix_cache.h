@@ -43,6 +43,15 @@ struct PrefixTally {
   long long lookups = 0, requests_hit = 0;
   long long blocks = 0, blocks_hit = 0;
   long long prompt_tokens = 0, tokens_hit = 0;
+  /// One request's lookup: its blocks, the leading ones found, its prompt and the tokens served.
+  void count(long long request_blocks, long long hit, long long prompt, long long served) {
+    ++lookups;
+    requests_hit += hit > 0 ? 1 : 0;
+    blocks += request_blocks;
+    blocks_hit += hit;
+    prompt_tokens += prompt;
+    tokens_hit += served;
+  }
   double block_hit_rate() const { return blocks > 0 ? static_cast<double>(blocks_hit) / static_cast<double>(blocks) : 0.0; }
   double token_hit_rate() const {
     return prompt_tokens > 0 ? static_cast<double>(tokens_hit) / static_cast<double>(prompt_tokens) : 0.0;

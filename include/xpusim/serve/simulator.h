@@ -95,9 +95,8 @@ struct LoadSpec {
   bool lengths_stated = false;
   std::uint64_t seed = 1;
   std::vector<Request> trace;  ///< ArrivalKind::Trace: the requests (arrival order)
-  /// ArrivalKind::Trace: rows of the arrivals file that carry prefix hashes, and the tokens of
-  /// each hashed block (the file's block size: 512 in the Mooncake traces).
-  long long trace_prefix_hash_rows = 0;
+  /// ArrivalKind::Trace: the tokens of each hashed block (the file's block size: 512 in the
+  /// Mooncake traces).
   long long trace_block_tokens = 512;
   bool operator==(const LoadSpec&) const = default;
 };
@@ -134,8 +133,11 @@ std::vector<Request> generate_requests(const LoadSpec& load);
 /// order; src/serve/arrivals_file.cc); InputError with line numbers.
 struct ArrivalsFile {
   std::vector<Request> requests;
-  long long rows_with_prefix_hashes = 0;
 };
+/// Requests of a trace that carry prefix blocks.
+long long rows_with_prefix_blocks(const std::vector<Request>& trace);
+/// A trace's offered rate: its requests over its span (first to last arrival); 0 when it has no span.
+double trace_rate_per_s(const std::vector<Request>& trace);
 ArrivalsFile read_arrivals_file(const std::string& path);
 /// How a trace is cut and scaled before it runs, in this order: the rows whose arrival lies in
 /// [window_from_s, window_to_s) of the file's own clock (times then counted from window_from_s),
