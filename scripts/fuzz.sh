@@ -27,14 +27,18 @@ fuzz_one() {  # fuzz_one TARGET: runs it, prints one summary line, returns its s
   mkdir -p "$dir/work/$t" "$dir/artifacts/$t"
   # The flag-to-scenario target can ask for a legitimately long simulation (10^9 requests): its
   # slow or big inputs are skipped (fork mode), crashes, UB and non-InputError exceptions still fail.
-  local extra=()
-  [ "$t" = flags ] && extra=(-fork=1 -ignore_timeouts=1 -ignore_ooms=1)
+  # Memory: libFuzzer's own out-of-memory report walks every heap chunk under ASan (quadratic in
+  # the chunks: it once outlasted CI's whole budget, and writes the input only after), so the
+  # other targets stop at ASan's RSS limit instead, which writes the input at once.
+  local extra=(-rss_limit_mb=0 -malloc_limit_mb=2048) asan="$ASAN_OPTIONS:hard_rss_limit_mb=2048"
+  [ "$t" = flags ] && extra=(-rss_limit_mb=2048 -fork=1 -ignore_timeouts=1 -ignore_ooms=1) asan="$ASAN_OPTIONS"
+  # A hard stop well past the run: a target that does not end is killed and fails with its log.
   local rc=0
-  "$dir/fuzz_$t" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 -close_fd_mask=3 -print_final_stats=1 \
+  ASAN_OPTIONS="$asan" timeout -s KILL $((seconds + 120)) "$dir/fuzz_$t" -max_total_time="$seconds" -timeout=60 -close_fd_mask=3 -print_final_stats=1 \
       "${extra[@]}" -artifact_prefix="$dir/artifacts/$t/" "$dir/work/$t" "${inputs[@]}" >"$dir/$t.log" 2>&1 || rc=$?
   local runs
   runs=$(grep -oE '^#[0-9]+' "$dir/$t.log" | tail -1 | tr -d '#')
-  echo "fuzz $t: ${runs:-?} executions in ${seconds} s, exit $rc"
+  echo "fuzz $t: ${runs:-?} executions in ${seconds} s, exit $rc$([ $rc -eq 137 ] && echo ' (killed: no end within the hard stop)')"
   [ $rc -eq 0 ] || tail -40 "$dir/$t.log"
   return $rc
 }

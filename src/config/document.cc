@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -80,10 +82,12 @@ class YamlConverter {
 
  private:
   void count(int depth);
+  void count_text(const std::string& s);
   static Json scalar(const YAML::Node& n);
-  std::string checked_text(const std::string& s, const YAML::Node& n) const;
+  std::string checked_text(const std::string& s, const YAML::Node& n);
   std::string file_;
   long long nodes_ = 0;
+  long long bytes_ = 0;
 };
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -98,10 +102,17 @@ void YamlConverter::count(int depth) {
     fail_limit(file_, "number of values after alias expansion", nodes_, DocumentLimits::kMaxNodes);
 }
 
+void YamlConverter::count_text(const std::string& s) {
+  bytes_ += static_cast<long long>(s.size());
+  if (bytes_ > DocumentLimits::kMaxExpandedBytes)
+    fail_limit(file_, "bytes of text after alias expansion", bytes_, DocumentLimits::kMaxExpandedBytes);
+}
+
 /// yaml-cpp turns some control bytes of a UTF-8 text into bytes that are not UTF-8 (a key
 /// "a\x03\x00b" comes back with a stray byte: fuzz_config); such a string is refused here, so that
 /// writing it out (a diagnostic, --json) cannot fail.
-std::string YamlConverter::checked_text(const std::string& s, const YAML::Node& n) const {
+std::string YamlConverter::checked_text(const std::string& s, const YAML::Node& n) {
+  count_text(s);
   if (invalid_utf8_at(s) == std::string::npos) return s;
   core::Diagnostic d;
   d.file = file_;
@@ -245,16 +256,58 @@ Json load_json_file(const std::string& path) {
   }
 }
 
+namespace {
+
+/// Where each document of a YAML text starts; the events themselves are dropped.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+/// Counts the documents of a YAML text (events only: aliases are not expanded). yaml-cpp 0.7
+/// leaves a token that starts no value (a ',' outside brackets) unread and reports an empty
+/// document before it forever (YAML::LoadAll on "," grew without bound: fuzz_config); a document
+/// that starts where the one before it started is that token, refused here as malformed.
+std::size_t count_yaml_documents(const std::string& path, const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts events;
+  while (parser.HandleNextDocument(events)) {
+    const std::size_t n = events.starts.size();
+    if (n < 2 || events.starts[n - 1].pos != events.starts[n - 2].pos) continue;
+    const YAML::Mark& at = events.starts.back();
+    core::Diagnostic d;
+    d.file = path;
+    d.line = at.line + 1;
+    d.message = "malformed YAML at line " + std::to_string(at.line + 1) + ", column " +
+                std::to_string(at.column + 1) + ": a token that starts no value";
+    if (at.pos >= 0 && static_cast<std::size_t>(at.pos) < text.size()) d.value = text.substr(static_cast<std::size_t>(at.pos), 1);
+    d.expected = "a key, a value or '-' (',' separates items only inside [ ] or { })";
+    throw core::InputError(d);
+  }
+  return events.starts.size();
+}
+
+}  // namespace
+
 Json load_yaml_file(const std::string& path) {
   const std::string text = read_text_file(path);
   try {
-    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    if (documents.size() > 1) {
+    if (const std::size_t documents = count_yaml_documents(path, text); documents > 1) {
       core::Diagnostic d{path, 0, "", "more than one YAML document ('---' separates them)",
-                         std::to_string(documents.size()) + " documents", "one document per file", ""};
+                         std::to_string(documents) + " documents", "one document per file", ""};
       throw core::InputError(d);
     }
-    return YamlConverter(path).convert(documents.empty() ? YAML::Node() : documents.front());
+    return YamlConverter(path).convert(YAML::Load(text));
   } catch (const YAML::Exception& e) {
     core::Diagnostic d;
     d.file = path;

@@ -24,6 +24,9 @@ struct DocumentLimits {
   static constexpr long long kMaxBytes = 64LL << 20;  ///< file size: 64 MiB
   static constexpr int kMaxNesting = 64;             ///< arrays/objects inside each other
   static constexpr long long kMaxNodes = 1'000'000;  ///< values after YAML alias expansion
+  /// Bytes of keys and scalars after YAML alias expansion: an alias repeats its whole text, so a
+  /// few kilobytes of nested aliases to a long string would otherwise expand to gigabytes.
+  static constexpr long long kMaxExpandedBytes = kMaxBytes;
   /// Keys of one object or mapping (the shipped files have at most 45): an ordered document
   /// inserts in linear time per key, so the count is checked before the parse.
   static constexpr long long kMaxMembers = 10'000;

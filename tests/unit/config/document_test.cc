@@ -136,6 +136,31 @@ TEST(DocumentLimits, YamlAliasCycleAndExpansionStop) {
   EXPECT_NE(msg.find(std::to_string(config::DocumentLimits::kMaxNodes)), std::string::npos) << msg;
 }
 
+// A few kilobytes of aliases to a long string: 10^5 values (under the value limit) of 4,000 bytes,
+// 400 MB if expanded (fuzz_config found such a document taking 2 GB under the sanitizers).
+TEST(DocumentLimits, YamlAliasesToLongTextStopAtTheByteLimit) {
+  std::string laughs = "l0: &l0 \"" + std::string(4000, 'x') + "\"\n";
+  for (int i = 1; i <= 5; ++i) {
+    laughs += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) laughs += (k ? ", *l" : "*l") + std::to_string(i - 1);
+    laughs += "]\n";
+  }
+  const std::string msg = load_error(write_temp("long_laughs.yaml", laughs));
+  EXPECT_NE(msg.find("bytes of text after alias expansion"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(std::to_string(config::DocumentLimits::kMaxExpandedBytes)), std::string::npos) << msg;
+}
+
+// yaml-cpp 0.7's LoadAll reports an empty document before a ',' outside brackets forever, and grew
+// without bound (fuzz_config: 2 GB, then a stalled out-of-memory report under the sanitizers).
+TEST(DocumentLimits, YamlTokenThatStartsNoValueIsMalformedNotEndless) {
+  for (const std::string text : {",", ", b: 1", "- a\n,", "{a: 1},", ", \"b\": \"8.9 TB/s\", \"c\": null ,\"08}"}) {
+    const std::string msg = load_error(write_temp("comma.yaml", text));
+    EXPECT_NE(msg.find("malformed YAML"), std::string::npos) << text << ": " << msg;
+    EXPECT_NE(msg.find("got ','"), std::string::npos) << text << ": " << msg;
+  }
+  EXPECT_NE(load_error(write_temp("two.yaml", "a: 1\n---\nb: 2\n---\nc: 3\n")).find("3 documents"), std::string::npos);
+}
+
 TEST(DocumentLimits, NonRegularAndOversizedFilesAreRejected) {
   EXPECT_NE(load_error("/dev/zero").find("not a regular file"), std::string::npos);
   const std::string big = ::testing::TempDir() + "big.json";
