@@ -122,16 +122,21 @@ TEST(DocumentLimits, NestingAtTheLimitLoadsAndOneMoreIsNamed) {
   }
 }
 
+/// "Billion laughs": `leaf` as l0, then `levels` levels of ten aliases each to the level below.
+std::string nested_aliases(const std::string& leaf, int levels) {
+  std::string text = "l0: &l0 " + leaf + "\n";
+  for (int i = 1; i <= levels; ++i) {
+    text += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) text += (k ? ", *l" : "*l") + std::to_string(i - 1);
+    text += "]\n";
+  }
+  return text;
+}
+
 TEST(DocumentLimits, YamlAliasCycleAndExpansionStop) {
   EXPECT_NE(load_error(write_temp("cycle.yaml", "a: &x [*x]\n")).find("alias cycle"), std::string::npos);
   // Ten levels of ten aliases each: 10^10 values if expanded.
-  std::string laughs = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
-  for (int i = 1; i <= 10; ++i) {
-    laughs += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
-    for (int k = 0; k < 10; ++k) laughs += (k ? ", *l" : "*l") + std::to_string(i - 1);
-    laughs += "]\n";
-  }
-  const std::string msg = load_error(write_temp("laughs.yaml", laughs));
+  const std::string msg = load_error(write_temp("laughs.yaml", nested_aliases("[x, x, x, x, x, x, x, x, x, x]", 10)));
   EXPECT_NE(msg.find("values after alias expansion"), std::string::npos) << msg;
   EXPECT_NE(msg.find(std::to_string(config::DocumentLimits::kMaxNodes)), std::string::npos) << msg;
 }
@@ -139,13 +144,8 @@ TEST(DocumentLimits, YamlAliasCycleAndExpansionStop) {
 // A few kilobytes of aliases to a long string: 10^5 values (under the value limit) of 4,000 bytes,
 // 400 MB if expanded (fuzz_config found such a document taking 2 GB under the sanitizers).
 TEST(DocumentLimits, YamlAliasesToLongTextStopAtTheByteLimit) {
-  std::string laughs = "l0: &l0 \"" + std::string(4000, 'x') + "\"\n";
-  for (int i = 1; i <= 5; ++i) {
-    laughs += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
-    for (int k = 0; k < 10; ++k) laughs += (k ? ", *l" : "*l") + std::to_string(i - 1);
-    laughs += "]\n";
-  }
-  const std::string msg = load_error(write_temp("long_laughs.yaml", laughs));
+  const std::string leaf = "\"" + std::string(4000, 'x') + "\"";
+  const std::string msg = load_error(write_temp("long_laughs.yaml", nested_aliases(leaf, 5)));
   EXPECT_NE(msg.find("bytes of text after alias expansion"), std::string::npos) << msg;
   EXPECT_NE(msg.find(std::to_string(config::DocumentLimits::kMaxExpandedBytes)), std::string::npos) << msg;
 }
