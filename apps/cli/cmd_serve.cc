@@ -73,7 +73,7 @@ void add_plan_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f) {
 void add_workload_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f) {
   add_optional(app, "--in-len", in.in_len, "prompt tokens");
   add_optional(app, "--out-len", in.out_len, "output tokens");
-  app.add_option("--arrivals", f.arrivals, "CSV of requests to replay: arrival_s,in_len,out_len[,prefix_hashes]");
+  app.add_option("--arrivals", f.arrivals, "CSV of requests to replay: arrival_s,in_len,out_len[,prefix_hashes][,session_id,turn]");
   add_optional(app, "--arrivals-block-tokens", in.arrivals_block_tokens,
                "tokens per block of the arrivals file's prefix_hashes (default 512, the Mooncake traces')");
   add_optional(app, "--arrivals-window", in.arrivals_window,

@@ -21,7 +21,7 @@ int run_trace_stats(const Args& args) {
   long long block_tokens = 512;
   std::vector<long long> capacities;
   bool json = false;
-  app.add_option("file", file, "arrivals CSV: arrival_s,in_len,out_len[,prefix_hashes]")->required();
+  app.add_option("file", file, "arrivals CSV: arrival_s,in_len,out_len[,prefix_hashes][,session_id,turn]")->required();
   app.add_option("--block-tokens", block_tokens, "tokens per block of prefix_hashes (default 512, the Mooncake traces')");
   app.add_option("--cache-tokens", capacities, "LRU cache capacities to replay, in tokens (comma-separated)")
       ->delimiter(',');

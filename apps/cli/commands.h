@@ -24,6 +24,7 @@ int run_claims(const Args& args);
 int run_sweep(const Args& args);
 int run_replay(const Args& args);
 int run_trace_stats(const Args& args);
+int run_sessions(const Args& args);
 
 /// The data directory: $XPUSIM_DATA_DIR when set, else the source tree's data/.
 std::string data_dir();

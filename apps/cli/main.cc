@@ -43,6 +43,7 @@ const Command kCommands[] = {
     {"sweep", "run a grid of train or serve scenarios: one CSV row per point (MPI-aware)", run_sweep},
     {"replay", "simulate a Chakra execution trace (PREFIX.<rank>.et) on a system's compute and network", run_replay},
     {"trace-stats", "a request trace's lengths and its prefix reuse through prefix caches (LRU)", run_trace_stats},
+    {"sessions", "multi-turn sessions (each prompt the last prompt and answer plus a message) as a request trace", run_sessions},
 };
 
 /// `xpusim --version`: the build, the data directory in use and where that choice came from, and

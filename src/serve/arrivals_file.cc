@@ -1,5 +1,5 @@
 // The arrivals CSV of `serve --arrivals FILE` (docs/serving.md, "Arrivals"): a header naming its
-// columns (arrival_s, in_len, out_len, and optionally prefix_hashes), one request per row in
+// columns (arrival_s, in_len, out_len, and optionally prefix_hashes, session_id and turn), one request per row in
 // arrival order. Every field is parsed whole; the file's size, its rows and each record are
 // bounded (docs/errors.md, "Limits"), and a device or FIFO is refused before a byte is read.
 
@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "xpusim/core/diagnostics.h"
@@ -21,9 +22,9 @@ namespace xpusim::serve {
 
 namespace {
 
-enum class Column { Arrival, InLen, OutLen, PrefixHashes };
-constexpr std::string_view kColumnNames[] = {"arrival_s", "in_len", "out_len", "prefix_hashes"};
-constexpr const char* kForm = "arrival_s,in_len,out_len[,prefix_hashes]";
+enum class Column { Arrival, InLen, OutLen, PrefixHashes, SessionId, Turn };
+constexpr std::string_view kColumnNames[] = {"arrival_s", "in_len", "out_len", "prefix_hashes", "session_id", "turn"};
+constexpr const char* kForm = "arrival_s,in_len,out_len[,prefix_hashes][,session_id,turn]";
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 std::vector<std::string_view> split(std::string_view line) {
@@ -60,6 +61,11 @@ std::vector<Column> read_header(std::string_view line, core::Diagnostics& d) {
   for (const Column need : {Column::Arrival, Column::InLen, Column::OutLen})
     if (std::find(cols.begin(), cols.end(), need) == cols.end())
       d.error("header", "missing column", std::string(kColumnNames[static_cast<int>(need)]), kForm);
+  const bool session = std::find(cols.begin(), cols.end(), Column::SessionId) != cols.end();
+  const bool turn = std::find(cols.begin(), cols.end(), Column::Turn) != cols.end();
+  if (session != turn)
+    d.error("header", "session_id and turn come together", session ? "session_id without turn" : "turn without session_id",
+            kForm);
   return cols;
 }
 
@@ -67,6 +73,13 @@ bool parse_length(std::string_view s, long long& out) {
   s = trimmed(s);
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return ec == std::errc() && end == s.data() + s.size() && out >= 1 && out <= core::limits::kSequence;
+}
+
+// session_id: a whole number from 0; turn: from 1.
+bool parse_count(std::string_view s, long long least, long long& out) {
+  s = trimmed(s);
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size() && out >= least;
 }
 
 bool parse_seconds(std::string_view s, double& out) {
@@ -114,6 +127,12 @@ std::string read_row(std::string_view line, const std::vector<Column>& cols, dou
         if (!parse_hashes(f, out.prefix_blocks))
           return "prefix_hashes is not a list of block ids (whole numbers below 2^64) separated by spaces";
         break;
+      case Column::SessionId:
+        if (!parse_count(f, 0, out.session)) return "session_id is not a whole number from 0 (below 2^63)";
+        break;
+      case Column::Turn:
+        if (!parse_count(f, 1, out.turn)) return "turn is not a whole number from 1 (below 2^63)";
+        break;
     }
   }
   if (t < last_arrival) return "arrival_s goes back in time (rows must be in arrival order)";
@@ -134,6 +153,7 @@ ArrivalsFile read_arrivals_file(const std::string& path) {
   int n = 0, errors = 0;
   bool first = true;
   double last = 0;
+  std::unordered_map<long long, long long> last_turn;  // session -> its latest turn so far
   auto bad = [&](const std::string& message, const std::string& value) {
     core::Diagnostic diag{path, n, "arrivals", message, value, std::string("rows ") + kForm, ""};
     d.add(diag);
@@ -170,6 +190,15 @@ ArrivalsFile read_arrivals_file(const std::string& path) {
     if (!why.empty()) {
       bad(why, line);
       continue;
+    }
+    if (r.session >= 0) {
+      long long& previous = last_turn[r.session];
+      if (r.turn <= previous) {
+        bad("turn " + std::to_string(r.turn) + " of session " + std::to_string(r.session) + " comes after its turn " +
+                std::to_string(previous) + " (a session's turns in order)", line);
+        continue;
+      }
+      previous = r.turn;
     }
     last = t;
     out.push_back(r);

@@ -45,7 +45,12 @@ TraceStats trace_stats(const std::vector<Request>& requests, long long block_tok
   s.block_tokens = block_tokens;
   std::vector<long long> in, out;
   std::unordered_set<BlockId> distinct;
+  std::unordered_set<long long> sessions;
   for (const Request& r : requests) {
+    if (r.session >= 0) {
+      sessions.insert(r.session);
+      ++s.rows_in_sessions;
+    }
     in.push_back(r.in_len);
     out.push_back(r.out_len);
     s.prompt_tokens += r.in_len;
@@ -55,6 +60,7 @@ TraceStats trace_stats(const std::vector<Request>& requests, long long block_tok
     distinct.insert(r.prefix_blocks.begin(), r.prefix_blocks.end());
   }
   s.distinct_blocks = static_cast<long long>(distinct.size());
+  s.sessions = static_cast<long long>(sessions.size());
   if (!requests.empty()) s.span_s = core::sim_seconds(requests.back().arrival - requests.front().arrival);
   s.in_len = summarise(std::move(in));
   s.out_len = summarise(std::move(out));

@@ -34,7 +34,7 @@ std::string chakra_trace() {
 std::string hopper_rows() { return xpusim::test::write_hopper_rows("xs_det_hopper"); }
 
 /// `args` with its fixtures written: {A} and {B} (.npy), {CHAKRA} (a trace prefix), {HOPPER}
-/// (a CSV) and {DATA} (the shipped data directory).
+/// (a CSV), {DATA} (the shipped data directory) and {SCRATCH} (a file of this process to write).
 std::string with_fixtures(const std::string& args) {
   std::string out = xpusim::test::with_npy_fixtures(args);
   const auto replace = [&out](const std::string& token, auto make) {
@@ -44,6 +44,7 @@ std::string with_fixtures(const std::string& args) {
   replace("{CHAKRA}", chakra_trace);
   replace("{HOPPER}", hopper_rows);
   replace("{DATA}", [] { return xpusim::test::data_dir(); });
+  replace("{SCRATCH}", [] { return xpusim::test::scratch_path("xs_det_out", ".csv"); });
   return out;
 }
 
@@ -102,6 +103,8 @@ const Command kCommands[] = {
     Command{"sweep_serve", "sweep {DATA}/sweeps/serve-llama3.1-8b-h100.yaml"},
     Command{"replay", "replay {CHAKRA} --system h100-sxm-dgx"},
     Command{"trace_stats", "trace-stats {DATA}/traces/mooncake-conversation.csv --cache-tokens 3000000"},
+    Command{"sessions", "sessions --sessions 300 --turns 5 --system-prompt-len 900 --out {SCRATCH}"},
+    Command{"sessions_from_trace", "sessions --from {DATA}/traces/azure-code-2023.csv --turns 2 --out {SCRATCH}"},
     Command{"serve_prefix_cache", "serve --system h100-sxm-dgx --model llama3.1-70b --chips 8 --tp 8 --precision fp8 "
                                   "--arrivals {DATA}/traces/mooncake-synthetic.csv"},
     Command{"calibrate", "calibrate {HOPPER} --params compute.nvidia-hopper.gemm_efficiency --folds none"},

@@ -68,13 +68,15 @@ const std::set<std::string> kUnitless = {
     // MoE: the busiest expert-parallel rank's tokens over the mean (a ratio)
     "moe_load_imbalance", "moe_capacity_factor", "expert_tp",
     // prefix caching and trace-stats (docs/json.md): token and block counts
-    "prefix_cache", "caches", "rows_with_prefix_hashes", "prompt_tokens", "output_tokens", "distinct_blocks"};
+    "prefix_cache", "caches", "rows_with_prefix_hashes", "prompt_tokens", "output_tokens", "distinct_blocks",
+    "sessions", "rows_in_sessions", "sessions_ended_at_context", "sessions_without_turns"};
 // Counts among the unitless names: printed as integers.
 const std::set<std::string> kCounts = {"chips", "tp", "pp", "dp", "requests", "events", "tokens_per_step",
                                        "spares", "runs", "largest_useful_chips",
                                        "train_tokens", "n", "ok", "preemptions", "timed_out_requests", "warmup_requests", "index",
                                        "stages", "transfers", "chunk_layers", "crossings_per_micro_batch", "expert_tp",
-                                       "rows_with_prefix_hashes", "prompt_tokens", "output_tokens", "distinct_blocks"};
+                                       "rows_with_prefix_hashes", "prompt_tokens", "output_tokens", "distinct_blocks",
+                                       "sessions", "rows_in_sessions", "sessions_ended_at_context", "sessions_without_turns"};
 
 bool has_unit_word(const std::string& key) {
   std::stringstream ss(key);
@@ -214,6 +216,7 @@ INSTANTIATE_TEST_SUITE_P(
                               "--json"},
         Command{"trace_stats", std::string("trace-stats ") + XS_TESTDATA_DIR + "/traces/mooncake-synthetic.csv "
                                "--cache-tokens 1000000 --json"},
+        Command{"sessions", "sessions --sessions 50 --max-context 2048 --out " + testing::TempDir() + "xs_conv_sessions.csv --json"},
         Command{"serve_prefix_cache", std::string("serve --system h100-sxm-dgx --model llama3.1-8b --precision fp8 "
                                                   "--json --arrivals ") + XS_TESTDATA_DIR + "/traces/mooncake-synthetic.csv"}),
     [](const ::testing::TestParamInfo<Command>& command) { return std::string(command.param.name); });

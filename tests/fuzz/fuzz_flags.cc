@@ -1,6 +1,7 @@
 // The flag-to-scenario path: command-line flags through CLI11 into the scenario layer's inputs,
 // their resolution and the run, exactly as `xpusim <command> ...` does (apps/cli). The input is
-// one argument per line, the first line the command: train, serve, collective, model or catalog.
+// one argument per line, the first line the command: train, serve, collective, model, catalog or
+// sessions.
 // Flags that write files (--html, --trace) or add catalog directories for the rest of the process
 // (--catalog-dir) are dropped; the harness runs in a directory of its own all the same.
 
@@ -27,7 +28,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"train", xpusim::cli::run_train},           {"serve", xpusim::cli::run_serve},
     {"collective", xpusim::cli::run_collective}, {"model", xpusim::cli::run_model},
-    {"catalog", xpusim::cli::run_catalog},
+    {"catalog", xpusim::cli::run_catalog},       {"sessions", xpusim::cli::run_sessions},
 };
 
 bool writes_outside(std::string_view arg) {

@@ -50,6 +50,8 @@ inline constexpr int kDiagnosticsPerFile = 20;
 /// in memory as requests (about 40 bytes each: 10^7 rows take 0.4 GB).
 inline constexpr long long kArrivalsFileBytes = 2LL << 30;
 inline constexpr long long kArrivalsRows = 10'000'000;
+/// Block ids of a generated trace (`xpusim sessions`), all rows together: 8 bytes each, 0.4 GB.
+inline constexpr long long kTraceBlockIds = 50'000'000;
 // Quantities from flags and scenario keys: far above any real run, low enough that every time,
 // energy and cost derived from them stays finite.
 inline constexpr double kTrainTokens = 1e17;         ///< tokens to train (Llama 3: 1.5e13)

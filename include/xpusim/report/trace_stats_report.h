@@ -6,6 +6,7 @@
 #include <string>
 
 #include "xpusim/report/json_convention.h"
+#include "xpusim/serve/sessions.h"
 #include "xpusim/serve/trace_stats.h"
 
 namespace xpusim::report {
@@ -15,5 +16,11 @@ namespace xpusim::report {
 /// capacity, null when unbounded, and its hit ratios; docs/json.md).
 Json trace_stats_document(const Provenance& provenance, const std::string& file, const serve::TraceStats& s);
 std::string trace_stats_text(const std::string& file, const serve::TraceStats& s);
+
+/// `xpusim sessions --out FILE [--json]`: the written trace's figures (as trace-stats gives them,
+/// `sessions` the sessions generated) and the sessions that ended at the context limit.
+Json sessions_document(const Provenance& provenance, const std::string& out, const std::string& from,
+                       const serve::Sessions& sessions, const serve::TraceStats& s);
+std::string sessions_text(const std::string& out, const serve::Sessions& sessions, const serve::TraceStats& t);
 
 }  // namespace xpusim::report

@@ -43,7 +43,7 @@ struct ServeInputs {
   std::optional<long long> in_len, out_len, requests, concurrency, seed;
   std::optional<double> rate;
   std::optional<bool> offline;
-  std::optional<std::string> arrivals;  ///< CSV file arrival_s,in_len,out_len[,prefix_hashes]
+  std::optional<std::string> arrivals;  ///< CSV file arrival_s,in_len,out_len[,prefix_hashes][,session_id,turn]
   std::optional<long long> arrivals_block_tokens;  ///< tokens per prefix_hashes block (default 512)
   /// The trace cut and scaled (serve::TraceShaping): "FROM..TO" seconds of the file's clock,
   /// every (n / N)-th row, arrival times divided by the speedup.

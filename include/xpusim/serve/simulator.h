@@ -43,6 +43,10 @@ struct Request {
   /// Trace requests: the ids of the prompt's blocks in order (the arrivals file's
   /// prefix_hashes; LoadSpec::trace_block_tokens each, the last may be partial); empty: none.
   std::vector<BlockId> prefix_blocks{};
+  /// Trace requests of multi-turn sessions (the arrivals file's session_id and turn, 1 the
+  /// first); -1 and 0: not part of a session.
+  long long session = -1;
+  long long turn = 0;
   bool operator==(const Request&) const = default;
 };
 
@@ -129,8 +133,9 @@ std::vector<double> client_start_fractions(const LoadSpec& load, long long clien
 
 /// Every request of a load (a RequestStream drained; for tests and small runs).
 std::vector<Request> generate_requests(const LoadSpec& load);
-/// Reads an arrivals CSV (header `arrival_s,in_len,out_len[,prefix_hashes]`, rows in arrival
-/// order; src/serve/arrivals_file.cc); InputError with line numbers.
+/// Reads an arrivals CSV (header `arrival_s,in_len,out_len[,prefix_hashes][,session_id,turn]`,
+/// rows in arrival order, a session's turns in order; src/serve/arrivals_file.cc); InputError
+/// with line numbers.
 struct ArrivalsFile {
   std::vector<Request> requests;
 };

@@ -24,6 +24,7 @@ struct CacheReplay {
 
 struct TraceStats {
   long long requests = 0, rows_with_prefix_hashes = 0;
+  long long sessions = 0, rows_in_sessions = 0;  ///< distinct session_id values, and their rows
   double span_s = 0;  ///< first to last arrival
   LengthSummary in_len, out_len;
   long long prompt_tokens = 0, output_tokens = 0;
