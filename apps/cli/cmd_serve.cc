@@ -133,17 +133,32 @@ std::vector<std::string> apply_serve_overrides(hw::Catalog& cat, const ServeFlag
   return scenario::apply_overrides(cat, *f.in.system, f.in.overrides);
 }
 
+std::vector<serve::SearchResult> searched(const ServeFlags& f, const serve::SearchSpec& spec, const serve::ServeEnv& env) {
+  if (!spec.base.prefill_system.empty()) return serve::compare_hetero(spec, env);
+  if (f.compare) return serve::compare_systems(spec, f.systems.empty() ? serve::default_compare_systems() : f.systems, env);
+  return {serve::search_plan(spec, env)};
+}
+
 int run_search(const ServeFlags& f, const serve::ServeEnv& env, const std::vector<std::string>& overrides) {
   const serve::SearchSpec spec = scenario::build_search(f.in, f.compare);
   const bool hetero = !spec.base.prefill_system.empty();
-  std::vector<serve::SearchResult> results;
-  if (hetero) results = serve::compare_hetero(spec, env);
-  else if (f.compare) results = serve::compare_systems(spec, f.systems.empty() ? serve::default_compare_systems() : f.systems, env);
-  else results.push_back(serve::search_plan(spec, env));
-  if (f.json) std::cout << report::search_document(provenance(true, true, f.calibration_file), f.in, results, f.compare).dump(2) << "\n";
-  else {
+  const std::vector<serve::SearchResult> results = searched(f, spec, env);
+  // A trace whose prompts share prefixes: the same search without the prefix cache beside it
+  // (docs/serving.md, "Search and compare"), unless the run already turned the cache off.
+  std::vector<serve::SearchResult> uncached;
+  if (serve::rows_with_prefix_blocks(spec.base.load.trace) > 0 && f.in.prefix_cache.value_or(true)) {
+    scenario::ServeInputs off = f.in;
+    off.prefix_cache = false;
+    uncached = searched(f, scenario::build_search(off, f.compare), env);
+  }
+  if (f.json) {
+    nlohmann::ordered_json doc = report::search_document(provenance(true, true, f.calibration_file), f.in, results, f.compare);
+    if (!uncached.empty()) doc["without_prefix_cache"] = report::search_results_json(uncached);
+    std::cout << doc.dump(2) << "\n";
+  } else {
     for (const auto& note : overrides) std::cout << "override: " << note << "\n";
     std::cout << report::search_text(results);
+    if (!uncached.empty()) std::cout << report::prefix_cache_contrast_text(results, uncached);
   }
   if (hetero) return results.front().found ? 0 : 1;  // the question was the heterogeneous plan
   for (const auto& r : results)

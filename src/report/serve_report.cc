@@ -249,7 +249,7 @@ std::string serve_text(const serve::ServeReport& rep) {
   return o.str();
 }
 
-Json search_document(const Provenance& provenance, const scenario::ServeInputs& in, const std::vector<serve::SearchResult>& results, bool compare) {
+Json search_results_json(const std::vector<serve::SearchResult>& results) {
   Json list = Json::array();
   for (const auto& r : results) {
     const bool hetero = !r.prefill_system.empty();
@@ -264,7 +264,12 @@ Json search_document(const Provenance& provenance, const scenario::ServeInputs& 
     }
     list.push_back(item);
   }
-  return document(compare ? "serve --compare" : "serve --search", provenance, inputs_json(in), Json{{"results", list}});
+  return list;
+}
+
+Json search_document(const Provenance& provenance, const scenario::ServeInputs& in, const std::vector<serve::SearchResult>& results, bool compare) {
+  return document(compare ? "serve --compare" : "serve --search", provenance, inputs_json(in),
+                  Json{{"results", search_results_json(results)}});
 }
 
 std::string search_text(const std::vector<serve::SearchResult>& results) {
@@ -290,6 +295,30 @@ std::string search_text(const std::vector<serve::SearchResult>& results) {
       o << strformat("%-*s   prefill %lld x %s, decode %lld x %s (%d:%d engines per slice, max %lld sequences)\n",
                      width, "", b.prefill_chips, r.prefill_system.c_str(), b.decode_chips, r.decode_system.c_str(),
                      b.prefill_engines, b.decode_engines, b.max_num_seqs);
+  }
+  return o.str();
+}
+
+std::string prefix_cache_contrast_text(const std::vector<serve::SearchResult>& cached,
+                                       const std::vector<serve::SearchResult>& uncached) {
+  std::ostringstream o;
+  o << "the same trace without the prefix cache (--prefix-cache off):\n";
+  int width = 24;
+  for (const auto& r : cached) width = std::max(width, static_cast<int>(r.system.size()));
+  o << strformat("  %-*s %20s %28s\n", width, "system", "chips with/without", "$/M out tok with/without");
+  for (size_t i = 0; i < cached.size() && i < uncached.size(); ++i) {
+    const auto& a = cached[i];
+    const auto& b = uncached[i];
+    auto chips = [](const serve::SearchResult& r) { return r.found ? strformat("%lld", r.best.chips) : std::string("-"); };
+    auto cost = [](const serve::SearchResult& r) {
+      return r.found ? strformat("%.3f", r.best.dollars_per_million_output_tokens) : std::string("-");
+    };
+    o << strformat("  %-*s %20s %28s%s\n", width, a.system.c_str(), (chips(a) + " / " + chips(b)).c_str(),
+                   (cost(a) + " / " + cost(b)).c_str(),
+                   a.found && b.found && a.best.chips == b.best.chips &&
+                           a.best.dollars_per_million_output_tokens == b.best.dollars_per_million_output_tokens
+                       ? "  (the same: its framework caches no prefixes by default; --prefix-cache on)"
+                       : "");
   }
   return o.str();
 }

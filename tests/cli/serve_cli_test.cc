@@ -100,18 +100,23 @@ TEST(ServeCli, ArrivalsFileIsReplayed) {
   EXPECT_TRUE(arrivals.err.empty()) << arrivals.err;
 }
 
+/// The Mooncake conversation trace's header and first 300 requests, written to `name` in the test's
+/// temporary directory; returns the path.
+std::string conversation_head(const std::string& name) {
+  const std::string file = ::testing::TempDir() + name;
+  std::ifstream in(xpusim::test::data_dir() + "/traces/mooncake-conversation.csv");
+  std::ofstream out(file);
+  std::string line;
+  for (int i = 0; i < 301 && std::getline(in, line); ++i) out << line << "\n";
+  return file;
+}
+
 // The Mooncake conversation trace's first 300 requests (data/traces): the framework's prefix cache
 // (vLLM's, on by default) serves part of every prompt that shares a leading block with an
 // earlier one, the prefill work drops and TTFT with it; off, no prompt hits and the JSON says
 // so with null.
 TEST(ServeCli, PrefixCacheServesTheTracesSharedPromptBlocks) {
-  const std::string file = ::testing::TempDir() + "xs_mooncake300.csv";
-  {
-    std::ifstream in(xpusim::test::data_dir() + "/traces/mooncake-conversation.csv");
-    std::ofstream out(file);
-    std::string line;
-    for (int i = 0; i < 301 && std::getline(in, line); ++i) out << line << "\n";
-  }
+  const std::string file = conversation_head("xs_mooncake300.csv");
   const std::string base = "serve --system h100-sxm-dgx --model llama3.1-70b --chips 8 --tp 8 --precision fp8 "
                            "--framework vllm --json --arrivals " + file;
   auto on = run_cli(base);
@@ -176,6 +181,27 @@ TEST(ServeCli, SearchServesATrace) {
   const auto both = run_cli(base + " --rate 3");
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_NE(both.err.find("rate: an arrivals file sets the rate"), std::string::npos) << both.err;
+}
+
+// A search on a trace whose prompts share prefixes puts the same search without the prefix cache
+// beside it; a cache-off search has nothing to contrast.
+TEST(ServeCli, SearchOnATraceWithPrefixesShowsTheSearchWithoutTheCache) {
+  const std::string file = conversation_head("xs_search_prefix.csv");
+  const std::string base = "serve --search --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --arrivals " + file;
+  auto text = run_cli(base);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("the same trace without the prefix cache"), std::string::npos) << text.out;
+  auto json = run_cli(base + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["without_prefix_cache"].size(), 1u);
+  const auto& with = j["results"][0]["best"];
+  const auto& without = j["without_prefix_cache"][0]["best"];
+  EXPECT_GE(without["chips"].get<long long>(), with["chips"].get<long long>());
+  EXPECT_GE(without["cost_usd_per_million_output_tokens"].get<double>(), with["cost_usd_per_million_output_tokens"].get<double>());
+  auto off = run_cli(base + " --prefix-cache off --json");
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_FALSE(nlohmann::json::parse(off.out).contains("without_prefix_cache"));
 }
 
 // trace-stats reads the trace alone: no catalog, no engine.

@@ -19,5 +19,11 @@ std::string serve_text(const serve::ServeReport& rep);
 /// `serve --search/--compare --json`: one entry per system under "results".
 Json search_document(const Provenance& provenance, const scenario::ServeInputs& in, const std::vector<serve::SearchResult>& results, bool compare);
 std::string search_text(const std::vector<serve::SearchResult>& results);
+/// The `results` array of a search document (one entry per system searched).
+Json search_results_json(const std::vector<serve::SearchResult>& results);
+/// A trace with shared prefixes: chips and $/M output tokens per system with the prefix cache and
+/// without it (the same search with --prefix-cache off), side by side.
+std::string prefix_cache_contrast_text(const std::vector<serve::SearchResult>& cached,
+                                       const std::vector<serve::SearchResult>& uncached);
 
 }  // namespace xpusim::report
