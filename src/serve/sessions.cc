@@ -108,6 +108,9 @@ class SessionWriter {
   }
 
   Sessions take(long long sessions) {
+    if (out_.turns.empty())
+      core::fail("max_context", "no session has a turn within the context", std::to_string(s_.max_context) + " tokens",
+                 "a context that holds the system prompt, a first message and its answer");
     std::stable_sort(out_.turns.begin(), out_.turns.end(), [](const Request& a, const Request& b) {
       return std::tie(a.arrival, a.session, a.turn) < std::tie(b.arrival, b.session, b.turn);
     });

@@ -183,6 +183,14 @@ printf '{"system": "h100-sxm-dgx", "model": "llama3.1-8b", "chips": 8, "chips": 
 case_ "scenario key twice (JSON)"   "2" train --scenario "$T/dup.json"
 printf 'system: h100-sxm-dgx\nmodel: llama3.1-8b\nchips: 8\n---\nchips: 16\n' > "$T/two.yaml"
 case_ "two YAML documents"          "2" train --scenario "$T/two.yaml"
+# yaml-cpp 0.7 reported empty documents before a ',' outside brackets without end (fuzz_config).
+printf -- '- a\n,\n' > "$T/comma.yaml"
+case_ "YAML ',' outside brackets"   "2" train --scenario "$T/comma.yaml"
+printf ',' > "$T/comma_only.yaml"
+case_ "YAML ',' alone (calibration)" "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --calibration "$T/comma_only.yaml"
+# Aliases to a long string: few values, hundreds of megabytes of text once expanded.
+{ printf 'l0: &l0 "%04000d"\n' 0; for i in 1 2 3 4 5; do printf 'l%d: &l%d [' $i $i; for k in 0 1 2 3 4 5 6 7 8 9; do printf '%s*l%d' "$([ $k -gt 0 ] && echo ', ')" $((i-1)); done; printf ']\n'; done; } > "$T/long_laughs.yaml"
+case_ "YAML aliases to long text"   "2" train --scenario "$T/long_laughs.yaml"
 python3 -c "
 import json; d=json.load(open('data/models/llama3.1-8b.json'))
 for i in range(300000): d['k%d' % i] = i

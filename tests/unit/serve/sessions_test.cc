@@ -202,6 +202,10 @@ TEST(Sessions, ASpecOutOfRangeNamesItsField) {
   spec.system_prompt_len = spec.max_context;
   EXPECT_NE(message(spec).find("system_prompt_len"), std::string::npos);
   spec = {};
+  spec.system_prompt_len = 4000;
+  spec.max_context = 4001;  // no first message and answer fit beside the system prompt
+  EXPECT_NE(message(spec).find("no session has a turn"), std::string::npos);
+  spec = {};
   spec.block_tokens = 1;  // a 400,000-token prompt in one-token blocks: a row of 400,000 ids, past a CSV record
   spec.message_len_mean = 400000;
   spec.length_sigma = 0;
