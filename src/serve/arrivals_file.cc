@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <charconv>
 #include <fstream>
 #include <string>
@@ -69,18 +70,15 @@ std::vector<Column> read_header(std::string_view line, core::Diagnostics& d) {
   return cols;
 }
 
-bool parse_length(std::string_view s, long long& out) {
+// A whole number in [least, most], the field parsed whole.
+bool parse_whole(std::string_view s, long long least, long long most, long long& out) {
   s = trimmed(s);
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && end == s.data() + s.size() && out >= 1 && out <= core::limits::kSequence;
+  return ec == std::errc() && end == s.data() + s.size() && out >= least && out <= most;
 }
 
-// session_id: a whole number from 0; turn: from 1.
-bool parse_count(std::string_view s, long long least, long long& out) {
-  s = trimmed(s);
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && end == s.data() + s.size() && out >= least;
-}
+// A length: 1 to core::limits::kSequence tokens.
+bool parse_length(std::string_view s, long long& out) { return parse_whole(s, 1, core::limits::kSequence, out); }
 
 bool parse_seconds(std::string_view s, double& out) {
   s = trimmed(s);
@@ -128,10 +126,10 @@ std::string read_row(std::string_view line, const std::vector<Column>& cols, dou
           return "prefix_hashes is not a list of block ids (whole numbers below 2^64) separated by spaces";
         break;
       case Column::SessionId:
-        if (!parse_count(f, 0, out.session)) return "session_id is not a whole number from 0 (below 2^63)";
+        if (!parse_whole(f, 0, std::numeric_limits<long long>::max(), out.session)) return "session_id is not a whole number from 0 (below 2^63)";
         break;
       case Column::Turn:
-        if (!parse_count(f, 1, out.turn)) return "turn is not a whole number from 1 (below 2^63)";
+        if (!parse_whole(f, 1, std::numeric_limits<long long>::max(), out.turn)) return "turn is not a whole number from 1 (below 2^63)";
         break;
     }
   }
