@@ -14,6 +14,7 @@
 #include "xpusim/report/html_report.h"
 #include "xpusim/report/serve_report.h"
 #include "xpusim/report/trust_report.h"
+#include "xpusim/serve/software_range.h"
 #include "xpusim/workload/hf_config.h"
 
 namespace xpusim::cli {
@@ -213,6 +214,7 @@ int run_serve(const Args& args) {
     return 1;
   }
   serve::ServeReport rep = *result;
+  rep.software_range = serve::software_range(rep, env);
   rep.assumptions.insert(rep.assumptions.begin(), overrides.begin(), overrides.end());
   if (!f.trace.empty()) write_trace(f.trace, rep.sim);
   if (!f.html.empty())

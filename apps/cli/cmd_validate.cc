@@ -5,6 +5,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli_util.h"
 #include "xpusim/report/html_report.h"
@@ -85,11 +86,12 @@ std::vector<validation::RowResult> cross_validate_rows(const std::vector<validat
 void write_validation(const ValidateOptions& o, const validation::Context& ctx, const hw::Catalog& cat,
                       const std::vector<validation::RowResult>& results,
                       const std::vector<validation::RowResult>* cv_results) {
+  std::optional<validation::TrustData> written;
   if (!o.bands_file.empty()) {
-    const auto data = validation::trust_from(*cv_results, ctx,
-                                             "leave-one-source-out residuals of " + std::to_string(results.size()) +
-                                                 " rows (xpusim validate --cv)");
-    write_text_file("--write-bands", o.bands_file, validation::trust_json_text(data));
+    written = validation::trust_from(*cv_results, ctx,
+                                     "leave-one-source-out residuals of " + std::to_string(results.size()) +
+                                         " rows (xpusim validate --cv)");
+    write_text_file("--write-bands", o.bands_file, validation::trust_json_text(*written));
   }
   const auto prov = provenance(true, true, o.calibration_file);
   if (!o.html.empty()) {
@@ -98,13 +100,17 @@ void write_validation(const ValidateOptions& o, const validation::Context& ctx, 
   }
   const auto trust = load_trust_data();
   const report::InBand in_band = report::rows_in_band(results, trust, cat, data_dir() + "/models");
+  // Out-of-fold coverage: each out-of-fold prediction under the bands just written, else the shipped ones.
+  std::optional<report::InBand> cv_in_band;
+  if (cv_results) cv_in_band = report::rows_in_band(*cv_results, written ? *written : trust, cat, data_dir() + "/models");
+  const report::InBand* cv_band = cv_in_band ? &*cv_in_band : nullptr;
   if (o.json) {
-    report::Json doc =
-        report::validation_document(prov, o.file, results, cat, cv_results, o.explain, o.selection.text(), &in_band);
+    report::Json doc = report::validation_document(prov, o.file, results, cat, cv_results, o.explain,
+                                                   o.selection.text(), &in_band, cv_band);
     report::add_row_trust(doc, results, trust, cat, data_dir() + "/models");
     std::cout << doc.dump(2) << "\n";
   } else {
-    std::cout << report::validation_text(results, cat, cv_results, o.explain, &in_band);
+    std::cout << report::validation_text(results, cat, cv_results, o.explain, &in_band, cv_band);
   }
 }
 

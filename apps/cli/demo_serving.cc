@@ -112,12 +112,27 @@ nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& m
       jr["price_estimated"] = price_est;
       jr["energy_j_per_output_token"] = c.joules_per_output_token;
       jr["energy_estimated"] = true;
+      if (r.software_range) {
+        const auto& sr = *r.software_range;
+        o << strformat("  %-22s %6s  software: %s; the same plan %s .. %s ms TPOT p90, %s .. %s ms TTFT p90\n", "", "",
+                       sr.central.c_str(), fmt_num(sr.high.tpot_p90_ms, 3).c_str(), fmt_num(sr.low.tpot_p90_ms, 3).c_str(),
+                       fmt_int(static_cast<long long>(sr.high.ttft_p90_ms + 0.5)).c_str(),
+                       fmt_int(static_cast<long long>(sr.low.ttft_p90_ms + 0.5)).c_str());
+        jr["software_range"] = {{"central", sr.central},
+                                {"low", {{"software", sr.low.software}, {"tpot_p90_ms", sr.low.tpot_p90_ms},
+                                         {"ttft_p90_ms", sr.low.ttft_p90_ms}}},
+                                {"high", {{"software", sr.high.software}, {"tpot_p90_ms", sr.high.tpot_p90_ms},
+                                          {"ttft_p90_ms", sr.high.ttft_p90_ms}}}};
+      }
       j.push_back(jr);
     }
     o << "\n";
   }
   o << "  (* estimated: energy from TDP and busy time; prices with no public list price. P+D: prefill and\n"
-       "   decode engines of a disaggregated replica. `xpusim serve --compare` runs other loads.)\n\n";
+       "   decode engines of a disaggregated replica. software: the Neuron stack a Trainium line assumes, and\n"
+       "   the same plan from GPU-grade serving software (TensorRT-LLM's overheads, Blackwell's kernel\n"
+       "   efficiencies on the chip's peaks) to the slowest validated Neuron stack; docs/serving.md\n"
+       "   \"Software range\". `xpusim serve --compare` runs other loads.)\n\n";
   return j;
 }
 

@@ -18,6 +18,7 @@
 #include "xpusim/report/train_report.h"
 #include "xpusim/report/trust_report.h"
 #include "xpusim/report/validation_report.h"
+#include "xpusim/serve/software_range.h"
 #include "xpusim/scenario/sweep.h"
 #include "xpusim/validation/summary.h"
 #include "xpusim/workload/hf_config.h"
@@ -117,7 +118,9 @@ Json serve(const Json& keys, const Session& s) {
   const serve::ServeEnv env{&s.catalog, s.models_dir(), &s.params};
   const auto result = serve::run_scenario(scenario::build_serve(in), env);
   if (!result) return report::serve_infeasible_document(s.provenance(true, true), in, result.error());
-  return serve_document(s.provenance(true, true), s.trust, s.catalog, s.models_dir(), in, *result);
+  serve::ServeReport rep = *result;
+  rep.software_range = serve::software_range(rep, env);
+  return serve_document(s.provenance(true, true), s.trust, s.catalog, s.models_dir(), in, rep);
 }
 
 net::CollectiveKind parse_collective_op(const std::string& op, const std::string& path) {

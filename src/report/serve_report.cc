@@ -170,6 +170,45 @@ void percentile_row(std::ostream& o, const char* name, const serve::Percentiles&
   o << strformat("  %-6s mean %9.2f  p50 %9.2f  p90 %9.2f  p99 %9.2f %s\n", name, p.mean, p.p50, p.p90, p.p99, unit);
 }
 
+Json software_end_json(const serve::SoftwareEnd& e) {
+  return Json{{"software", e.software},
+              {"ttft_mean_ms", e.ttft_mean_ms},
+              {"tpot_mean_ms", e.tpot_mean_ms},
+              {"ttft_p90_ms", e.ttft_p90_ms},
+              {"tpot_p90_ms", e.tpot_p90_ms},
+              {"output_tokens_per_s_per_chip", e.output_tokens_per_s_per_chip},
+              {"e2e_latency_mean_s", e.e2e_mean_s}};
+}
+
+Json software_range_json(const serve::SoftwareRange& r) {
+  return Json{{"central", r.central}, {"low", software_end_json(r.low)}, {"high", software_end_json(r.high)}};
+}
+
+/// A searched plan's software range: the SLO metrics at each end.
+std::string search_software_range_text(const serve::SoftwareRange& r, int width) {
+  auto end = [](const serve::SoftwareEnd& e) {
+    return strformat("TTFT p90 %.0f ms, TPOT p90 %.1f ms", e.ttft_p90_ms, e.tpot_p90_ms);
+  };
+  return strformat("%-*s   software range of this plan (it assumes %s): low %s (%s); high %s (GPU-grade serving "
+                   "software)\n",
+                   width, "", r.central.c_str(), end(r.low).c_str(), r.low.software.substr(0, r.low.software.find(" (")).c_str(),
+                   end(r.high).c_str());
+}
+
+/// A Trainium run's software range: each end's figures and the software it assumed.
+std::string software_range_text(const serve::ServeReport& rep) {
+  const serve::SoftwareRange& r = *rep.software_range;
+  std::ostringstream o;
+  o << "software range (this forecast assumes " << r.central << "; the Neuron software alone moves it this far):\n";
+  auto line = [&](const char* end, const serve::SoftwareEnd& e) {
+    o << strformat("  %-4s TTFT %.4g ms, TPOT %.4g ms, %.4g output tok/s/chip: %s\n", end, e.ttft_mean_ms, e.tpot_mean_ms,
+                   e.output_tokens_per_s_per_chip, e.software.c_str());
+  };
+  line("low", r.low);
+  line("high", r.high);
+  return o.str();
+}
+
 }  // namespace
 
 Json serve_document(const Provenance& provenance, const scenario::ServeInputs& in, const serve::ServeReport& rep) {
@@ -191,6 +230,7 @@ Json serve_document(const Provenance& provenance, const scenario::ServeInputs& i
   j["timeline"] = timeline;
   if (!rep.pools.empty()) j["heterogeneous"] = hetero_json(rep);
   j["software"] = software_json(rep);
+  if (rep.software_range) j["software_range"] = software_range_json(*rep.software_range);
   j["assumptions"] = rep.assumptions;
   return document("serve", provenance, inputs_json(in), j);
 }
@@ -246,6 +286,7 @@ std::string serve_text(const serve::ServeReport& rep) {
                  core::to_ms(st.overhead));
   if (!rep.pools.empty()) o << hetero_text(rep);
   for (const auto& a : rep.assumptions) o << "  assumption: " << a << "\n";
+  if (rep.software_range) o << software_range_text(rep);
   return o.str();
 }
 
@@ -258,6 +299,7 @@ Json search_results_json(const std::vector<serve::SearchResult>& results) {
     for (const auto& c : r.tried) tried.push_back(one(c));
     Json item{{"system", r.system}, {"found", r.found}, {"best", one(r.best)}, {"tried", tried}};
     if (!r.command.empty()) item["command"] = r.command;
+    if (r.software_range) item["software_range"] = software_range_json(*r.software_range);
     if (hetero) {
       item["prefill_system"] = r.prefill_system;
       item["decode_system"] = r.decode_system;
@@ -291,6 +333,7 @@ std::string search_text(const std::vector<serve::SearchResult>& results) {
     o << strformat("%-*s   %s, %s, max %lld sequences per engine\n", width, "", b.precision.c_str(), b.framework.c_str(),
                    b.max_num_seqs);
     if (!r.command.empty()) o << strformat("%-*s   the whole deployment: %s\n", width, "", r.command.c_str());
+    if (r.software_range) o << search_software_range_text(*r.software_range, width);
     if (!r.prefill_system.empty())
       o << strformat("%-*s   prefill %lld x %s, decode %lld x %s (%d:%d engines per slice, max %lld sequences)\n",
                      width, "", b.prefill_chips, r.prefill_system.c_str(), b.decode_chips, r.decode_system.c_str(),

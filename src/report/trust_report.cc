@@ -145,14 +145,17 @@ void add_trust_json(Json& doc, const validation::TrustData& data, const validati
     const auto [low, high] = validation::band_of(a, m.value, m.is_time, m.metric);
     doc[m.key + "_low"] = low;
     doc[m.key + "_high"] = high;
-    const bool cell = a.metric_bands.count(m.metric) > 0;
+    const validation::Band* cell = validation::metric_band(a, m.metric);
     const validation::Band b = validation::band_for(a, m.metric);
-    metric_bands[m.key] = {{"band_rows", cell ? a.metric_bands.at(m.metric).n : a.band.n},
+    metric_bands[m.key] = {{"band_rows", cell ? cell->n : a.band.n},
                            {"cell", cell ? "framework and metric" : "kind and family"},
+                           {"basis", validation::band_basis(a, m.metric)},
                            {"log_residual_p10", b.low},
                            {"log_residual_p90", b.high}};
   }
   Json trust{{"band_basis", data.basis},
+             {"band_cell", a.group},
+             {"band_cell_chips", std::vector<std::string>(a.group_chips.begin(), a.group_chips.end())},
              {"has_band", a.has_band},
              {"band_rows", a.band.n},
              {"log_residual_p10", a.band.low},
@@ -160,6 +163,12 @@ void add_trust_json(Json& doc, const validation::TrustData& data, const validati
              {"extrapolating", a.extrapolating},
              {"reasons", a.reasons},
              {"metric_bands", metric_bands}};
+  if (a.extrapolating)
+    trust["widening"] = a.widening.sources > 0
+                            ? Json{{"rule", "spread between sources"},
+                                   {"sources", a.widening.sources},
+                                   {"log_spread", a.widening.log_spread}}
+                            : Json{{"rule", "twice the width"}, {"sources", 0}};
   doc["trust"] = trust;
 }
 
@@ -167,16 +176,15 @@ std::string trust_text(const validation::TrustData& data, const validation::Asse
                        const std::vector<TrustedMetric>& metrics) {
   std::ostringstream o;
   if (a.has_band) {
-    o << strformat("uncertainty (p10..p90 of the cross-validated rows of its framework and metric where at least %d, "
-                   "else the %d of its kind and family%s):\n",
-                   validation::kMinCellRows, a.band.n, a.extrapolating ? "; widened, extrapolating" : "");
+    o << strformat("uncertainty (p10..p90 of out-of-fold residuals: its framework and metric's where they have at "
+                   "least %d rows, else those of %s%s):\n",
+                   validation::kMinCellRows, a.group.c_str(), a.extrapolating ? "; widened, extrapolating" : "");
     for (const auto& m : metrics) {
       const auto [low, high] = validation::band_of(a, m.value, m.is_time, m.metric);
-      const auto cell = a.metric_bands.find(m.metric);
-      const std::string rows = cell != a.metric_bands.end() ? strformat("%d rows of its framework", cell->second.n)
-                                                            : std::string("its family");
-      o << strformat("  %-22s %.4g .. %.4g %s (%s)\n", m.label.c_str(), low, high, m.unit.c_str(), rows.c_str());
+      o << strformat("  %-22s %.4g .. %.4g %s (%s)\n", m.label.c_str(), low, high, m.unit.c_str(),
+                     validation::band_rows_basis(a, m.metric).c_str());
     }
+    if (a.extrapolating) o << "  " << validation::widening_text(a) << "\n";
   } else {
     o << "uncertainty: no cross-validated rows of this kind and family (" << data.basis << ")\n";
   }

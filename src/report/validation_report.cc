@@ -51,7 +51,7 @@ std::string summary_line(const std::string& name, const validation::KindSummary&
   std::string line = strformat("  %-26s %4d %4d %11.1f%% %9.1f%% %9.1f%%", name.c_str(), s.n, s.ok,
                                s.median_abs_error_pct, s.p90_abs_error_pct, s.mean_abs_error_pct);
   line += coverage_text(s);
-  if (cv) line += strformat(" %14.1f%% %9.1f%%", cv->median_abs_error_pct, cv->p90_abs_error_pct);
+  if (cv) line += strformat(" %14.1f%% %9.1f%%", cv->median_abs_error_pct, cv->p90_abs_error_pct) + coverage_text(*cv);
   return line + "\n";
 }
 
@@ -68,6 +68,10 @@ Json kind_json(const validation::KindSummary& s, const validation::KindSummary* 
   if (cv) {
     j["cv_median_abs_error_pct"] = cv->median_abs_error_pct;
     j["cv_p90_abs_error_pct"] = cv->p90_abs_error_pct;
+    if (cv->banded > 0) {  // the out-of-fold predictions' own bands
+      j["cv_band_rows"] = cv->banded;
+      j["cv_band_coverage_pct"] = 100.0 * cv->in_band / cv->banded;
+    }
   }
   return j;
 }
@@ -162,7 +166,7 @@ std::string summary_text_of(const Summaries& kinds, const Summaries& families, c
   std::ostringstream o;
   o << strformat("  %-26s %4s %4s %12s %10s %10s %9s", "kind", "n", "ok", "median |err|", "p90 |err|", "mean |err|",
                  "in band");
-  o << (cv_kinds ? strformat(" %15s %10s\n", "CV median |err|", "CV p90") : std::string("\n"));
+  o << (cv_kinds ? strformat(" %15s %10s %9s\n", "CV median |err|", "CV p90", "CV band") : std::string("\n"));
   for (const auto& [k, s] : kinds) o << summary_line(k, s, cv_kinds ? find_in(*cv_kinds, k) : nullptr);
   for (const auto& [f, s] : families) o << summary_line(f, s, cv_families ? find_in(*cv_families, f) : nullptr);
   return o.str();
@@ -196,11 +200,16 @@ void not_predicted_line(std::ostream& o, const validation::RowResult& r, bool& h
 
 }  // namespace
 
-CvSummaries::CvSummaries(const std::vector<validation::RowResult>* cv, const hw::Catalog& catalog) : given(cv != nullptr) {
+CvSummaries::CvSummaries(const std::vector<validation::RowResult>* cv, const hw::Catalog& catalog,
+                         const InBand* cv_in_band)
+    : given(cv != nullptr) {
   if (!cv) return;
-  kinds = validation::summarize(*cv);
-  families = validation::summarize_by_family(*cv, catalog);
-  sources = validation::summarize_by_source(*cv);
+  validation::SummaryBuilder b(&catalog);
+  for (size_t i = 0; i < cv->size(); ++i)
+    b.add((*cv)[i], cv_in_band && i < cv_in_band->size() ? (*cv_in_band)[i] : std::nullopt);
+  kinds = b.kinds();
+  families = b.families();
+  sources = b.sources();
 }
 
 namespace {
@@ -243,8 +252,8 @@ InBand rows_in_band(const std::vector<validation::RowResult>& results, const val
 }
 
 Json summary_json(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                  const std::vector<validation::RowResult>* cv, const InBand* in_band) {
-  return summary_json_from(summaries_of(results, catalog, in_band), CvSummaries(cv, catalog));
+                  const std::vector<validation::RowResult>* cv, const InBand* in_band, const InBand* cv_in_band) {
+  return summary_json_from(summaries_of(results, catalog, in_band), CvSummaries(cv, catalog, cv_in_band));
 }
 
 namespace {
@@ -261,7 +270,7 @@ Json validate_inputs(const std::string& file, bool cv, const std::string& row_id
 Json validation_document(const Provenance& provenance, const std::string& file,
                          const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                          const std::vector<validation::RowResult>* cv, bool explain, const std::string& row_ids,
-                         const InBand* in_band) {
+                         const InBand* in_band, const InBand* cv_in_band) {
   Json rows = Json::array();
   for (size_t i = 0; i < results.size(); ++i) {
     Json row = row_json(results[i], explain);
@@ -273,21 +282,22 @@ Json validation_document(const Provenance& provenance, const std::string& file,
     rows.push_back(row);
   }
   return document("validate", provenance, validate_inputs(file, cv != nullptr, row_ids),
-                  Json{{"rows", rows}, {"summary", summary_json(results, catalog, cv, in_band)}});
+                  Json{{"rows", rows}, {"summary", summary_json(results, catalog, cv, in_band, cv_in_band)}});
 }
 
 std::string summary_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                         const std::vector<validation::RowResult>* cv, const InBand* in_band) {
-  return summary_text_from(summaries_of(results, catalog, in_band), CvSummaries(cv, catalog));
+                         const std::vector<validation::RowResult>* cv, const InBand* in_band, const InBand* cv_in_band) {
+  return summary_text_from(summaries_of(results, catalog, in_band), CvSummaries(cv, catalog, cv_in_band));
 }
 
 std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                            const std::vector<validation::RowResult>* cv, bool explain, const InBand* in_band) {
+                            const std::vector<validation::RowResult>* cv, bool explain, const InBand* in_band,
+                            const InBand* cv_in_band) {
   std::ostringstream o;
   rows_table_header(o);
   for (const auto& r : results) row_line(o, r, explain);
   o << summary_heading(cv != nullptr);
-  o << summary_text(results, catalog, cv, in_band);
+  o << summary_text(results, catalog, cv, in_band, cv_in_band);
   bool header = false;
   for (const auto& r : results)
     if (r.prediction.status != validation::Status::Ok) not_predicted_line(o, r, header);

@@ -1,10 +1,13 @@
 #include "xpusim/serve/search.h"
 
+#include "xpusim/serve/software_range.h"
+
 #include <algorithm>
 #include <optional>
 
 #include "xpusim/core/diagnostics.h"
 #include "xpusim/core/format.h"
+#include "xpusim/serve/software_range.h"
 #include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
 
@@ -357,8 +360,31 @@ std::string reproduce_command(const SearchSpec& spec, const PlanCandidate& c) {
 
 }  // namespace
 
+namespace {
+
+/// The best plan's slice: its layout, prefill:decode split and how many slices the deployment is.
+struct BestSlice {
+  Layout layout;
+  std::pair<int, int> ratio;
+  long long slices = 0;
+};
+
+/// The software range of the best plan's slice as the search ran it (Trainium stacks only).
+std::optional<SoftwareRange> slice_software_range(const SearchSpec& spec, const ServeEnv& env, const BestSlice& b) {
+  const auto& chip = env.catalog->system(spec.base.system, "system").chip;
+  if (!is_neuron(spec.base.framework.value_or(default_framework(chip)))) return std::nullopt;
+  ServeScenario sc = slice_scenario(spec, b.layout, b.slices, spec.requests);
+  sc.chips = b.layout.chips() * (b.ratio.first + b.ratio.second);
+  sc.prefill_chips = b.layout.chips() * b.ratio.first;
+  const auto rep = run_scenario(sc, env);
+  return rep ? software_range(*rep, env) : std::nullopt;
+}
+
+}  // namespace
+
 SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
   SearchResult res;
+  BestSlice best_slice;
   res.system = spec.base.system;
   const auto& sys = env.catalog->system(spec.base.system, "system");
   const auto model = workload::load_model(spec.base.model, env.models_dir);
@@ -380,10 +406,14 @@ SearchResult search_plan(const SearchSpec& spec, const ServeEnv& env) {
       if (!res.found || fewer_chips(*best_here, res.best)) {
         res.best = *best_here;
         res.found = true;
+        best_slice = {l, ratio, best_here->chips / unit};
       }
     }
   }
-  if (res.found) res.command = reproduce_command(spec, res.best);
+  if (res.found) {
+    res.command = reproduce_command(spec, res.best);
+    res.software_range = slice_software_range(spec, env, best_slice);
+  }
   if (!res.found)
     res.best.note = !res.tried.empty() ? res.tried.back().note
                     : spec.tp_candidates.empty() && spec.ep_candidates.empty() && spec.try_tp_attention

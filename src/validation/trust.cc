@@ -9,7 +9,9 @@
 #include "xpusim/compute/calibration.h"
 #include "xpusim/config/document.h"
 #include "xpusim/core/diagnostics.h"
+#include "xpusim/core/format.h"
 #include "xpusim/core/suggest.h"
+#include "xpusim/validation/source.h"
 #include "xpusim/workload/hf_config.h"
 
 namespace xpusim::validation {
@@ -28,6 +30,26 @@ double signed_percentile(std::vector<double> v, double p) {
 }
 
 double rounded(double v) { return std::round(v * 1e4) / 1e4; }
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/// Per kind: p90 − p10 of the median log-residuals of the sources with kMinSourceRows rows or
+/// more, when kMinSpreadSources sources have them.
+std::map<std::string, Widening> spread_between_sources(const std::map<std::string, std::vector<double>>& by_source) {
+  std::map<std::string, std::vector<double>> medians;  // kind -> per-source medians
+  for (const auto& [kind_source, v] : by_source)
+    if (static_cast<int>(v.size()) >= kMinSourceRows)
+      medians[kind_source.substr(0, kind_source.find('/'))].push_back(median_of(v));
+  std::map<std::string, Widening> out;
+  for (const auto& [kind, m] : medians)
+    if (static_cast<int>(m.size()) >= kMinSpreadSources)
+      out[kind] = Widening{static_cast<int>(m.size()), rounded(signed_percentile(m, 90) - signed_percentile(m, 10))};
+  return out;
+}
 
 Json set_json(const std::set<std::string>& s) { return Json(std::vector<std::string>(s.begin(), s.end())); }
 
@@ -77,11 +99,12 @@ std::string family_of_row(const Row& row, const hw::Catalog& catalog) {
 TrustData trust_from(const std::vector<RowResult>& cv, const Context& ctx, const std::string& basis) {
   TrustData data;
   data.basis = basis;
-  std::map<std::string, std::vector<double>> residuals, cells;
+  std::map<std::string, std::vector<double>> residuals, cells, by_source;
   for (const auto& r : cv) {
     if (r.prediction.status != Status::Ok || r.prediction.predicted <= 0 || r.row.value <= 0) continue;
     const std::string group = r.row.kind + "/" + family_of_row(r.row, *ctx.catalog);
     residuals[group].push_back(rate_log_residual(r));
+    by_source[r.row.kind + "/" + source_of(r.row.source_url)].push_back(rate_log_residual(r));
     if (!r.prediction.framework.empty())
       cells[group + "/" + r.prediction.framework + "/" + r.row.metric].push_back(rate_log_residual(r));
     Coverage& c = data.coverage[group];
@@ -98,6 +121,7 @@ TrustData trust_from(const std::vector<RowResult>& cv, const Context& ctx, const
     if (static_cast<int>(v.size()) >= kMinCellRows)
       data.cells[cell] = Band{static_cast<int>(v.size()), rounded(signed_percentile(v, 10)),
                               rounded(signed_percentile(v, 90))};
+  data.widening = spread_between_sources(by_source);
   return data;
 }
 
@@ -119,6 +143,8 @@ std::string trust_json_text(const TrustData& data) {
   j["cells"] = Json::object();
   for (const auto& [cell, b] : data.cells)
     j["cells"][cell] = {{"n", b.n}, {"log_residual_p10", b.low}, {"log_residual_p90", b.high}};
+  j["widening"] = Json::object();
+  for (const auto& [kind, w] : data.widening) j["widening"][kind] = {{"sources", w.sources}, {"log_spread", w.log_spread}};
   return j.dump(2) + "\n";
 }
 
@@ -148,6 +174,13 @@ TrustData load_trust(const std::string& path) {
                               read_number(g, "log_residual_p10", at, diags),
                               read_number(g, "log_residual_p90", at, diags)};
     }
+  if (j.contains("widening") && j.at("widening").is_object())  // absent in files before stop 57
+    for (const auto& [kind, g] : j.at("widening").items()) {
+      const std::string at = "widening." + kind;
+      const double spread = read_number(g, "log_spread", at, diags);
+      if (!(spread >= 0)) diags.error(at + ".log_spread", "out of range", config::brief(g.at("log_spread")), "a number >= 0");
+      data.widening[kind] = Widening{static_cast<int>(read_number(g, "sources", at, diags)), spread};
+    }
   diags.set_file(path);
   diags.throw_if_any();
   return data;
@@ -158,6 +191,9 @@ std::string default_trust_file(const std::string& data_dir) { return data_dir + 
 Assessment assess(const TrustData& data, const TrustQuery& q) {
   Assessment a;
   const std::string group = q.kind + "/" + q.family;
+  a.group = group;
+  a.framework = q.framework;
+  if (const auto w = data.widening.find(q.kind); w != data.widening.end()) a.widening = w->second;
   const auto band = data.bands.find(group);
   if (band != data.bands.end() && band->second.n > 0) {
     a.has_band = true;
@@ -171,6 +207,7 @@ Assessment assess(const TrustData& data, const TrustQuery& q) {
     a.reasons.push_back("no validated " + q.kind + " rows on the " + q.family + " family");
   } else {
     const Coverage& c = cov->second;
+    a.group_chips = c.chips;
     if (!q.chip.empty() && !c.chips.empty() && !c.chips.count(q.chip))
       a.reasons.push_back("no validated " + q.kind + " rows on " + q.chip + " (the " + q.family +
                           " family's rows are on " + core::join(std::vector<std::string>(c.chips.begin(), c.chips.end())) +
@@ -194,15 +231,56 @@ Assessment assess(const TrustData& data, const TrustQuery& q) {
   return a;
 }
 
+namespace {
+
+/// The framework cell of `metric`, else of its per-chip twin (a rate and the same rate per chip
+/// share their relative error): "throughput_tokens_per_s" <-> "throughput_tokens_per_s_per_chip".
+std::map<std::string, Band>::const_iterator metric_cell(const Assessment& a, const std::string& metric) {
+  static const std::string per_chip = "_per_chip";
+  auto cell = a.metric_bands.find(metric);
+  if (cell != a.metric_bands.end()) return cell;
+  const bool is_per_chip = metric.size() > per_chip.size() && metric.ends_with(per_chip);
+  return a.metric_bands.find(is_per_chip ? metric.substr(0, metric.size() - per_chip.size()) : metric + per_chip);
+}
+
+}  // namespace
+
+const Band* metric_band(const Assessment& a, const std::string& metric) {
+  const auto cell = metric_cell(a, metric);
+  return cell != a.metric_bands.end() ? &cell->second : nullptr;
+}
+
 Band band_for(const Assessment& a, const std::string& metric) {
-  const auto cell = a.metric_bands.find(metric);
+  const auto cell = metric_cell(a, metric);
   Band b = cell != a.metric_bands.end() ? cell->second : a.band;
   if (a.extrapolating) {
-    const double half = (b.high - b.low) / 2;
+    const double half = a.widening.sources > 0 ? a.widening.log_spread / 2 : (b.high - b.low) / 2;
     b.low -= half;
     b.high += half;
   }
   return b;
+}
+
+std::string band_rows_basis(const Assessment& a, const std::string& metric) {
+  const auto cell = metric_cell(a, metric);
+  if (cell != a.metric_bands.end())
+    return std::to_string(cell->second.n) + " out-of-fold rows of " + a.group + "/" + a.framework + "/" + cell->first;
+  std::string out = std::to_string(a.band.n) + " out-of-fold rows of " + a.group;
+  if (!a.group_chips.empty())
+    out += " (chips " + core::join(std::vector<std::string>(a.group_chips.begin(), a.group_chips.end())) + ")";
+  return out;
+}
+
+std::string widening_text(const Assessment& a) {
+  if (!a.extrapolating) return "";
+  if (a.widening.sources == 0) return "widened to twice its width (extrapolating; no spread between sources measured)";
+  return "widened by the spread between " + std::to_string(a.widening.sources) + " sources (" +
+         core::fmt_num(a.widening.log_spread, 3) + " in log-residual, half each side; extrapolating)";
+}
+
+std::string band_basis(const Assessment& a, const std::string& metric) {
+  const std::string widened = widening_text(a);
+  return band_rows_basis(a, metric) + (widened.empty() ? "" : "; " + widened);
 }
 
 std::pair<double, double> band_of(const Assessment& a, double value, bool is_time, const std::string& metric) {

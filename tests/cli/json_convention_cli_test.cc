@@ -35,7 +35,7 @@ const std::set<std::string> kUnitless = {
     "failures_mean", "pue", "largest_useful_chips", "stage",
     "straggler_stage", "max_global_batch_tokens", "lora_rank", "mtp_layers",
     // trust (report/trust_report.h): rows behind a band, log residuals (dimensionless)
-    "band_rows", "log_residual_p10", "log_residual_p90",
+    "band_rows", "log_residual_p10", "log_residual_p90", "sources", "log_spread", "cv_band_rows",
     // catalog: counts and ratios of the hardware
     "chips_per_node", "chips_per_domain", "max_chips", "size", "shape", "tiers", "oversubscription", "cores_per_chip",
     "pe_rows", "pe_cols", "tensor_rate_multiplier", "psum_free_dim", "vector_lanes_bf16", "scalar_lanes_bf16",

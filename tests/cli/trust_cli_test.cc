@@ -94,3 +94,29 @@ TEST(TrustCli, Trainium3IsExtrapolatingAndNamesTheValidatedChips) {
       << j["trust"]["reasons"].dump();
   EXPECT_NE(j["trust"]["reasons"].dump().find("trainium2"), std::string::npos);
 }
+
+// Every Trn3 output, train and serve, is extrapolating and names the nearest validated cell its
+// band is from: its kind on the Trainium family, with the chips of those rows (issue 45 item 1).
+TEST(TrustCli, Trainium3NamesTheCellItsBandIsFrom) {
+  for (const std::string args :
+       {"train --system trn3-ultraserver-gen2 --model llama3.1-70b --chips 144 --framework neuronx-distributed",
+        "serve --system trn3-ultraserver-gen2 --model llama3.1-8b --chips 1 --rate 1 --requests 20"}) {
+    const auto r = xpusim::test::run_cli(args + " --json");
+    ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& trust = j.at("trust");
+    const std::string kind = args.substr(0, args.find(' ')) == "train" ? "train" : "infer";
+    EXPECT_TRUE(trust.at("extrapolating").get<bool>()) << args;
+    EXPECT_EQ(trust.at("band_cell"), kind + "/trainium") << args;
+    EXPECT_EQ(trust.at("band_cell_chips").dump().find("trainium3"), std::string::npos) << args;
+    ASSERT_TRUE(trust.contains("widening")) << trust.dump();
+    for (const auto& [key, band] : trust.at("metric_bands").items()) {
+      const std::string basis = band.at("basis");
+      EXPECT_NE(basis.find("out-of-fold rows of " + kind + "/trainium"), std::string::npos) << key << ": " << basis;
+      EXPECT_NE(basis.find("extrapolating"), std::string::npos) << key << ": " << basis;
+    }
+    // The text names the same cell.
+    const auto text = xpusim::test::run_cli(args);
+    EXPECT_NE(text.out.find("out-of-fold rows of " + kind + "/trainium"), std::string::npos) << text.out;
+  }
+}

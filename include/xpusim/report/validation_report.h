@@ -14,11 +14,16 @@
 namespace xpusim::report {
 
 const char* status_name(validation::Status s);
+/// Per result row: whether its measured value lies inside its uncertainty band (nullopt: no
+/// band, or not predicted).
+using InBand = std::vector<std::optional<bool>>;
 /// The leave-one-source-out summaries per kind, "kind/family" and "kind/source" of the CV
 /// predictions (empty, and `given` false, without `cv`): what every validation renderer shows
-/// beside the in-sample figures.
+/// beside the in-sample figures. With `cv_in_band` (whether each measured value lies inside the
+/// band around its out-of-fold prediction) they carry the out-of-fold band coverage.
 struct CvSummaries {
-  CvSummaries(const std::vector<validation::RowResult>* cv, const hw::Catalog& catalog);
+  CvSummaries(const std::vector<validation::RowResult>* cv, const hw::Catalog& catalog,
+              const InBand* cv_in_band = nullptr);
   const std::map<std::string, validation::KindSummary>* kinds_or_null() const { return given ? &kinds : nullptr; }
   const std::map<std::string, validation::KindSummary>* families_or_null() const { return given ? &families : nullptr; }
   bool given;
@@ -28,32 +33,32 @@ struct CvSummaries {
 /// statistics; with `cv` (leave-one-source-out predictions of the same rows) also
 /// cv_median_abs_error_pct and cv_p90_abs_error_pct, and "by_source": per source (one fold's
 /// held-out rows) and kind, the in-sample and CV statistics.
-/// Per result row: whether its measured value lies inside its uncertainty band (nullopt: no
-/// band, or not predicted).
-using InBand = std::vector<std::optional<bool>>;
 /// InBand of `results` under `trust` (the bands add_row_trust writes).
 InBand rows_in_band(const std::vector<validation::RowResult>& results, const validation::TrustData& trust,
                     const hw::Catalog& catalog, const std::string& models_dir);
 /// With `in_band`, every group also carries band_rows and band_coverage_pct; "by_source" (per
 /// source, with the CV figures when given) and "by_framework_metric" are always there.
 Json summary_json(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                  const std::vector<validation::RowResult>* cv = nullptr, const InBand* in_band = nullptr);
+                  const std::vector<validation::RowResult>* cv = nullptr, const InBand* in_band = nullptr,
+                  const InBand* cv_in_band = nullptr);
 /// The summary table (per kind, then per kind/family; CV columns with `cv`, then a table per
 /// held-out source).
 std::string summary_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
-                         const std::vector<validation::RowResult>* cv = nullptr, const InBand* in_band = nullptr);
+                         const std::vector<validation::RowResult>* cv = nullptr, const InBand* in_band = nullptr,
+                         const InBand* cv_in_band = nullptr);
 /// The whole `validate --json` document; `file` is echoed under inputs, and `row_ids` (the
 /// globs of `validate --rows`) when the rows were selected. With `explain` each row also carries
 /// "explain": {name: value} of what the twin simulated (validation::ExplainItem).
 Json validation_document(const Provenance& provenance, const std::string& file,
                          const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                          const std::vector<validation::RowResult>* cv = nullptr, bool explain = false,
-                         const std::string& row_ids = "", const InBand* in_band = nullptr);
+                         const std::string& row_ids = "", const InBand* in_band = nullptr,
+                         const InBand* cv_in_band = nullptr);
 /// The table, the summaries (per kind and per kind/family) and the rows not predicted; with
 /// `explain` a line under each row with what the twin simulated.
 std::string validation_text(const std::vector<validation::RowResult>& results, const hw::Catalog& catalog,
                             const std::vector<validation::RowResult>* cv = nullptr, bool explain = false,
-                            const InBand* in_band = nullptr);
+                            const InBand* in_band = nullptr, const InBand* cv_in_band = nullptr);
 
 /// `validate` without --cv or --html, one batch of rows at a time: each row is written as it
 /// arrives and only its error is kept, for the summary at the end (docs/validation.md,

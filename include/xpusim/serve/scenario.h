@@ -86,6 +86,21 @@ struct PoolReport {
   ReplicaMemory memory;         ///< per chip
 };
 
+/// The software range of a Trainium forecast (serve/software_range.h, docs/serving.md).
+/// One end of the range: the run's headline figures and the software it assumed.
+struct SoftwareEnd {
+  std::string software;    ///< "optimum-neuron <1 (slowest validated Neuron stack on this load)"
+  double ttft_mean_ms = 0, tpot_mean_ms = 0;
+  double ttft_p90_ms = 0, tpot_p90_ms = 0;
+  double output_tokens_per_s_per_chip = 0;
+  double e2e_mean_s = 0;
+};
+
+struct SoftwareRange {
+  std::string central;     ///< the stack the forecast assumed ("neuron-nxdi >=2.21,<3")
+  SoftwareEnd low, high;   ///< the slowest validated Neuron stack; GPU-grade serving software
+};
+
 /// The share of requests past the endpoint timeout above which a run is reported as overloaded.
 inline constexpr double kTimedOutWarningShare = 0.01;
 
@@ -132,6 +147,8 @@ struct ServeReport {
   double kv_bytes_per_token_per_chip = 0;
   double kv_bytes_total = 0;            ///< all chips, the whole run
   double kv_transfer_mean_ms = 0;       ///< per request
+  /// A Trainium run's software range (serve::software_range; set by single runs, not searches).
+  std::optional<SoftwareRange> software_range;
 };
 
 /// Why a scenario cannot run (expected infeasibility, exit 1): the memory breakdown.

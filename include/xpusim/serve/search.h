@@ -78,6 +78,8 @@ struct SearchResult {
   std::vector<PlanCandidate> tried;  ///< every plan evaluated, in order
   /// `xpusim serve …` that runs the best plan alone (empty: not found, or heterogeneous).
   std::string command;
+  /// On Trainium: the best plan's slice under the software range's ends (serve/software_range.h).
+  std::optional<SoftwareRange> software_range;
 };
 
 /// The cheapest plan in chips meeting the SLO at the rate (ties: lower $ per M tokens).

@@ -34,6 +34,19 @@ struct Coverage {
 
 /// Cells with fewer rows than this take their kind/family band.
 constexpr int kMinCellRows = 10;
+/// A source informs the spread between sources when it has at least this many out-of-fold rows
+/// of the kind, and the spread is measured when at least this many sources do.
+constexpr int kMinSourceRows = 3;
+constexpr int kMinSpreadSources = 3;
+
+/// How far a band widens when the prediction extrapolates, measured per kind: the spread between
+/// sources, p90 − p10 of the per-source medians of the out-of-fold log-residuals. A cell with no
+/// rows of its own is offset from its nearest cell by an amount the validation cannot see; the
+/// sources' offsets from one another are the measured stand-in (docs/validation.md).
+struct Widening {
+  int sources = 0;  ///< sources that informed it (0: not measured; the band doubles instead)
+  double log_spread = 0;
+};
 
 struct TrustData {
   std::string basis;
@@ -41,6 +54,7 @@ struct TrustData {
   /// "kind/family/framework/metric": cells with at least kMinCellRows rows.
   std::map<std::string, Band> cells;
   std::map<std::string, Coverage> coverage;  ///< "kind/family"
+  std::map<std::string, Widening> widening;  ///< "kind"
 };
 
 /// The input of a prediction, in the terms of the coverage.
@@ -57,6 +71,10 @@ struct TrustQuery {
 struct Assessment {
   bool has_band = false;
   Band band;  ///< the kind/family band
+  std::string group;  ///< "kind/family": the cell whose rows the band is from
+  std::string framework;  ///< the query's framework (its metric cells' name)
+  std::set<std::string> group_chips;  ///< the chips of the group's rows
+  Widening widening;  ///< the kind's spread between sources
   /// The query's framework's cells on its kind/family: metric → band.
   std::map<std::string, Band> metric_bands;
   bool extrapolating = false;
@@ -84,9 +102,20 @@ TrustData load_trust(const std::string& path);
 std::string default_trust_file(const std::string& data_dir);
 
 Assessment assess(const TrustData& data, const TrustQuery& q);
+/// The framework cell's band of `metric`, or of its per-chip twin (a rate and the same rate per
+/// chip share their relative error); nullptr when neither has a cell.
+const Band* metric_band(const Assessment& a, const std::string& metric);
 /// The band of `metric` (a validation metric name): its framework cell's when it has one, else
-/// the kind/family band; widened to twice its width (half a width each side) when extrapolating.
+/// the kind/family band. When extrapolating it widens by the kind's spread between sources (half
+/// each side), or, where that spread was not measured, to twice its width.
 Band band_for(const Assessment& a, const std::string& metric);
+/// The rows the band of `metric` rests on (band_basis without the widening).
+std::string band_rows_basis(const Assessment& a, const std::string& metric);
+/// How the band widened ("" when not extrapolating).
+std::string widening_text(const Assessment& a);
+/// What the band of `metric` rests on: "271 out-of-fold rows of infer/nvidia-hopper/trtllm/ttft_ms"
+/// or "4 out-of-fold rows of train/trainium (chips trainium1, trainium2)", and how it widened.
+std::string band_basis(const Assessment& a, const std::string& metric);
 /// [low, high] of a predicted `value` of `metric` under band_for (the value itself twice when
 /// there is no band).
 std::pair<double, double> band_of(const Assessment& a, double value, bool is_time, const std::string& metric = "");

@@ -131,3 +131,78 @@ TEST(Trust, CellsOfTenRowsBandTheirMetric) {
 }
 
 }  // namespace
+
+namespace {
+
+// The widening of an extrapolating band is measured: p90 − p10 of the per-source median
+// residuals of the kind (sources with kMinSourceRows rows or more, when kMinSpreadSources have
+// them); a source with fewer rows does not count, and without the spread the band doubles.
+TEST(Trust, ExtrapolatingBandsWidenByTheSpreadBetweenSources) {
+  const hw::Catalog catalog = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");
+  const calib::Params params = calib::load_shipped(XS_TESTDATA_DIR);
+  const validation::Context ctx{&catalog, std::string(XS_TESTDATA_DIR) + "/models", &params};
+  // Four sources of three rows each, predicted 0%, +10%, +20%, +40% fast (rate residual ln(1+x));
+  // a fifth with two rows (too few) predicted 3x fast.
+  const std::vector<double> fast = {1.0, 1.1, 1.2, 1.4};
+  std::vector<validation::RowResult> cv;
+  for (size_t s = 0; s < fast.size(); ++s)
+    for (int i = 0; i < validation::kMinSourceRows; ++i) {
+      auto r = result("tokens_per_s_per_chip", 100, 100 * fast[s], 8);
+      r.row.source_url = "https://source" + std::to_string(s) + ".example.org/run" + std::to_string(i);
+      cv.push_back(r);
+    }
+  for (int i = 0; i < validation::kMinSourceRows - 1; ++i) {
+    auto r = result("tokens_per_s_per_chip", 100, 300, 8);
+    r.row.source_url = "https://outlier.example.org/run" + std::to_string(i);
+    cv.push_back(r);
+  }
+  const auto data = validation::trust_from(cv, ctx, "fixture");
+  ASSERT_EQ(data.widening.count("train"), 1u);
+  const auto& w = data.widening.at("train");
+  EXPECT_EQ(w.sources, 4);
+  // Medians ln 1, ln 1.1, ln 1.2, ln 1.4; p10 at rank 0.3, p90 at rank 2.7 (linear).
+  std::vector<double> m = {0.0, std::log(1.1), std::log(1.2), std::log(1.4)};
+  const double spread = (m[2] + 0.7 * (m[3] - m[2])) - (m[0] + 0.3 * (m[1] - m[0]));
+  EXPECT_NEAR(w.log_spread, spread, 1e-4);
+
+  const std::string path = ::testing::TempDir() + "widening.json";
+  std::ofstream(path) << validation::trust_json_text(data);
+  const auto loaded = validation::load_trust(path);
+  ASSERT_EQ(loaded.widening.count("train"), 1u);
+  EXPECT_DOUBLE_EQ(loaded.widening.at("train").log_spread, w.log_spread);
+
+  auto a = validation::assess(loaded, {"train", "nvidia-hopper", "moe", "bf16", "megatron", 8, "", "", ""});
+  ASSERT_TRUE(a.extrapolating);
+  const auto wide = validation::band_for(a, "mfu_pct");
+  EXPECT_NEAR(wide.high - wide.low, a.band.high - a.band.low + w.log_spread, 1e-12);
+  EXPECT_NEAR(wide.low + wide.high, a.band.low + a.band.high, 1e-12);
+  // The basis names the cell, its rows and chips, and the widening.
+  const std::string basis = validation::band_basis(a, "mfu_pct");
+  EXPECT_NE(basis.find(std::to_string(a.band.n) + " out-of-fold rows of train/nvidia-hopper (chips h100-sxm)"),
+            std::string::npos) << basis;
+  EXPECT_NE(basis.find("spread between 4 sources"), std::string::npos) << basis;
+
+  // Without a measured spread the band doubles, and the basis says so.
+  validation::TrustData none = loaded;
+  none.widening.clear();
+  a = validation::assess(none, {"train", "nvidia-hopper", "moe", "bf16", "megatron", 8, "", "", ""});
+  const auto doubled = validation::band_for(a, "mfu_pct");
+  EXPECT_NEAR(doubled.high - doubled.low, 2 * (a.band.high - a.band.low), 1e-12);
+  EXPECT_NE(validation::band_basis(a, "mfu_pct").find("twice its width"), std::string::npos);
+}
+
+// A rate and the same rate per chip share a cell's band whichever of the two the cell measured.
+TEST(Trust, PerChipRateTakesItsTotalsCell) {
+  validation::Assessment a;
+  a.has_band = true;
+  a.band = validation::Band{100, -0.5, 0.5};
+  a.group = "infer/nvidia-hopper";
+  a.framework = "trtllm";
+  a.metric_bands["throughput_tokens_per_s"] = validation::Band{12, -0.1, 0.05};
+  EXPECT_DOUBLE_EQ(validation::band_for(a, "throughput_tokens_per_s_per_chip").low, -0.1);
+  EXPECT_DOUBLE_EQ(validation::band_for(a, "ttft_ms").low, -0.5);
+  EXPECT_EQ(validation::band_rows_basis(a, "throughput_tokens_per_s_per_chip"),
+            "12 out-of-fold rows of infer/nvidia-hopper/trtllm/throughput_tokens_per_s");
+}
+
+}  // namespace
