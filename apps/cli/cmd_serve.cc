@@ -85,6 +85,9 @@ void add_workload_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f)
                "on | off: prefix caching of the trace's shared prompt blocks (default: the framework's; docs/serving.md)");
   add_optional(app, "--prefix-cache-tokens", in.prefix_cache_tokens,
                "prefix cache per engine in tokens (default: the engine's KV cache)");
+  add_optional(app, "--kv-tier", in.kv_tier,
+               "KV offload: host:SIZE of host memory per engine (e.g. host:512GiB) that takes the blocks the prefix "
+               "cache evicts; a prompt's blocks found there load back over the host link instead of being prefilled");
   add_optional(app, "--rate", in.rate, "Poisson arrival rate (requests/s)");
   add_optional(app, "--concurrency", in.concurrency, "closed-loop clients");
   add_optional_flag(app, "--offline", in.offline, "all requests queued at once");

@@ -559,6 +559,8 @@ SystemSpec parse_system_json(const Json& root, const std::string& file, core::Di
   if (max_chips) s.max_chips = *max_chips;
   s.price_per_chip_hour = sourced_or_empty(r.quantity<core::DollarRate>("price_per_chip_hour"));
   s.overhead_power_per_chip = sourced_or_empty(r.quantity<core::Watts>("overhead_power_per_chip"));
+  s.host_link_bandwidth_per_chip =
+      sourced_or_empty(r.quantity<core::ByteRate>("host_link_bandwidth_per_chip", false));
   r.finish();
   check_system_sizes(s, dims_text, per_node.has_value(), per_domain.has_value(), max_chips.has_value(), diags);
   // The scale-out dimension spans the domains of the largest cluster.

@@ -143,6 +143,7 @@ Json inputs_json(const scenario::ServeInputs& in) {
   put(plan, "moe_load_imbalance", in.moe_load_imbalance);
   put(plan, "prefix_cache", in.prefix_cache);
   put(plan, "prefix_cache_tokens", in.prefix_cache_tokens);
+  put(plan, "kv_tier", in.kv_tier);
   j["plan"] = plan;
   Json workload = Json::object();
   put(workload, "in_len", in.in_len);

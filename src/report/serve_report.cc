@@ -51,7 +51,7 @@ Json step_json(const serve::StepCost& st) {
 Json prefix_cache_json(const serve::ServeReport& rep) {
   if (!rep.prefix_caching) return nullptr;
   const serve::PrefixTally& t = rep.sim.prefix;
-  return Json{{"block_tokens", rep.prefix_block_tokens},
+  Json j{{"block_tokens", rep.prefix_block_tokens},
               {"capacity_tokens_per_engine", rep.prefix_cache_tokens_per_engine},
               {"requests_looked_up", t.lookups},
               {"requests_hit", t.requests_hit},
@@ -61,6 +61,12 @@ Json prefix_cache_json(const serve::ServeReport& rep) {
               {"prefill_tokens_saved", t.tokens_hit},
               {"block_hit_ratio", t.block_hit_rate()},
               {"token_hit_ratio", t.token_hit_rate()}};
+  if (rep.kv_host_tokens_per_engine > 0)  // KV offload: the hits the host tier served and their loads
+    j["host_tier"] = Json{{"capacity_tokens_per_engine", rep.kv_host_tokens_per_engine},
+                          {"blocks_hit", t.blocks_hit_host},
+                          {"tokens_loaded", t.tokens_hit_host},
+                          {"load_time_s", t.host_load_s}};
+  return j;
 }
 
 Json results_json(const serve::ServeReport& rep) {
@@ -275,6 +281,11 @@ std::string serve_text(const serve::ServeReport& rep) {
                    100 * t.token_hit_rate(), 100 * t.block_hit_rate(), core::fmt_int(t.tokens_hit).c_str(),
                    core::fmt_int(t.requests_hit).c_str(), core::fmt_int(t.lookups).c_str(),
                    core::fmt_int(rep.prefix_cache_tokens_per_engine).c_str());
+    if (rep.kv_host_tokens_per_engine > 0)
+      o << strformat("  of which from host memory (KV offload): %s tokens of %s blocks, loaded in %.3g s in all; "
+                     "%s tokens per engine\n",
+                     core::fmt_int(t.tokens_hit_host).c_str(), core::fmt_int(t.blocks_hit_host).c_str(), t.host_load_s,
+                     core::fmt_int(rep.kv_host_tokens_per_engine).c_str());
   }
   o << strformat("energy %.3f J/token%s (site %.3f J/token at PUE %.3g), cost $%.3f per M output tokens%s\n",
                  rep.joules_per_output_token, rep.energy_estimated ? " (estimated)" : "",

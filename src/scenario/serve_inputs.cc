@@ -10,6 +10,7 @@
 #include "xpusim/config/values.h"
 #include "xpusim/core/format.h"
 #include "xpusim/core/limits.h"
+#include "xpusim/core/unit_parse.h"
 #include "xpusim/core/suggest.h"
 #include "file_fields.h"
 
@@ -40,6 +41,7 @@ void read_plan_keys(config::FieldReader& r, ServeInputs& in) {
   read_flag(r, "chunked_prefill", in.chunked_prefill);
   read_flag(r, "prefix_cache", in.prefix_cache);
   read_count(r, "prefix_cache_tokens", in.prefix_cache_tokens);
+  read_text(r, "kv_tier", in.kv_tier);
   read_count(r, "compiled_seq_len", in.compiled_seq_len);
   read_count(r, "prefill_chips", in.prefill_chips);
   read_count(r, "decode_chips", in.decode_chips);
@@ -113,6 +115,35 @@ void resolve_names(const ServeInputs& in, serve::ServeScenario& sc, core::Diagno
 }
 
 // Everything but the load: names, layout, scheduler overrides, speculation, timeouts.
+// "host:SIZE" (KV offload to host memory): the size in bytes, or a diagnostic on kv_tier.
+core::Bytes parse_kv_tier(const std::string& text, core::Diagnostics& d) {
+  const std::size_t colon = text.find(':');
+  const std::string tier = text.substr(0, colon);
+  const std::string expected = "host:SIZE, e.g. host:512GiB (host memory per engine for the blocks the prefix cache evicts)";
+  if (colon == std::string::npos) {
+    d.error("kv_tier", "not a tier and a size", config::brief(text), expected);
+    return {};
+  }
+  if (tier == "ssd" || tier == "remote") {
+    d.error("kv_tier", "tier not modelled", tier, "host (SSD and remote pools are not modelled yet)");
+    return {};
+  }
+  if (tier != "host") {
+    d.error("kv_tier", "unknown tier", config::brief(tier), expected);
+    return {};
+  }
+  const auto size = core::parse_quantity<core::Bytes>(text.substr(colon + 1));
+  if (!size) {
+    d.error("kv_tier", size.error(), config::brief(text.substr(colon + 1)), "a size such as 512GiB");
+    return {};
+  }
+  if (!(size->base() >= 1.0 && size->base() <= core::limits::kKvHostBytes)) {
+    d.error("kv_tier", "out of range", config::brief(text.substr(colon + 1)), "a size from 1 B to 1 PiB");
+    return {};
+  }
+  return *size;
+}
+
 serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnostics& d) {
   serve::ServeScenario sc;
   sc.system = in.system.value_or("");
@@ -133,6 +164,7 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   if (in.chunked_prefill) sc.chunked_prefill = *in.chunked_prefill;
   if (in.prefix_cache) sc.prefix_caching = *in.prefix_cache;
   sc.prefix_cache_tokens = in.prefix_cache_tokens.value_or(0);
+  if (in.kv_tier) sc.kv_host = parse_kv_tier(*in.kv_tier, d);
   sc.max_num_seqs = in.max_num_seqs.value_or(sc.max_num_seqs);
   sc.max_batched_tokens = in.max_batched_tokens.value_or(sc.max_batched_tokens);
   sc.static_batch = in.static_batch.value_or(sc.static_batch);
@@ -261,7 +293,7 @@ void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
                           {&given.kv_precision, &fallback.kv_precision},
                           {&given.state_precision, &fallback.state_precision}, {&given.scheduler, &fallback.scheduler},
                           {&given.draft_model, &fallback.draft_model}, {&given.arrivals, &fallback.arrivals},
-                          {&given.arrivals_window, &fallback.arrivals_window}})
+                          {&given.arrivals_window, &fallback.arrivals_window}, {&given.kv_tier, &fallback.kv_tier}})
     fill(*dst, *src);
   for (auto [dst, src] : {std::pair{&given.chips, &fallback.chips}, {&given.tp, &fallback.tp}, {&given.pp, &fallback.pp},
                           {&given.ep, &fallback.ep}, {&given.max_num_seqs, &fallback.max_num_seqs},
@@ -377,6 +409,7 @@ std::string arrivals_flags(const ServeInputs& in) {
   if (in.arrivals_block_tokens) f += " --arrivals-block-tokens " + std::to_string(*in.arrivals_block_tokens);
   if (in.prefix_cache) f += std::string(" --prefix-cache ") + (*in.prefix_cache ? "on" : "off");
   if (in.prefix_cache_tokens) f += " --prefix-cache-tokens " + std::to_string(*in.prefix_cache_tokens);
+  if (in.kv_tier) f += " --kv-tier " + *in.kv_tier;
   return f;
 }
 

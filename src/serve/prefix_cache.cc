@@ -34,10 +34,11 @@ long long PrefixCache::held(std::span<const BlockId> blocks) const {
   return n;
 }
 
-void PrefixCache::insert(std::span<const BlockId> blocks) {
+void PrefixCache::insert(std::span<const BlockId> blocks, std::vector<BlockId>* evicted) {
   if (capacity_ <= 0) return;
   for (const BlockId id : blocks) touch(id);
   while (static_cast<long long>(where_.size()) > capacity_) {
+    if (evicted) evicted->push_back(order_.front());
     where_.erase(order_.front());
     order_.pop_front();
   }

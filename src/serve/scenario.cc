@@ -840,6 +840,38 @@ long long configure_engines(ServeScenario& sc, const hw::SystemSpec& sys, const 
   return engines;
 }
 
+// KV offload to host memory (--kv-tier host:SIZE): the host tier's tokens per engine (the size
+// over the engine's KV bytes per token, every chip's shard) and the time to load one token back
+// (each chip its shard, over its own host link at serving.kv_tiers.host_load_efficiency).
+void configure_host_tier(const ServeScenario& sc, const hw::SystemSpec& sys, const calib::Params& params,
+                         long long engine_chips, SimSpec& spec, ServeReport& rep) {
+  if (sc.kv_host.base() <= 0) return;
+  const bool hashed = spec.load.arrival == ArrivalKind::Trace && rows_with_prefix_blocks(spec.load.trace) > 0;
+  if (!spec.scheduler.prefix_caching || !hashed) {
+    rep.assumptions.push_back("KV offload: the host tier has no effect here: it keeps the blocks the prefix cache evicts, "
+                              "and this run caches none (prefix caching needs an arrivals file with prefix_hashes and "
+                              "the cache on)");
+    return;
+  }
+  const double per_chip = core::to_bytes(spec.pool.cost->memory().kv_per_token);
+  if (per_chip <= 0) return;
+  const bool stated = sys.host_link_bandwidth_per_chip.value.base() > 0;
+  const core::ByteRate link =
+      stated ? sys.host_link_bandwidth_per_chip.value : params.byte_rate("serving.kv_tiers.host_link_bandwidth");
+  const double rate = link.base() * params.number("serving.kv_tiers.host_load_efficiency");
+  spec.scheduler.host_cache_tokens =
+      static_cast<long long>(sc.kv_host.base() / (per_chip * static_cast<double>(std::max<long long>(1, engine_chips))));
+  spec.scheduler.host_load_seconds_per_token = per_chip / rate;
+  rep.kv_host_tokens_per_engine = spec.scheduler.host_cache_tokens;
+  rep.assumptions.push_back(
+      "KV offload: a host-memory tier of " + core::fmt_num(core::to_gib(sc.kv_host), 3) + " GiB per engine (" +
+      core::fmt_int(spec.scheduler.host_cache_tokens) + " tokens) takes the blocks the prefix cache evicts; a hit there "
+      "loads back at " + core::fmt_num(core::to_gbps(link), 3) + " GB/s per chip (" +
+      (stated ? "the catalog's host_link_bandwidth_per_chip" : "serving.kv_tiers.host_link_bandwidth, assumed: the system states none") +
+      ") x " + core::fmt_num(params.number("serving.kv_tiers.host_load_efficiency"), 2) +
+      " (serving.kv_tiers.host_load_efficiency, assumed), before the request's first prompt step (not overlapped)");
+}
+
 // What the simulation approximated: histogram percentiles, clipped request lengths.
 void add_sim_notes(const workload::ModelSpec& model, ServeReport& rep) {
   if (rep.sim.requests > LatencyStats::kExactValues)
@@ -885,6 +917,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
 
   const long long engine_chips = plan.engine_chips();
   const long long engines = configure_engines(sc, sys, prof, topo_opts, engine_chips, b, rep);
+  configure_host_tier(sc, sys, params, engine_chips, b.spec, rep);
   rep.sim = simulate(b.spec);
   assess_overload(b.spec, params, rep);
   add_sim_notes(model, rep);

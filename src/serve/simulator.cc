@@ -47,6 +47,7 @@ struct ReqState {
   bool prefilled = false;    ///< disaggregated: KV arrived, decode only
   bool released = false;     ///< finished and no longer referenced (a static batch keeps its own)
   bool looked_up = false;    ///< its prefix blocks were counted against a cache (once per request)
+  long long host_tokens = 0;  ///< prompt tokens found in the host tier, to load before its first chunk
   std::vector<BlockId> blocks;  ///< the prompt's prefix blocks (a trace's), empty without
 };
 
@@ -92,6 +93,7 @@ struct Engine {
   long long static_len = 0;
   long long outstanding = 0;   // waiting + running
   PrefixCache prefix;          // the prompts' blocks this engine prefilled (prefix caching)
+  PrefixCache host;            // blocks the prefix cache evicted, kept in host memory (KV offload)
 };
 
 enum class EvKind { StepDone = 0, KvArrive = 1, Arrival = 2 };
@@ -131,6 +133,7 @@ class Sim {
   void admit_waiting(Engine& en, long long budget, bool decode_pool);
   std::span<const BlockId> shared_blocks(const ReqState& q) const;
   long long cached_tokens(Engine& en, ReqState& q, bool count);
+  double host_load_seconds(const Engine& en);
   void cache_prompt(Engine& en, const ReqState& q);
   bool form_static(Engine& en);
   StepWork static_step_work(const Engine& en) const;
@@ -196,6 +199,7 @@ class Sim {
   long long issued_ = 0, total_ = 0;
   std::vector<long long> client_done_;  ///< closed loop: requests each client has finished
   long long warmup_ = 0;                ///< closed loop: requests per client left out as warm-up
+  std::vector<BlockId> evicted_;        ///< scratch: blocks the prefix cache just evicted (to the host tier)
   bool arrivals_done_ = false;
   long long stride_ = 1, sample_count_ = 0;
   // Steady-state window of an open-loop (Poisson) run: from the arrival of the 10th-percentile
@@ -440,17 +444,46 @@ long long Sim::cached_tokens(Engine& en, ReqState& q, bool count) {
   if (q.blocks.empty() || en.prefix.capacity() <= 0) return 0;
   const std::span<const BlockId> blocks = shared_blocks(q);
   const long long hit = count ? en.prefix.match(blocks) : en.prefix.held(blocks);
-  const long long tokens = std::min(hit * s_.load.trace_block_tokens, q.prompt - 1);
+  // The run continues in the host tier: blocks the prefix cache evicted and the host kept.
+  const std::span<const BlockId> rest = blocks.subspan(static_cast<size_t>(hit));
+  const long long host_hit = en.host.capacity() <= 0 ? 0 : count ? en.host.match(rest) : en.host.held(rest);
+  const long long block_tokens = s_.load.trace_block_tokens;
+  const long long tokens = std::min((hit + host_hit) * block_tokens, q.prompt - 1);
   if (count && !q.looked_up) {
     q.looked_up = true;
-    res_.prefix.count(static_cast<long long>(q.blocks.size()), hit, q.in_len, std::min(tokens, q.in_len));
+    q.host_tokens = std::max<long long>(0, tokens - hit * block_tokens);
+    res_.prefix.count(static_cast<long long>(q.blocks.size()), hit + host_hit, q.in_len, std::min(tokens, q.in_len));
+    res_.prefix.blocks_hit_host += host_hit;
+    res_.prefix.tokens_hit_host += q.host_tokens;
   }
   return tokens;
 }
 
-// A prompt's KV is complete: its whole blocks join the engine's prefix cache.
+// A prompt's KV is complete: its whole blocks join the engine's prefix cache; the blocks that
+// makes it evict move to the host tier when there is one.
 void Sim::cache_prompt(Engine& en, const ReqState& q) {
-  if (!q.blocks.empty() && en.prefix.capacity() > 0) en.prefix.insert(shared_blocks(q));
+  if (q.blocks.empty() || en.prefix.capacity() <= 0) return;
+  if (en.host.capacity() <= 0) {
+    en.prefix.insert(shared_blocks(q));
+    return;
+  }
+  evicted_.clear();
+  en.prefix.insert(shared_blocks(q), &evicted_);
+  en.host.insert(evicted_);
+}
+
+// Host-tier loads of the step's first chunks: each request's blocks found in host memory come
+// back before its prompt runs (the engine's chips load their shards in parallel).
+double Sim::host_load_seconds(const Engine& en) {
+  double secs = 0;
+  for (const auto& c : en.chunks) {
+    auto& q = req(c.req);
+    if (q.host_tokens <= 0) continue;
+    secs += static_cast<double>(q.host_tokens) * s_.scheduler.host_load_seconds_per_token;
+    q.host_tokens = 0;
+  }
+  res_.prefix.host_load_s += secs;
+  return secs;
 }
 
 bool Sim::form_continuous(Engine& en) {
@@ -569,7 +602,7 @@ void Sim::try_start(int e, SimTime t, bool after_step) {
   if (is_static() && en.static_step < 0)
     for (int r : en.static_batch)
       if (req(r).prefill_start < 0) req(r).prefill_start = t;
-  const double secs = step_seconds(en, w);
+  const double secs = step_seconds(en, w) + host_load_seconds(en);
   en.busy = true;
   en.step_start = t;
   const SimTime dt = std::max<SimTime>(1, to_sim_time(core::seconds(secs)));
@@ -791,6 +824,7 @@ void Sim::add_pool(const PoolSpec& p, int pool) {
       const long long tokens = s_.scheduler.prefix_cache_tokens > 0 ? s_.scheduler.prefix_cache_tokens
                                                                     : en.kv_cap / en.token_units;
       en.prefix = PrefixCache(tokens / std::max<long long>(1, s_.load.trace_block_tokens));
+      en.host = PrefixCache(s_.scheduler.host_cache_tokens / std::max<long long>(1, s_.load.trace_block_tokens));
     }
     eng_.push_back(std::move(en));
   }

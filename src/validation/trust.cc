@@ -20,13 +20,18 @@ namespace {
 
 using config::Json;
 
-/// Percentile (linear interpolation between closest ranks) of signed values.
+/// Percentile of signed values as a prediction bound: the k-th smallest of n values lies above a
+/// new draw with probability k/(n+1), so the p-th percentile sits at rank p·(n+1) (Hyndman and
+/// Fan's type 6), interpolated between ranks and held at the extremes. With many values it is the
+/// usual percentile; with few it is wider, as a band for an unseen row must be (a type-7 band of
+/// four rows covered half of them).
 double signed_percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
-  const double pos = p / 100.0 * static_cast<double>(v.size() - 1);
+  const double pos = p / 100.0 * static_cast<double>(v.size() + 1) - 1.0;  // 0-based rank
+  if (pos <= 0) return v.front();
+  if (pos >= static_cast<double>(v.size() - 1)) return v.back();
   const size_t lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(v.size() - 1, lo + 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  return v[lo] + (v[lo + 1] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
 double rounded(double v) { return std::round(v * 1e4) / 1e4; }

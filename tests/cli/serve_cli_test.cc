@@ -140,6 +140,41 @@ TEST(ServeCli, PrefixCacheServesTheTracesSharedPromptBlocks) {
   EXPECT_EQ(t["capacity_tokens_per_engine"], 512);
 }
 
+// KV offload to host memory (--kv-tier host:SIZE): with a prefix cache too small for the trace,
+// the blocks it evicts wait in host memory, so more prompt tokens come from a cache and fewer are
+// prefilled; each one found there loads back at the host link's rate. The load time is derived
+// from the tokens loaded, the KV bytes per token per chip and the catalog's 64 GB/s PCIe 5.0 x16
+// at serving.kv_tiers.host_load_efficiency 0.8. Without a trace it has no effect, and says so.
+TEST(ServeCli, HostTierTakesEvictedBlocksAndLoadsThemBack) {
+  const std::string file = conversation_head("xs_mooncake300_tier.csv");
+  const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --framework vllm --json "
+                           "--prefix-cache-tokens 20000 --arrivals " + file;
+  const auto hbm_only = run_cli(base), tiered = run_cli(base + " --kv-tier host:64GiB");
+  ASSERT_EQ(hbm_only.exit_code, 0) << hbm_only.err;
+  ASSERT_EQ(tiered.exit_code, 0) << tiered.err;
+  const auto a = nlohmann::json::parse(hbm_only.out), b = nlohmann::json::parse(tiered.out);
+  EXPECT_FALSE(a["prefix_cache"].contains("host_tier"));
+  const auto& tier = b["prefix_cache"]["host_tier"];
+  const long long loaded = tier["tokens_loaded"].get<long long>();
+  ASSERT_GT(loaded, 0) << b["prefix_cache"].dump();
+  // More is served from a cache (the HBM hits themselves shift a little: loaded blocks re-enter
+  // the HBM cache and change what it evicts next), and the loads are part of what is served.
+  EXPECT_GT(b["prefix_cache"]["prefill_tokens_saved"].get<long long>(), a["prefix_cache"]["prefill_tokens_saved"].get<long long>());
+  EXPECT_LE(loaded, b["prefix_cache"]["prefill_tokens_saved"].get<long long>());
+  // Llama-3.1-8B: 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes = 128 KiB per token on one chip.
+  const double kv_per_token = 32.0 * 8 * 128 * 2 * 2;
+  EXPECT_NEAR(tier["load_time_s"].get<double>(), static_cast<double>(loaded) * kv_per_token / (64e9 * 0.8),
+              1e-9 * static_cast<double>(loaded));
+  EXPECT_EQ(tier["capacity_tokens_per_engine"].get<long long>(), static_cast<long long>(64.0 * (1LL << 30) / kv_per_token));
+  EXPECT_EQ(b["inputs"]["plan"]["kv_tier"], "host:64GiB");
+  const auto plain = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --rate 1 --requests 20 --kv-tier host:1GiB");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("the host tier has no effect here"), std::string::npos) << plain.out;
+  const auto bad = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --rate 1 --kv-tier ssd:4TiB");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("kv_tier: tier not modelled"), std::string::npos) << bad.err;
+}
+
 // A trace cut to a window of its own clock, thinned to N rows evenly spaced, or sped up.
 TEST(ServeCli, ArrivalsAreWindowedSampledAndSpedUp) {
   const std::string file = ::testing::TempDir() + "xs_arrivals_ten.csv";

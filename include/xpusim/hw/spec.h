@@ -139,6 +139,9 @@ struct SystemSpec {
   Sourced<core::DollarRate> price_per_chip_hour;
   /// Power drawn per chip by the rest of the system (host CPU, NICs, switches, fans) at load.
   Sourced<core::Watts> overhead_power_per_chip;
+  /// Host-to-chip bandwidth per chip, one direction (PCIe or NVLink-C2C): what a KV block kept in
+  /// host memory loads back at (docs/serving.md, "KV offload to host memory"). 0 = not stated.
+  Sourced<core::ByteRate> host_link_bandwidth_per_chip;
   std::string description;
   /// NVLink Fusion domain this system's scale-up fabric belongs to (empty = none): systems of
   /// different chips naming the same domain share one scale-up fabric (a mixed rack), and

@@ -7,6 +7,7 @@
 #include <list>
 #include <span>
 #include <unordered_map>
+#include <vector>
 
 namespace xpusim::serve {
 
@@ -24,8 +25,9 @@ class PrefixCache {
   long long held(std::span<const BlockId> blocks) const;
 
   /// Stores `blocks` in order (each then the most recently used; held ones refreshed), evicting
-  /// the least recently used beyond the capacity.
-  void insert(std::span<const BlockId> blocks);
+  /// the least recently used beyond the capacity; the evicted ids, oldest first, are appended to
+  /// `evicted` when given (a lower tier takes them).
+  void insert(std::span<const BlockId> blocks, std::vector<BlockId>* evicted = nullptr);
 
   long long size() const { return static_cast<long long>(where_.size()); }
   long long capacity() const { return capacity_; }
@@ -43,6 +45,10 @@ struct PrefixTally {
   long long lookups = 0, requests_hit = 0;
   long long blocks = 0, blocks_hit = 0;
   long long prompt_tokens = 0, tokens_hit = 0;
+  /// Of the hits, those found in the host tier (KV offload) and loaded back, and the load time
+  /// summed over requests.
+  long long blocks_hit_host = 0, tokens_hit_host = 0;
+  double host_load_s = 0;
   /// One request's lookup: its blocks, the leading ones found, its prompt and the tokens served.
   void count(long long request_blocks, long long hit, long long prompt, long long served) {
     ++lookups;

@@ -47,6 +47,9 @@ struct ServeScenario {
   std::optional<bool> chunked_prefill;
   std::optional<bool> prefix_caching;   ///< empty = the framework's default
   long long prefix_cache_tokens = 0;    ///< per engine; 0 = the engine's KV cache
+  /// KV offload to host memory: bytes of host memory per engine for the blocks the prefix cache
+  /// evicts (0 = none; needs prefix caching). docs/serving.md, "KV offload to host memory".
+  core::Bytes kv_host;
   long long max_num_seqs = 0, max_batched_tokens = 0, static_batch = 0, block_size = 0;
   LoadSpec load;
   long long prefill_chips = 0;   ///< > 0: disaggregated, this many chips prefill, the rest decode
@@ -131,6 +134,7 @@ struct ServeReport {
   /// per engine in tokens; the hits are sim.prefix.
   bool prefix_caching = false;
   long long prefix_block_tokens = 0, prefix_cache_tokens_per_engine = 0;
+  long long kv_host_tokens_per_engine = 0;  ///< the host tier (KV offload); 0 = none
   double output_tokens_per_s_per_chip = 0;
   double goodput_requests_per_s = 0;
   double joules_per_output_token = 0;

@@ -210,6 +210,14 @@ struct SchedulerSpec {
   /// The cache's capacity per engine in tokens (0 = the engine's KV cache: cached blocks live in
   /// what the running sequences leave free), evicted least recently used first.
   long long prefix_cache_tokens = 0;
+  /// KV offload to host memory (docs/serving.md, "KV offload to host memory"): blocks the
+  /// engine's prefix cache evicts move to a host tier of this many tokens per engine (0 = none,
+  /// they are dropped), evicted least recently used first. A prompt's leading blocks found there
+  /// are loaded back instead of prefilled, at host_load_seconds_per_token each.
+  long long host_cache_tokens = 0;
+  /// Time to load one token's KV of every layer back to each chip of the engine (the chips load
+  /// their shards in parallel over their own host links); loads run before the step's compute.
+  double host_load_seconds_per_token = 0;
   /// Compiled static shapes; the compiled decode batch is batch_size().
   StaticShapes static_shapes;
   /// Sequences an engine batches: static_batch under StaticBatch when set, else max_num_seqs.

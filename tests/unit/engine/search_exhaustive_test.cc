@@ -100,7 +100,9 @@ TEST(PlanSearchProperty, AgreesWithExhaustiveEnumerationOn200RandomCases) {
     const std::string what = base.model.id + " on " + std::to_string(chips) + " x " + base.system->id + ", batch " +
                              std::to_string(base.plan.global_batch) + " x " + std::to_string(base.plan.seq_len);
     ASSERT_EQ(searched.found, all.found) << what;
-    if (all.found) EXPECT_NEAR(searched.result.tokens_per_s, all.tokens_per_s, 1e-9 * all.tokens_per_s) << what;
+    if (all.found) {
+      EXPECT_NEAR(searched.result.tokens_per_s, all.tokens_per_s, 1e-9 * all.tokens_per_s) << what;
+    }
     (all.found ? fits : none) += 1;
   }
   // The cases span both outcomes, so agreement is not the trivial kind.

@@ -45,6 +45,22 @@ TEST(PrefixCache, EvictsTheLeastRecentlyUsedAndAMatchRefreshes) {
   EXPECT_EQ(c.held(std::vector<xs::BlockId>{3, 4}), 2);
 }
 
+// The blocks an insert evicts come out oldest first, for a lower tier (KV offload) to take.
+TEST(PrefixCache, EvictedBlocksAreHandedOnOldestFirst) {
+  xs::PrefixCache hbm(2), host(3);
+  std::vector<xs::BlockId> evicted;
+  const std::vector<xs::BlockId> a = {1, 2}, b = {3, 4};
+  hbm.insert(a, &evicted);
+  EXPECT_TRUE(evicted.empty());
+  hbm.insert(b, &evicted);
+  ASSERT_EQ(evicted, (std::vector<xs::BlockId>{1, 2}));
+  host.insert(evicted);
+  // A prompt 1, 2, 3: no leading block in HBM, both of its first two in the host tier.
+  const std::vector<xs::BlockId> prompt = {1, 2, 3};
+  EXPECT_EQ(hbm.held(prompt), 0);
+  EXPECT_EQ(host.held(prompt), 2);
+}
+
 TEST(PrefixCache, HeldLeavesTheOrderAsItIs) {
   xs::PrefixCache c(2);
   c.insert(std::vector<xs::BlockId>{1, 2});

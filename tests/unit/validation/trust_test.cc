@@ -37,8 +37,9 @@ TEST(Trust, BandsAreThePercentilesOfRateOrientedLogResiduals) {
       result("mfu_pct", 40, 40, 16), result("step_time_s", 2.0, 2.5, 512), result("mfu_pct", 50, 60, 8)};
   std::vector<double> r = {std::log(1.1), std::log(0.9), 0.0, -std::log(1.25), std::log(1.2)};
   std::sort(r.begin(), r.end());
-  // Linear interpolation between ranks: p10 at position 0.4, p90 at position 3.6 of 0..4.
-  const double p10 = r[0] + 0.4 * (r[1] - r[0]), p90 = r[3] + 0.6 * (r[4] - r[3]);
+  // Prediction-bound ranks p·(n+1): p10 at rank 0.6 and p90 at rank 5.4 of 1..5 lie beyond the
+  // extremes, so five rows give [min, max].
+  const double p10 = r[0], p90 = r[4];
   const auto data = validation::trust_from(cv, ctx, "fixture");
   const auto& band = data.bands.at("train/nvidia-hopper");
   EXPECT_EQ(band.n, 5);
@@ -111,7 +112,8 @@ TEST(Trust, CellsOfTenRowsBandTheirMetric) {
   ASSERT_EQ(data.cells.size(), 1u);
   const auto& cell = data.cells.at("train/nvidia-hopper/megatron/step_time_s");
   EXPECT_EQ(cell.n, validation::kMinCellRows);
-  EXPECT_NEAR(cell.low, std::log(1.1 + 0.009), 1e-4);  // rate residual −ln(pred/measured) = ln(1.1 + 0.01 i)
+  // Rate residual −ln(pred/measured) = ln(1.1 + 0.01 i); p10 at rank 0.1·11 = 1.1 of 1..10.
+  EXPECT_NEAR(cell.low, std::log(1.1) + 0.1 * (std::log(1.11) - std::log(1.1)), 1e-4);
   const std::string path = ::testing::TempDir() + "cells.json";
   std::ofstream(path) << validation::trust_json_text(data);
   const auto loaded = validation::load_trust(path);
@@ -160,9 +162,9 @@ TEST(Trust, ExtrapolatingBandsWidenByTheSpreadBetweenSources) {
   ASSERT_EQ(data.widening.count("train"), 1u);
   const auto& w = data.widening.at("train");
   EXPECT_EQ(w.sources, 4);
-  // Medians ln 1, ln 1.1, ln 1.2, ln 1.4; p10 at rank 0.3, p90 at rank 2.7 (linear).
-  std::vector<double> m = {0.0, std::log(1.1), std::log(1.2), std::log(1.4)};
-  const double spread = (m[2] + 0.7 * (m[3] - m[2])) - (m[0] + 0.3 * (m[1] - m[0]));
+  // Medians ln 1, ln 1.1, ln 1.2, ln 1.4; p10 at rank 0.5 and p90 at rank 4.5 of 1..4 are held
+  // at the extremes.
+  const double spread = std::log(1.4) - 0.0;
   EXPECT_NEAR(w.log_spread, spread, 1e-4);
 
   const std::string path = ::testing::TempDir() + "widening.json";
