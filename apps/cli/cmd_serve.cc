@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli_util.h"
 #include "flags.h"
@@ -15,6 +16,7 @@
 #include "xpusim/report/serve_report.h"
 #include "xpusim/report/trust_report.h"
 #include "xpusim/serve/software_range.h"
+#include "xpusim/serve/trace_stats.h"
 #include "xpusim/workload/hf_config.h"
 
 namespace xpusim::cli {
@@ -220,8 +222,27 @@ int run_serve(const Args& args) {
   rep.software_range = serve::software_range(rep, env);
   rep.assumptions.insert(rep.assumptions.begin(), overrides.begin(), overrides.end());
   if (!f.trace.empty()) write_trace(f.trace, rep.sim);
-  if (!f.html.empty())
-    write_html(f.html, report::serve_html(provenance(true, true, f.calibration_file), rep, scenario::rate_curve(rep, env)));
+  if (!f.html.empty()) {
+    // With a prefix cache: the same run without it, and the trace replayed through caches of
+    // 1/16 to 4 times the engines' combined capacity.
+    std::optional<serve::ServeReport> uncached;
+    report::PrefixCachePage page;
+    if (rep.prefix_caching) {
+      serve::ServeScenario off = rep.scenario;
+      off.prefix_caching = false;
+      off.kv_host = {};
+      if (auto r = serve::run_scenario(off, env)) uncached = *r;
+      page.uncached = uncached ? &*uncached : nullptr;
+      page.engines = rep.engines;
+      const long long all = rep.prefix_cache_tokens_per_engine * std::max(1, rep.engines);
+      std::vector<long long> capacities;
+      for (const long long divisor : {16, 4, 1}) capacities.push_back(std::max<long long>(1, all / divisor));
+      capacities.push_back(all * 4);
+      page.replays = serve::trace_stats(rep.scenario.load.trace, rep.prefix_block_tokens, capacities).caches;
+    }
+    write_html(f.html, report::serve_html(provenance(true, true, f.calibration_file), rep, scenario::rate_curve(rep, env),
+                                          rep.prefix_caching ? &page : nullptr));
+  }
   const validation::TrustData trust = load_trust_data();
   const auto model = workload::load_model(rep.scenario.model, env.models_dir);
   const auto assessment = validation::assess(trust, report::serve_query(rep, cat.system(rep.scenario.system), model));

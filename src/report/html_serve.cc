@@ -16,9 +16,9 @@ using core::fmt_num;
 /// Points of a CDF drawn at most (evenly spaced ranks).
 constexpr size_t kCdfPoints = 200;
 
-/// The empirical CDF of `values` (times `scale`): sorted value against the fraction at or below.
-std::string cdf_chart(const std::string& id, const std::string& title, const std::string& unit,
-                      std::vector<double> values, double scale) {
+/// The empirical CDF of `values` (times `scale`): sorted value against the fraction at or below,
+/// at most kCdfPoints points (evenly spaced ranks).
+std::vector<std::pair<double, double>> cdf_points(std::vector<double> values, double scale) {
   for (double& v : values) v *= scale;
   std::sort(values.begin(), values.end());
   std::vector<std::pair<double, double>> pts;
@@ -28,9 +28,15 @@ std::string cdf_chart(const std::string& id, const std::string& title, const std
     const size_t i = shown == 1 ? n - 1 : k * (n - 1) / (shown - 1);
     pts.push_back({values[i], static_cast<double>(i + 1) / static_cast<double>(n)});
   }
-  const double lo = n ? values.front() : 0, hi = n ? values.back() : 1;
+  return pts;
+}
+
+std::string cdf_chart(const std::string& id, const std::string& title, const std::string& unit,
+                      const std::vector<double>& values, double scale) {
+  const auto pts = cdf_points(values, scale);
+  const double lo = pts.empty() ? 0 : pts.front().first, hi = pts.empty() ? 1 : pts.back().first;
   svg::Chart c(id, title, {unit, lo, hi, false}, {"fraction of requests", 0, 1, false}, 360, 280);
-  if (n) c.line(pts, 0, "");
+  if (!pts.empty()) c.line(pts, 0, "");
   return c.render();
 }
 
@@ -84,6 +90,36 @@ std::string load_charts(const std::vector<serve::TimelinePoint>& timeline) {
   return html::row({k.render(), b.render()});
 }
 
+/// The TTFT CDFs with and without the cache, and the share of prompt tokens a cache of each
+/// capacity serves when the trace is replayed through it alone (the run's engines each hold one).
+std::string prefix_charts(const serve::ServeReport& rep, const PrefixCachePage& page) {
+  const auto with = cdf_points(rep.sim.ttft_each_s, 1e3), without = cdf_points(page.uncached->sim.ttft_each_s, 1e3);
+  double hi = 1;
+  for (const auto& p : with) hi = std::max(hi, p.first);
+  for (const auto& p : without) hi = std::max(hi, p.first);
+  svg::Chart t("ttft-cdf-cache", "TTFT with and without the prefix cache", {"TTFT (ms)", 0, hi, false},
+               {"fraction of requests", 0, 1, false}, 540, 320);
+  t.line(with, 0, "cache on");
+  t.line(without, 1, "cache off", true);
+  std::vector<std::pair<double, double>> hits;
+  double c_lo = 0, c_hi = 1, unbounded = 0;
+  for (const auto& r : page.replays) {
+    if (r.capacity_tokens <= 0) {
+      unbounded = 100 * r.tally.token_hit_rate();
+      continue;
+    }
+    hits.push_back({static_cast<double>(r.capacity_tokens), 100 * r.tally.token_hit_rate()});
+    c_lo = c_lo > 0 ? std::min(c_lo, hits.back().first) : hits.back().first;
+    c_hi = std::max(c_hi, hits.back().first);
+  }
+  svg::Chart h("hit-rate-vs-capacity", "Prompt tokens from the cache against its capacity", {"cache capacity (tokens)",
+               c_lo > 0 ? c_lo : 1, c_hi, true}, {"% of prompt tokens", 0, std::max(1.0, unbounded), false}, 540, 320);
+  h.line(hits, 2, "LRU, trace replayed alone");
+  const double engine_cache = static_cast<double>(rep.prefix_cache_tokens_per_engine);
+  if (engine_cache > 0) h.vmarker(engine_cache, "one engine's cache");
+  return html::row({t.render(), h.render()});
+}
+
 std::string pct_text(const serve::Percentiles& p, const char* unit) {
   return "mean " + fmt_num(p.mean, 4) + ", p50 " + fmt_num(p.p50, 4) + ", p90 " + fmt_num(p.p90, 4) + ", p99 " +
          fmt_num(p.p99, 4) + " " + unit;
@@ -109,7 +145,8 @@ std::string serve_summary(const serve::ServeReport& rep) {
 
 }  // namespace
 
-std::string serve_html(const Provenance& provenance, const serve::ServeReport& rep, const scenario::RateCurve& curve) {
+std::string serve_html(const Provenance& provenance, const serve::ServeReport& rep, const scenario::RateCurve& curve,
+                       const PrefixCachePage* prefix) {
   const auto& sc = rep.scenario;
   const auto& s = rep.sim;
   std::string body = html::section("summary", "Summary", serve_summary(rep));
@@ -118,6 +155,20 @@ std::string serve_html(const Provenance& provenance, const serve::ServeReport& r
                                    cdf_chart("tpot-cdf", "Time per output token", "TPOT (ms)", s.tpot_each_s, 1e3),
                                    cdf_chart("e2e-cdf", "End-to-end latency", "latency (s)", s.e2e_each_s, 1)}),
                         "TPOT over requests with more than one output token.");
+  if (prefix && prefix->uncached && rep.prefix_caching) {
+    double unbounded = 0;
+    for (const auto& r : prefix->replays)
+      if (r.capacity_tokens <= 0) unbounded = 100 * r.tally.token_hit_rate();
+    body += html::section(
+        "prefix-cache", "Prefix cache",
+        prefix_charts(rep, *prefix),
+        "This run served " + fmt_num(100 * s.prefix.token_hit_rate(), 3) + " % of prompt tokens from its engines' caches (" +
+            core::fmt_int(prefix->engines) + " engine(s), " + core::fmt_int(rep.prefix_cache_tokens_per_engine) +
+            " tokens each); the same run with the cache off is the dashed line. The capacity chart replays the trace "
+            "alone through one LRU cache of each size (xpusim trace-stats --cache-tokens); an unbounded cache serves " +
+            fmt_num(unbounded, 3) + " %. Engines each cache the requests routed to them, so a run's hit rate lies below "
+            "the replay's at the engines' combined capacity.");
+  }
   body += html::section("load", "Engine load over time", load_charts(s.timeline));
   body += html::section(
       "rate", "Throughput and latency against the offered rate", rate_charts(curve) + rate_table(curve),

@@ -84,6 +84,29 @@ TEST(HtmlCli, ServeValidateAndClaimsPagesAreByteIdenticalWithTheirCharts) {
   EXPECT_NE(claims.find("aws-4.4x-compute"), std::string::npos);
 }
 
+// A run on a trace with prefix hashes (issue 47): the page shows the TTFT CDFs with and without
+// the cache and the hit rate against capacity from a replay of the trace; a run without a
+// prefix cache has no such section.
+TEST(HtmlCli, ServePageOnATraceShowsTheCacheAgainstNone) {
+  const fs::path trace = temp_path("mooncake60.csv");
+  {
+    std::ifstream in(xpusim::test::data_dir() + "/traces/mooncake-conversation.csv");
+    std::ofstream out(trace);
+    std::string line;
+    for (int i = 0; i < 61 && std::getline(in, line); ++i) out << line << "\n";
+  }
+  const std::string page = page_twice(
+      "serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --framework vllm --arrivals " + trace.string(), "trace");
+  for (const char* chart : {"ttft-cdf-cache", "hit-rate-vs-capacity"})
+    EXPECT_NE(page.find(std::string("data-chart=\"") + chart + "\""), std::string::npos) << chart;
+  EXPECT_NE(page.find("cache off"), std::string::npos);
+  EXPECT_NE(page.find("an unbounded cache serves"), std::string::npos);
+  const std::string off = page_twice("serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --framework vllm "
+                                     "--prefix-cache off --arrivals " + trace.string(), "trace_off");
+  EXPECT_EQ(off.find("hit-rate-vs-capacity"), std::string::npos);
+  fs::remove(trace);
+}
+
 TEST(HtmlCli, RefusedWithScalingAndSearch) {
   const auto t = run_cli("train --system trn2-ultraserver --model llama3.1-8b --scaling 64..128 --html /tmp/x.html");
   EXPECT_EQ(t.exit_code, 2);

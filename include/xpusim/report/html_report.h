@@ -13,6 +13,7 @@
 #include "xpusim/scenario/rate_curve.h"
 #include "xpusim/scenario/train_inputs.h"
 #include "xpusim/scenario/train_page.h"
+#include "xpusim/serve/trace_stats.h"
 #include "xpusim/validation/summary.h"
 
 namespace xpusim::report {
@@ -23,9 +24,18 @@ namespace xpusim::report {
 std::string train_html(const Provenance& provenance, const scenario::TrainRun& run,
                        const scenario::TrainPageData& page);
 
-/// Latency CDFs (TTFT, TPOT, end-to-end), throughput and p90 latency against the offered rate.
+/// A run with prefix caching: the same run with the cache off, and its trace replayed alone
+/// through LRU caches of several capacities (serve::trace_stats; unbounded first).
+struct PrefixCachePage {
+  const serve::ServeReport* uncached = nullptr;
+  std::vector<serve::CacheReplay> replays;
+  long long engines = 1;  ///< the run's (prefill) engines: each holds its own cache
+};
+
+/// Latency CDFs (TTFT, TPOT, end-to-end), throughput and p90 latency against the offered rate;
+/// with `prefix`, the TTFT CDFs with and without the cache and the hit rate against capacity.
 std::string serve_html(const Provenance& provenance, const serve::ServeReport& rep,
-                       const scenario::RateCurve& curve);
+                       const scenario::RateCurve& curve, const PrefixCachePage* prefix = nullptr);
 
 /// The uncertainty band of each row's prediction (low, high); {0, 0} where the row has none.
 using Bands = std::vector<std::pair<double, double>>;
