@@ -37,6 +37,7 @@ Json row_json(const validation::RowResult& r, bool explain) {
   row["assumptions"] = r.prediction.assumptions;
   row["fits"] = r.prediction.does_not_fit.empty();
   if (!r.prediction.does_not_fit.empty()) row["does_not_fit"] = r.prediction.does_not_fit;
+  if (!r.prediction.beyond_context.empty()) row["beyond_context"] = r.prediction.beyond_context;
   if (explain) row["explain"] = explain_json(r.prediction);
   return row;
 }
@@ -63,7 +64,8 @@ Json kind_json(const validation::KindSummary& s, const validation::KindSummary* 
             {"median_abs_error_pct", s.median_abs_error_pct},
             {"p90_abs_error_pct", s.p90_abs_error_pct},
             {"mean_abs_error_pct", s.mean_abs_error_pct},
-            {"band_rows", s.banded}};
+            {"band_rows", s.banded},
+            {"beyond_context_rows", s.beyond_context}};
   j["band_coverage_pct"] = s.banded > 0 ? Json(100.0 * s.in_band / s.banded) : Json(nullptr);
   if (cv) {
     j["cv_median_abs_error_pct"] = cv->median_abs_error_pct;
@@ -100,9 +102,10 @@ void explain_line(std::ostream& o, const validation::RowResult& r) {
 void row_line(std::ostream& o, const validation::RowResult& r, bool explain) {
   const std::string measured = core::fmt_num(r.row.value, 5);
   if (r.prediction.status == validation::Status::Ok)
-    o << strformat("%-58s %-5s %-34s %12s %12s %+7.1f%%%s\n", r.row.id.c_str(), r.row.kind.c_str(),
+    o << strformat("%-58s %-5s %-34s %12s %12s %+7.1f%%%s%s\n", r.row.id.c_str(), r.row.kind.c_str(),
                    r.row.metric.c_str(), measured.c_str(), core::fmt_num(r.prediction.predicted, 5).c_str(),
-                   r.error_pct, r.prediction.does_not_fit.empty() ? "" : "  does not fit in memory as stated");
+                   r.error_pct, r.prediction.does_not_fit.empty() ? "" : "  does not fit in memory as stated",
+                   r.prediction.beyond_context.empty() ? "" : "  beyond the model's context as stated");
   else
     o << strformat("%-58s %-5s %-34s %12s %12s %8s\n", r.row.id.c_str(), r.row.kind.c_str(), r.row.metric.c_str(),
                    measured.c_str(), "-", status_name(r.prediction.status));
@@ -169,6 +172,11 @@ std::string summary_text_of(const Summaries& kinds, const Summaries& families, c
   o << (cv_kinds ? strformat(" %15s %10s %9s\n", "CV median |err|", "CV p90", "CV band") : std::string("\n"));
   for (const auto& [k, s] : kinds) o << summary_line(k, s, cv_kinds ? find_in(*cv_kinds, k) : nullptr);
   for (const auto& [f, s] : families) o << summary_line(f, s, cv_families ? find_in(*cv_families, f) : nullptr);
+  for (const auto& [k, s] : kinds)
+    if (s.beyond_context > 0)
+      o << strformat("  %d %s row(s) run beyond their model config's context, as their sources state (flagged: "
+                     "beyond_context)\n",
+                     s.beyond_context, k.c_str());
   return o.str();
 }
 

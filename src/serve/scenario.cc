@@ -924,6 +924,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   add_closed_loop_note(sc.load, rep);
   add_prefix_cache_note(sc, b.spec, rep);
   rep.scenario = sc;
+  rep.model_context = model.max_position;
   rep.framework = framework_name(*sc.framework);
   rep.engines = static_cast<int>(engines);
   rep.chips_used = sc.chips;

@@ -536,6 +536,22 @@ std::size_t ServeRunCache::runs() {
   return n;
 }
 
+namespace {
+
+/// A row whose stated prompt + output exceed the model config's context: the source ran it (a
+/// deployment with a longer context, RoPE scaling), so it is predicted as stated and flagged.
+void flag_beyond_context(const Row& row, long long context, Prediction& p) {
+  if (context <= 0 || !row.in_len) return;
+  const double tokens = *row.in_len + row.out_len.value_or(0);
+  if (tokens <= static_cast<double>(context)) return;
+  p.beyond_context = "prompt + output " + core::fmt_num(tokens, 6) + " tokens exceed the model config's context (" +
+                     std::to_string(context) + ", max_position_embeddings)";
+  p.assumptions.push_back(p.beyond_context + ": run as the source states (its deployment extended the context); "
+                          "the config's limit is not applied");
+}
+
+}  // namespace
+
 Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long long request_cap, ServeRunCache* runs) {
   Prediction p;
   try {
@@ -558,6 +574,7 @@ Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long lo
     p.assumptions = rs->assumptions;
     for (const auto& a : rep->assumptions) p.assumptions.push_back(a);
     p.explain = explain_serve(*rep);
+    flag_beyond_context(row, rep->model_context, p);
   } catch (const core::InputError& e) {
     p.status = Status::Error;
     p.reason = e.diagnostics().empty() ? e.what() : e.diagnostics().front().to_string();

@@ -109,6 +109,7 @@ void SummaryBuilder::count(Group& g, const RowResult& r, std::optional<bool> in_
     case Status::Ok:
       ++g.counts.ok;
       g.errors.push_back(r.error_pct);
+      g.counts.beyond_context += r.prediction.beyond_context.empty() ? 0 : 1;
       if (in_band) {
         ++g.counts.banded;
         g.counts.in_band += *in_band ? 1 : 0;

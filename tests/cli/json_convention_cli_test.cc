@@ -35,7 +35,7 @@ const std::set<std::string> kUnitless = {
     "failures_mean", "pue", "largest_useful_chips", "stage",
     "straggler_stage", "max_global_batch_tokens", "lora_rank", "mtp_layers",
     // trust (report/trust_report.h): rows behind a band, log residuals (dimensionless)
-    "band_rows", "log_residual_p10", "log_residual_p90", "sources", "log_spread", "cv_band_rows",
+    "band_rows", "log_residual_p10", "log_residual_p90", "sources", "log_spread", "cv_band_rows", "beyond_context_rows",
     // catalog: counts and ratios of the hardware
     "chips_per_node", "chips_per_domain", "max_chips", "size", "shape", "tiers", "oversubscription", "cores_per_chip",
     "pe_rows", "pe_cols", "tensor_rate_multiplier", "psum_free_dim", "vector_lanes_bf16", "scalar_lanes_bf16",
@@ -156,11 +156,15 @@ TEST(JsonConvention, DemoDocumentHoldsEverySection) {
   EXPECT_EQ(million, 1);
   EXPECT_EQ(found, 7);
   ASSERT_TRUE(doc.contains("trace"));
-  ASSERT_EQ(doc["trace"].size(), 4u);
-  for (size_t i = 0; i < 4; i += 2) {
+  ASSERT_EQ(doc["trace"].size(), 6u);  // per system: cache off, on, on with a host tier behind it
+  for (size_t i = 0; i < 6; i += 3) {
     const auto& off = doc["trace"][i];
     const auto& on = doc["trace"][i + 1];
+    const auto& host = doc["trace"][i + 2];
     EXPECT_EQ(off["system"], on["system"]);
+    EXPECT_EQ(host["system"], on["system"]);
+    EXPECT_EQ(host["kv_host_gib_per_engine"], 512);
+    EXPECT_GE(host["token_hit_ratio"].get<double>(), on["token_hit_ratio"].get<double>()) << host["system"];
     EXPECT_FALSE(off["prefix_cache"].get<bool>());
     EXPECT_EQ(off["token_hit_ratio"], 0.0);
     EXPECT_GT(on["token_hit_ratio"].get<double>(), 0.05) << on["system"];

@@ -129,3 +129,33 @@ TEST(ValidateExplain, ARowThatDoesNotFitAsStatedIsFlagged) {
   EXPECT_FALSE(row["fits"].get<bool>());
   EXPECT_NE(row["does_not_fit"].get<std::string>().find("per chip"), std::string::npos) << row.dump();
 }
+
+namespace {
+
+// Rows whose stated prompt + output exceed their model config's context (issue 45 item 5): the
+// two public rows that do are predicted as their sources ran them, flagged per row (text and
+// JSON beyond_context) and counted in the summary; a row within its context is not.
+TEST(ValidateCli, RowsBeyondTheirModelsContextRunFlaggedAndCounted) {
+  const auto r = run_cli(
+      "validate --rows 'in-trn1-tnx-llama2-13b-8192-8192-tpot,in-trtllm05-ttft-falcon-180b-h100-tp8-bs1-in2048,"
+      "in-trn1-tnx-llama3-8b-128-8064-tpot' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  int flagged = 0;
+  for (const auto& row : doc.at("rows")) {
+    EXPECT_EQ(row.at("status"), "ok") << row.at("id");
+    const bool beyond = row.contains("beyond_context");
+    EXPECT_EQ(beyond, row.at("id") != "in-trn1-tnx-llama3-8b-128-8064-tpot") << row.at("id");
+    if (beyond) {
+      ++flagged;
+      EXPECT_NE(row.at("beyond_context").get<std::string>().find("max_position_embeddings"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(flagged, 2);
+  EXPECT_EQ(doc.at("summary").at("infer").at("beyond_context_rows"), 2);
+  const auto text = run_cli("validate --rows 'in-trn1-tnx-llama2-13b-8192-8192-tpot'");
+  EXPECT_NE(text.out.find("beyond the model's context as stated"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("1 infer row(s) run beyond their model config's context"), std::string::npos) << text.out;
+}
+
+}  // namespace

@@ -135,6 +135,7 @@ struct ServeReport {
   bool prefix_caching = false;
   long long prefix_block_tokens = 0, prefix_cache_tokens_per_engine = 0;
   long long kv_host_tokens_per_engine = 0;  ///< the host tier (KV offload); 0 = none
+  long long model_context = 0;  ///< the model config's max positions (0: not stated)
   double output_tokens_per_s_per_chip = 0;
   double goodput_requests_per_s = 0;
   double joules_per_output_token = 0;

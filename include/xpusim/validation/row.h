@@ -51,6 +51,10 @@ struct Prediction {
   /// Why the configuration as stated does not fit in memory (empty when it fits): predicted
   /// anyway, since the measurement says it ran, and flagged (issue 45, case 10).
   std::string does_not_fit;
+  /// Why the row's stated prompt + output exceed its model config's context (empty when they
+  /// fit): run as the source states (its deployment extended the context), flagged and counted
+  /// (issue 45, item 5).
+  std::string beyond_context;
   std::string framework;                 ///< training preset or serving framework that ran
   std::vector<ExplainItem> explain;      ///< the plan and the time breakdown behind `predicted`
 };

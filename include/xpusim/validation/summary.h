@@ -24,6 +24,8 @@ struct KindSummary {
   double mean_abs_error_pct = 0.0;
   /// Ok rows with an uncertainty band, and those whose measured value lies inside it.
   int banded = 0, in_band = 0;
+  /// Ok rows run beyond their model config's context, as their source states (Prediction::beyond_context).
+  int beyond_context = 0;
 };
 
 /// Predicts one row (train rows with predict_train, infer rows with predict_infer); an
