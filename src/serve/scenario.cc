@@ -454,8 +454,9 @@ double offline_capacity(const SimSpec& spec, const calib::Params& params) {
   return static_cast<double>(unit.repeats) * steady_offline_rate(simulate(c));
 }
 
-// The rate an open-loop run offered: a Poisson run's drawn arrivals over its steady-state window,
-// a trace's requests over its span (first to last arrival), else the nominal rate.
+// The rate an open-loop run offered: a Poisson run's drawn arrivals over its steady-state window
+// (a run too short for one: over its first to last arrival), a trace's requests over its span
+// (first to last arrival), else the nominal rate.
 double offered_rate(const LoadSpec& load, const SimResult& s) {
   if (s.offered_requests_per_s > 0) return s.offered_requests_per_s;
   if (load.arrival == ArrivalKind::Trace && trace_rate_per_s(load.trace) > 0) return trace_rate_per_s(load.trace);
