@@ -189,7 +189,9 @@ PYBIND11_MODULE(xpusim, m) {
   m.attr("__version__") = xpusim::report::xpusim_version();
   m.def("train", [](const py::kwargs& kw) { return call(xpusim::api::train, kw); },
         "One training step: scenario keys (system, model, chips, tp, pp, precision, plan={...}, ...) -> train --json");
-  m.def("serve", [](const py::kwargs& kw) { return call(xpusim::api::serve, kw); },
+  m.def("serve", [](const py::kwargs& kw) {
+          return call([](const xpusim::api::Json& k, const xpusim::api::Session& s) { return xpusim::api::serve(k, s); }, kw);
+        },
         "One serving run: scenario keys (system, model, chips, rate, in_len, ...) -> serve --json");
   m.def("collective", [](const py::kwargs& kw) { return call(xpusim::api::collective, kw); },
         "system, chips, op, bytes[, algorithm] -> collective --json");

@@ -113,13 +113,13 @@ Json train(const Json& keys, const Session& s) {
   return train_document(s.provenance(true, true), s.trust, in, run);
 }
 
-Json serve(const Json& keys, const Session& s) {
+Json serve(const Json& keys, const Session& s, bool with_software_range) {
   const scenario::ServeInputs in = scenario::serve_inputs_from_json(nested("serve", keys), "");
   const serve::ServeEnv env{&s.catalog, s.models_dir(), &s.params};
   const auto result = serve::run_scenario(scenario::build_serve(in), env);
   if (!result) return report::serve_infeasible_document(s.provenance(true, true), in, result.error());
   serve::ServeReport rep = *result;
-  rep.software_range = serve::software_range(rep, env);
+  if (with_software_range) rep.software_range = serve::software_range(rep, env);
   return serve_document(s.provenance(true, true), s.trust, s.catalog, s.models_dir(), in, rep);
 }
 

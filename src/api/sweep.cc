@@ -77,7 +77,8 @@ report::SweepPoint run_point(const scenario::SweepGrid& g, std::size_t index, co
   p.values = scenario::point_values(g, index);
   const Json keys = scenario::point_keys(g, index);
   try {
-    p.result = g.command == "train" ? train(keys, s) : serve(keys, s);
+    // A point is one run: a Trainium point's software range would run four more (serve --json has it).
+    p.result = g.command == "train" ? train(keys, s) : serve(keys, s, false);
   } catch (const core::InputError& e) {
     p.result = nullptr;
     for (const auto& d : e.diagnostics()) p.reason += (p.reason.empty() ? "" : "; ") + d.to_string();

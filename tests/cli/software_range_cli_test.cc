@@ -97,3 +97,20 @@ TEST(SoftwareRangeCli, SearchGivesTheBestPlansRange) {
 }
 
 }  // namespace
+
+namespace {
+
+// A sweep point is one run: its result leaves the software range out (serve --json has it).
+TEST(SoftwareRangeCli, SweepPointsAreOneRunEach) {
+  const std::string grid = ::testing::TempDir() + "xs_sweep_trn.yaml";
+  std::ofstream(grid) << "command: serve\nbase:\n  system: trn2-48xl\n  model: llama3.1-8b\n  chips: 1\n"
+                         "  workload: {rate: 1, requests: 30}\ngrid:\n  precision: [bf16, fp8]\n";
+  const json doc = run_json("sweep " + grid);
+  ASSERT_EQ(doc.at("points").size(), 2u);
+  for (const auto& p : doc.at("points")) {
+    ASSERT_TRUE(p.at("result").is_object()) << p.dump().substr(0, 300);
+    EXPECT_FALSE(p.at("result").contains("software_range"));
+  }
+}
+
+}  // namespace

@@ -54,7 +54,9 @@ validation::TrustData load_trust_data(const std::string& data_dir);
 /// With `deadline` or `budget_usd` (and `train_tokens`), the solver's document (train_solver_document).
 Json train(const Json& keys, const Session& s);
 /// `serve --json`: one serving run (serve_infeasible_document when it cannot run).
-Json serve(const Json& keys, const Session& s);
+/// `with_software_range`: a Trainium run also runs the ends of its software range (four more
+/// runs; serve/software_range.h); a sweep's points leave it out.
+Json serve(const Json& keys, const Session& s, bool with_software_range = true);
 /// `collective --json`: keys system, chips, op, bytes (a count or "1 GiB"), algorithm.
 Json collective(const Json& keys, const Session& s);
 /// `validate --json`: key file (default: the shipped public set).
