@@ -542,6 +542,7 @@ void prepare_load(ServeScenario& sc, const workload::ModelSpec& model, const cal
   sc.load.max_context = model.max_position;
   sc.load.start_spread = params.number("serving.closed_loop.start_spread");
   sc.load.warmup_per_client = std::llround(params.number("serving.closed_loop.warmup_requests_per_client"));
+  if (sc.load.output_stop_hazard < 0) sc.load.output_stop_hazard = params.number("serving.closed_loop.output_stop_hazard");
   const long long asked = sc.load.in_len + sc.load.out_len;
   if (sc.load.lengths_stated && model.max_position_stated && asked > model.max_position) {
     core::fail("in_len", "prompt plus output exceeds the model's context window",
@@ -562,7 +563,11 @@ void add_closed_loop_note(const LoadSpec& load, ServeReport& rep) {
                 : std::string("started together, in lock-step (serving.closed_loop.start_spread 0)")) +
       "; " + std::to_string(rep.sim.warmup_requests) + " warm-up requests (the first " +
       std::to_string(load.warmup_per_client) +
-      " of each client; serving.closed_loop.warmup_requests_per_client, assumed, range 0..2) left out of the latency figures");
+      " of each client; serving.closed_loop.warmup_requests_per_client, assumed, range 0..2) left out of the latency figures" +
+      (load.output_stop_hazard > 0
+           ? "; outputs end early with probability " + core::fmt_num(load.output_stop_hazard, 3) +
+                 " per token (EOS; serving.closed_loop.output_stop_hazard, assumed), capped at out_len"
+           : std::string()));
 }
 
 // An arrivals file whose rows carry prefix hashes: the cache that reads them, or that none does.

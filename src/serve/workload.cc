@@ -75,6 +75,7 @@ std::string arrival_name(ArrivalKind k) {
 
 struct RequestStream::State {
   Rng lengths, arrivals;
+  Rng stops;  ///< early output stops (LoadSpec::output_stop_hazard): a stream of its own
   double t = 0;
 };
 
@@ -82,7 +83,8 @@ RequestStream::RequestStream(const LoadSpec& load)
     : load_(load),
       total_(load.arrival == ArrivalKind::Trace ? static_cast<long long>(load.trace.size())
                                                 : std::max<long long>(0, load.requests)),
-      state_(std::make_unique<State>(State{Rng(load.seed ^ 0x9e3779b97f4a7c15ULL), Rng(load.seed)})) {
+      state_(std::make_unique<State>(State{Rng(load.seed ^ 0x9e3779b97f4a7c15ULL), Rng(load.seed),
+                                           Rng(load.seed ^ 0x5851f42d4c957f2dULL)})) {
   if (load.lengths == LengthDist::OpenOrcaLike && load.arrival != ArrivalKind::Trace)
     scales_ = fit_length_scales(load, static_cast<size_t>(total_));
 }
@@ -104,6 +106,12 @@ Request RequestStream::next() {
     r.clipped = clip_to_context(load_.max_context, r.in_len, r.out_len);
   }
   r.max_out = std::max(r.out_len, load_.max_out_len);
+  if (load_.output_stop_hazard > 0 && load_.lengths == LengthDist::Fixed) {
+    // Ends early at EOS with probability h per token; the reservation (max_out) stays the cap.
+    const double stop = state_->stops.exponential(1.0 / load_.output_stop_hazard);
+    r.out_len = std::clamp<long long>(1 + static_cast<long long>(std::min(stop, static_cast<double>(r.out_len))), 1,
+                                      r.out_len);
+  }
   if (load_.arrival == ArrivalKind::Poisson) {
     state_->t += state_->arrivals.exponential(1.0 / load_.rate_per_s);
     r.arrival = to_sim_time(core::seconds(state_->t));

@@ -342,6 +342,7 @@ core::Result<bool> apply_server(const RowNotes& notes, long long concurrency, Ro
   if (concurrency <= 0) return core::make_error("server row without a rate or a concurrency");
   load.arrival = ArrivalKind::ClosedLoop;
   load.concurrency = concurrency;
+  load.output_stop_hazard = -1;  // the benchmark client's early stops: the calibration's hazard
   load.requests = std::max<long long>(kClosedLoopMinRequests, kClosedLoopRoundsPerClient * concurrency);
   rs.assumptions.push_back("closed loop at concurrency " + std::to_string(concurrency) + " (AIPerf style), " +
                            std::to_string(load.requests) + " requests");

@@ -80,6 +80,12 @@ struct LoadSpec {
   /// Closed loop: each client's first requests (warm-up) are left out of the latency statistics;
   /// at least one request per client is kept.
   long long warmup_per_client = 0;
+  /// Fixed-length requests: the chance per generated token that an output ends before its cap
+  /// (EOS, when a benchmark client does not force ignore_eos); each output's length is drawn
+  /// (seeded) as min(out_len, 1 + Exp(1/h)), its KV reservation still the cap. 0: every output
+  /// runs to out_len (what a user's --out-len means); < 0: the calibration's
+  /// serving.closed_loop.output_stop_hazard (validation rows of a closed-loop benchmark).
+  double output_stop_hazard = 0;
   long long requests = 1000;   ///< requests in the run
   long long in_len = 1024, out_len = 128;
   LengthDist lengths = LengthDist::Fixed;

@@ -139,3 +139,32 @@ TEST(ClosedLoop, TheReportStatesSpreadAndWarmUp) {
 }
 
 }  // namespace
+
+namespace {
+
+// Early output stops (LoadSpec::output_stop_hazard): a fixed-length request's output ends at
+// min(L, 1 + Exp(1/h)) tokens, so its mean is Σ_{k<L} P(len > k) = Σ_{k<L} e^{-hk}
+// = (1 − e^{-hL}) / (1 − e^{-h}); the KV reservation stays the cap; h = 0 leaves every output at L.
+TEST(ClosedLoop, OutputsEndEarlyAtTheStopHazardAndReserveTheirCap) {
+  xs::LoadSpec load;
+  load.arrival = xs::ArrivalKind::ClosedLoop;
+  load.concurrency = 8;
+  load.requests = 200000;
+  load.in_len = 128;
+  load.out_len = 1000;
+  load.output_stop_hazard = 1e-3;
+  const auto requests = xs::generate_requests(load);
+  double sum = 0;
+  for (const auto& r : requests) {
+    EXPECT_GE(r.out_len, 1);
+    EXPECT_LE(r.out_len, 1000);
+    EXPECT_EQ(r.max_out, 1000);
+    sum += static_cast<double>(r.out_len);
+  }
+  const double h = 1e-3, want = (1 - std::exp(-h * 1000)) / (1 - std::exp(-h));
+  EXPECT_NEAR(sum / static_cast<double>(requests.size()), want, 0.01 * want);
+  load.output_stop_hazard = 0;
+  for (const auto& r : xs::generate_requests(load)) ASSERT_EQ(r.out_len, 1000);
+}
+
+}  // namespace

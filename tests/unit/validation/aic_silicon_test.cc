@@ -27,15 +27,23 @@ using test::Gate;  // groups: "metric" or "metric/system"
 // TTFT gates moved up by under 0.1 point in median or ~10 points in p90 (b200 55.0 → 55.1,
 // h100 p90 123.1 → 125.3, h200 p90 183.6 → 192.9): the per-step costs that shorten decode also
 // lengthen a queued prompt's wait.
+// Re-based (2026-12-06), a judgment written down here: closed-loop benchmark rows start their
+// clients together (start_spread 0.02 → 0) and their outputs end early at EOS with probability
+// 3e-5 per token (serving.closed_loop.output_stop_hazard, docs/serving.md "Closed loops"), the
+// mechanism that keeps short outputs in lock-step and lets long ones drift apart. TTFT 49.6/161.2
+// → 41.8/141.1 (TRT-LLM 49.6 → 42.8, vLLM 47.6 → 38.4, SGLang 56.0 → 49.2); TPOT 12.2/38.0 →
+// 12.2/38.9. Two gates moved up: TTFT p90 on H100 125.3 → 154.7 (the Qwen3-235B TRT-LLM 1.0.0rc3
+// rows, over-predicted 2-4x before and after: a MoE prompt class of their own) and TPOT p90 on
+// B200 44.4 → 44.8; every other gate tightened.
 const Gate kGates[] = {
-    {"ttft_ms", 49.7, 161.3},
-    {"tpot_ms", 12.2, 38.0},
-    {"ttft_ms/b200-hgx", 55.1, 193.0},
-    {"ttft_ms/h100-sxm-dgx", 40.4, 125.3},
-    {"ttft_ms/h200-sxm-hgx", 53.4, 192.9},
-    {"tpot_ms/b200-hgx", 14.2, 44.4},
-    {"tpot_ms/h100-sxm-dgx", 11.3, 30.2},
-    {"tpot_ms/h200-sxm-hgx", 11.1, 37.7},
+    {"ttft_ms", 41.9, 141.1},
+    {"tpot_ms", 12.2, 39.0},
+    {"ttft_ms/b200-hgx", 44.3, 128.1},
+    {"ttft_ms/h100-sxm-dgx", 40.3, 154.7},
+    {"ttft_ms/h200-sxm-hgx", 41.9, 153.0},
+    {"tpot_ms/b200-hgx", 13.8, 44.8},
+    {"tpot_ms/h100-sxm-dgx", 11.3, 30.0},
+    {"tpot_ms/h200-sxm-hgx", 11.2, 36.1},
 };
 
 

@@ -73,17 +73,22 @@ using test::Gate;
 // aic-silicon.csv together (2,627 rows, docs/validation.md). In sample here the infer median rose
 // 6.7 → 7.9 (hopper 5.1 → 7.0, blackwell 9.4 → 10.1, ampere 5.1 → 6.4) and the p90 fell 42.6 →
 // 36.2; on the silicon set TPOT fell 20.2 → 12.2. A fit to 80 rows read better on those 80.
+// Re-based (2026-12-06), a judgment written down here: the closed-loop rows (vLLM bench, the
+// vLLM-Neuron plugin's c2/c4 runs, optimum-neuron's) take the benchmark client's early output
+// stops and start together (see aic_silicon_test.cc): the silicon set's TTFT median falls 49.6 →
+// 41.8 while this file's infer median rises 7.9 → 8.1 (hopper 7.1 → 7.5, trainium 8.7 → 8.8);
+// the p90 gates tighten to where they stand.
 const Gate kGates[] = {
     {"train", 6.3, 17.8},
-    {"infer", 7.9, 47.2},
+    {"infer", 8.1, 36.3},
     {"train/nvidia-ampere", 4.7, 8.4},
     {"train/nvidia-hopper", 6.3, 18.3},
     {"train/nvidia-blackwell", 7.2, 35.3},
     {"train/trainium", 1.8, 7.6},
     {"infer/nvidia-ampere", 6.5, 6.8},
-    {"infer/nvidia-hopper", 7.1, 18.5},
-    {"infer/nvidia-blackwell", 10.1, 31.3},
-    {"infer/trainium", 8.7, 85.0},
+    {"infer/nvidia-hopper", 7.5, 16.6},
+    {"infer/nvidia-blackwell", 10.1, 25.9},
+    {"infer/trainium", 8.8, 85.0},
 };
 
 // Each test runs in its own process (ctest), so only the test that needs the predictions makes
