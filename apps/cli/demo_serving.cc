@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "xpusim/core/format.h"
+#include "xpusim/report/serve_report.h"
 #include "xpusim/serve/search.h"
 
 namespace xpusim::cli {
@@ -118,11 +119,7 @@ nlohmann::ordered_json demo_serving(const hw::Catalog& cat, const std::string& m
                        sr.central.c_str(), fmt_num(sr.high.tpot_p90_ms, 3).c_str(), fmt_num(sr.low.tpot_p90_ms, 3).c_str(),
                        fmt_int(static_cast<long long>(sr.high.ttft_p90_ms + 0.5)).c_str(),
                        fmt_int(static_cast<long long>(sr.low.ttft_p90_ms + 0.5)).c_str());
-        jr["software_range"] = {{"central", sr.central},
-                                {"low", {{"software", sr.low.software}, {"tpot_p90_ms", sr.low.tpot_p90_ms},
-                                         {"ttft_p90_ms", sr.low.ttft_p90_ms}}},
-                                {"high", {{"software", sr.high.software}, {"tpot_p90_ms", sr.high.tpot_p90_ms},
-                                          {"ttft_p90_ms", sr.high.ttft_p90_ms}}}};
+        jr["software_range"] = report::software_range_json(sr);
       }
       j.push_back(jr);
     }

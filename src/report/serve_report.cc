@@ -186,9 +186,6 @@ Json software_end_json(const serve::SoftwareEnd& e) {
               {"e2e_latency_mean_s", e.e2e_mean_s}};
 }
 
-Json software_range_json(const serve::SoftwareRange& r) {
-  return Json{{"central", r.central}, {"low", software_end_json(r.low)}, {"high", software_end_json(r.high)}};
-}
 
 /// A searched plan's software range: the SLO metrics at each end.
 std::string search_software_range_text(const serve::SoftwareRange& r, int width) {
@@ -216,6 +213,10 @@ std::string software_range_text(const serve::ServeReport& rep) {
 }
 
 }  // namespace
+
+Json software_range_json(const serve::SoftwareRange& r) {
+  return Json{{"central", r.central}, {"low", software_end_json(r.low)}, {"high", software_end_json(r.high)}};
+}
 
 Json serve_document(const Provenance& provenance, const scenario::ServeInputs& in, const serve::ServeReport& rep) {
   Json j = results_json(rep);

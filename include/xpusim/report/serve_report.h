@@ -19,6 +19,8 @@ std::string serve_text(const serve::ServeReport& rep);
 /// `serve --search/--compare --json`: one entry per system under "results".
 Json search_document(const Provenance& provenance, const scenario::ServeInputs& in, const std::vector<serve::SearchResult>& results, bool compare);
 std::string search_text(const std::vector<serve::SearchResult>& results);
+/// A Trainium run's software range (serve/software_range.h): `central` and each end's software and figures.
+Json software_range_json(const serve::SoftwareRange& r);
 /// The `results` array of a search document (one entry per system searched).
 Json search_results_json(const std::vector<serve::SearchResult>& results);
 /// A trace with shared prefixes: chips and $/M output tokens per system with the prefix cache and
