@@ -163,6 +163,7 @@ FrameworkProfile framework_profile(Framework f, const std::string& version, cons
   p.step_overhead = k.seconds("step_overhead");
   p.layer_overhead = k.seconds("layer_overhead");
   p.host_time_per_sequence = k.seconds("host_time_per_sequence");
+  p.eager_operator_host_time = k.seconds("eager_operator_host_time");
   p.prefill_efficiency = k.number("prefill_efficiency");
   p.prefill_step_overhead = k.seconds("prefill_step_overhead");
   p.max_num_seqs = k.count("max_num_seqs");
@@ -178,9 +179,9 @@ FrameworkProfile framework_profile(Framework f, const std::string& version, cons
   p.max_prefill_seqs = k.count("max_prefill_seqs");
   p.moe_prefill_efficiency = k.number("moe_prefill_efficiency");
   p.static_shape_min_bucket = k.count("static_shape_min_bucket");
-  // The routing kernels of training (training.common.moe_route_cost_per_element), without its
-  // dropless host sync; the value is the training fit's (serving.moe, docs/serving.md).
-  p.moe_route_cost_per_element = params.seconds("serving.moe.route_cost_per_element");
+  // The permute and unpermute kernels' HBM traffic per routed element (serving.moe,
+  // docs/serving.md "MoE token routing").
+  p.moe_route_bytes_per_element = params.bytes("serving.moe.route_bytes_per_element");
   return p;
 }
 

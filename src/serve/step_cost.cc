@@ -113,6 +113,7 @@ void StepCostModel::count_layer_kinds() {
     }
     // Megatron TP: one all-reduce after each row-parallel output (one for a parallel block).
     tp_reductions_per_chip_ += model_.layer_tp_regions(i);
+    operators_per_forward_ += static_cast<double>(workload::layer_ops(model_, i, shard(1, false)).size());
   }
 }
 
@@ -236,11 +237,16 @@ StepCostModel::Linear StepCostModel::linear_uncached(long long tokens, bool prom
       out.bytes += t.hbm_bytes.base();
     }
   }
-  // Token routing of each MoE layer (sort, permute/unpermute, grouped-GEMM set-up): the
-  // per-routed-element cost of training's routing kernels (serving.moe.route_cost_per_element).
-  const double routed = static_cast<double>(tokens) * model_.moe.experts_per_token * static_cast<double>(model_.hidden);
+  // Token routing of each MoE layer: the permute and unpermute kernels stream every routed
+  // element through HBM (serving.moe.route_bytes_per_element each) at the chip's achievable rate.
+  // With tensor-parallel attention every rank holds all the step's tokens and routes the rows
+  // bound for its own ep-th of the experts; with DP attention a rank routes its own tokens' rows.
+  const double ep_share = plan_.attention_dp ? 1.0 : static_cast<double>(std::max(1, plan_.plan.ep));
+  const double routed =
+      static_cast<double>(tokens) * model_.moe.experts_per_token * static_cast<double>(model_.hidden) / ep_share;
+  const double route_s = profile_.moe_route_bytes_per_element.base() * routed / hbm_rate_;
   for (const auto& k : kinds_)
-    if (k.moe) out.time_s += profile_.moe_route_cost_per_element.base() * routed * k.count;
+    if (k.moe) out.time_s += route_s * k.count;
   const Comm comm = communication(tokens);
   out.comm_s = comm.seconds;
   out.scale_up_bytes = comm.scale_up_bytes;
@@ -436,8 +442,11 @@ StepCost StepCostModel::cost(const StepWork& w) const {
   // The host's per-sequence work runs beside the device (overlap scheduler): only what the
   // device time does not cover is exposed.
   const double device = stage * pp + head_t * (1.0 - 1.0 / pp);
+  // A step with prompt tokens runs outside the decode CUDA graphs: the host dispatches each of
+  // its operators (eager_operator_host_time each) while the device runs them.
+  const double eager = w.prefill_tokens > 0 ? profile_.eager_operator_host_time.base() * operators_per_forward_ : 0.0;
   const double host = profile_.host_time_per_sequence.base() *
-                      static_cast<double>(w.decode_seqs + w.prefill_seqs);
+                      static_cast<double>(w.decode_seqs + w.prefill_seqs) + eager;
   const double host_exposed = std::max(0.0, host - device);
   out.linear = core::seconds(lin_t * pp + head_t);
   out.attention = core::seconds(attn.seconds * pp);

@@ -85,11 +85,15 @@ struct FrameworkProfile {
   long long moe_prefill_block = 0;
   long long max_prefill_seqs = 0;  ///< prompts per step (SchedulerSpec::max_prefill_seqs)
   double moe_prefill_efficiency = 1.0;
-  /// Token routing per MoE layer and step, per routed element (tokens × top-k × hidden): sort,
-  /// permute/unpermute and grouped-GEMM set-up (serving.moe.route_cost_per_element): the
-  /// routing kernels training pays per pass, at the value fitted on the training rows.
-  core::Seconds moe_route_cost_per_element;
+  /// Token routing per MoE layer and step: the HBM bytes each routed element (tokens × top-k ×
+  /// hidden) moves through the permute and unpermute kernels (serving.moe.route_bytes_per_element),
+  /// timed at the chip's achievable HBM rate.
+  core::Bytes moe_route_bytes_per_element;
   core::Seconds step_overhead;   ///< per engine iteration: scheduling, sampling, host sync
+  /// Host time per operator of a step that runs outside CUDA graphs (one with prompt tokens):
+  /// Python dispatch and kernel launches, issued while the device runs (only the part the
+  /// device time does not cover is exposed, as host_time_per_sequence's).
+  core::Seconds eager_operator_host_time;
   core::Seconds layer_overhead;  ///< per layer per iteration (collective launch/sync latency)
   /// Host work per running sequence per iteration (the executor loop's bookkeeping, sampling
   /// and responses). The host prepares step n+1 while the device runs step n, so a step takes

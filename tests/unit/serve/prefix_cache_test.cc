@@ -142,12 +142,18 @@ TEST(TraceStats, CopyIsInStepWithTheSharedTraces) {
 }
 
 // One vLLM engine serving Llama-3.1-8B on an H100, and two requests with the same prompt blocks,
-// the second arriving 10 s after the first (when the first has long finished).
+// the second arriving 10 s after the first (when the first has long finished). Its prompt steps
+// are timed by their device work alone: the host's per-operator dispatch of a prompt step
+// (eager_operator_host_time, tested in serve_test.cc) is paid by a one-token prompt as by a long one.
 class PrefixCacheEngine : public ::testing::Test {
  protected:
+  static xs::FrameworkProfile device_timed_vllm() {
+    auto prof = xs::framework_profile(xs::Framework::Vllm, "", catalog().system("h100-sxm-dgx").chip, shipped());
+    prof.eager_operator_host_time = xpusim::core::seconds(0);
+    return prof;
+  }
   PrefixCacheEngine()
-      : cost_(catalog().system("h100-sxm-dgx"), model("llama3.1-8b"), xs::ReplicaPlan{},
-              xs::framework_profile(xs::Framework::Vllm, "", catalog().system("h100-sxm-dgx").chip, shipped()),
+      : cost_(catalog().system("h100-sxm-dgx"), model("llama3.1-8b"), xs::ReplicaPlan{}, device_timed_vllm(),
               xpusim::mapping::memory_params(shipped()), nullptr) {}
 
   xs::SimResult run(long long in_len, std::vector<xs::BlockId> blocks, bool caching) const {

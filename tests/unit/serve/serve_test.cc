@@ -15,6 +15,7 @@
 #include "xpusim/serve/search.h"
 #include "xpusim/workload/accounting.h"
 #include "xpusim/workload/hf_config.h"
+#include "xpusim/workload/ops.h"
 
 namespace xs = xpusim::serve;
 using xpusim::core::seconds;
@@ -111,33 +112,89 @@ TEST(StepCost, HostWorkPerSequenceBoundsALargeBatchAndHidesBehindALongDeviceStep
   EXPECT_DOUBLE_EQ(with_host.time(small).base(), without.time(small).base());
 }
 
-TEST(StepCost, MoeRoutingCostsTheTrainingValuePerRoutedElementOfEveryMoeLayer) {
+TEST(StepCost, MoeRoutingStreamsEveryRoutedElementThroughHbmInEveryMoeLayer) {
   const auto& sys = catalog().system("b200-hgx");
   auto model = xpusim::test::model("qwen3-30b-a3b");
   auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, "", sys.chip, shipped());
-  // The routing kernels of training, at serving's own assumed value (docs/serving.md).
-  EXPECT_EQ(prof.moe_route_cost_per_element.base(), shipped().seconds("serving.moe.route_cost_per_element").base());
-  ASSERT_GT(prof.moe_route_cost_per_element.base(), 0.0);
+  // The permute and unpermute kernels' bytes per routed element (docs/serving.md).
+  EXPECT_EQ(prof.moe_route_bytes_per_element.base(), shipped().bytes("serving.moe.route_bytes_per_element").base());
+  ASSERT_GT(prof.moe_route_bytes_per_element.base(), 0.0);
   prof.host_time_per_sequence = seconds(0);
   auto free_routing = prof;
-  free_routing.moe_route_cost_per_element = seconds(0);
+  free_routing.moe_route_bytes_per_element = xpusim::core::bytes(0);
   const xs::StepCostModel a(sys, model, xs::ReplicaPlan{}, prof, memory(), nullptr);
   const xs::StepCostModel b(sys, model, xs::ReplicaPlan{}, free_routing, memory(), nullptr);
   xs::StepWork w;
   w.decode_seqs = 1000;
   w.decode_context = 1000 * 1024.0;
-  // Expected: 1,000 tokens × top-8 × hidden 2,048 routed elements in each of the 48 MoE layers.
+  // Expected: 1,000 tokens × top-8 × hidden 2,048 routed elements in each of the 48 MoE layers,
+  // each moving its bytes at the chip's achievable HBM rate.
   const double routed = 1000.0 * model.moe.experts_per_token * static_cast<double>(model.hidden);
   int moe_layers = 0;
   for (int i = 0; i < model.layers; ++i) moe_layers += model.layer_is_moe(i) ? 1 : 0;
   ASSERT_EQ(moe_layers, 48);
-  const double expected = prof.moe_route_cost_per_element.base() * routed * moe_layers;
+  const double expected = prof.moe_route_bytes_per_element.base() * routed * moe_layers / a.hbm_rate().base();
   EXPECT_NEAR(a.time(w).base() - b.time(w).base(), expected, 1e-9);
+  // Experts over ep = 4 ranks behind tensor-parallel attention: each rank holds every token and
+  // routes the rows bound for its quarter of the experts. With DP attention a rank routes all of
+  // its own tokens' rows.
+  xs::ReplicaPlan ep4;
+  ep4.plan.tp = 4;
+  ep4.plan.ep = 4;
+  const xs::StepCostModel a4(sys, model, ep4, prof, memory(), nullptr);
+  const xs::StepCostModel b4(sys, model, ep4, free_routing, memory(), nullptr);
+  EXPECT_NEAR(a4.time(w).base() - b4.time(w).base(), expected / 4.0, 1e-9);
+  xs::ReplicaPlan dp4 = ep4;
+  dp4.plan.tp = 1;
+  dp4.attention_dp = true;
+  const xs::StepCostModel a_dp(sys, model, dp4, prof, memory(), nullptr);
+  const xs::StepCostModel b_dp(sys, model, dp4, free_routing, memory(), nullptr);
+  EXPECT_NEAR(a_dp.time(w).base() - b_dp.time(w).base(), expected, 1e-9);
   // A dense model has no routing.
   auto dense = xpusim::test::model("llama3.1-8b");
   const xs::StepCostModel c(sys, dense, xs::ReplicaPlan{}, prof, memory(), nullptr);
   const xs::StepCostModel d(sys, dense, xs::ReplicaPlan{}, free_routing, memory(), nullptr);
   EXPECT_DOUBLE_EQ(c.time(w).base(), d.time(w).base());
+}
+
+TEST(StepCost, PromptStepsPayTheHostDispatchOfEveryOperatorTheDeviceDoesNotCover) {
+  const auto& sys = catalog().system("b200-hgx");
+  auto model = xpusim::test::model("llama3.1-8b");
+  auto prof = xs::framework_profile(xs::Framework::Sglang, "", sys.chip, shipped());
+  EXPECT_GT(prof.eager_operator_host_time.base(), 0.0);  // the PyTorch stacks' prompt steps run eagerly
+  prof.host_time_per_sequence = seconds(0);
+  auto graphs = prof;
+  graphs.eager_operator_host_time = seconds(0);
+  prof.eager_operator_host_time = seconds(100e-6);
+  const xs::StepCostModel eager(sys, model, xs::ReplicaPlan{}, prof, memory(), nullptr);
+  const xs::StepCostModel device_only(sys, model, xs::ReplicaPlan{}, graphs, memory(), nullptr);
+  // The operators of one forward pass: every layer's operators of the layer model.
+  double operators = 0;
+  for (int i = 0; i < model.layers; ++i)
+    operators += static_cast<double>(xpusim::workload::layer_ops(model, i, xpusim::workload::LayerShard{}).size());
+  ASSERT_GT(operators, 10.0 * model.layers);
+  const double dispatch = operators * 100e-6;
+  auto prompt = [](long long tokens) {
+    xs::StepWork w;
+    xs::add_prefill_chunk(0.0, static_cast<double>(tokens), 0, w);
+    w.prefill_seqs = w.sampled_prefills = 1;
+    return w;
+  };
+  // A short prompt: the device finishes first, the host's dispatch bounds the step.
+  const auto short_prompt = prompt(64);
+  const double device = device_only.time(short_prompt).base() - prof.step_overhead.base();
+  ASSERT_LT(device, dispatch);
+  EXPECT_NEAR(eager.time(short_prompt).base(), dispatch + prof.step_overhead.base(), 1e-9);
+  // A long prompt covers the dispatch; a decode step runs in its CUDA graph.
+  const auto long_prompt = prompt(16384);
+  ASSERT_GT(device_only.time(long_prompt).base() - prof.step_overhead.base(), dispatch);
+  EXPECT_DOUBLE_EQ(eager.time(long_prompt).base(), device_only.time(long_prompt).base());
+  xs::StepWork decode;
+  decode.decode_seqs = 8;
+  decode.decode_context = 8 * 1024.0;
+  EXPECT_DOUBLE_EQ(eager.time(decode).base(), device_only.time(decode).base());
+  // TensorRT engines (TensorRT-LLM before 1.0) launch a whole step at once.
+  EXPECT_EQ(xs::framework_profile(xs::Framework::TensorRtLlm, "0.6.1", sys.chip, shipped()).eager_operator_host_time.base(), 0.0);
 }
 
 TEST(StepCost, TensorRtLlmBefore1p0HasNoPerSequenceHostWork) {
