@@ -1,9 +1,12 @@
 #include "cli_util.h"
 
 #include <cstdlib>
+#include <cstdint>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <utility>
 
 #include "xpusim/api/api.h"
 #include "xpusim/core/diagnostics.h"
@@ -25,19 +28,72 @@ CatalogChoice& catalog_choice() {
   return choice;
 }
 
+/// What a flag of CLI11's type name takes, for a message: {what it is, its written form}.
+std::pair<std::string, std::string> expected_form(const std::string& type_name) {
+  if (type_name == "INT" || type_name == "UINT")
+    return {"an integer", "a whole number in digits within the flag's range, e.g. 8"};
+  if (type_name == "FLOAT") return {"a number", "a finite number, e.g. 2.5"};
+  return {"a value", "a value the flag's help names"};
+}
+
+/// CLI11's parse errors, made to name the flag, the value and what was expected
+/// (docs/errors.md): "Could not convert: --tp = abc" becomes "--tp: not an integer written in
+/// (got 'abc'; expected a whole number ...)"; a flag given twice says so. Others pass unchanged.
+std::string clear_parse_message(const CLI::App& app, const CLI::ParseError& e) {
+  const std::string what = e.what();
+  const std::string convert = "Could not convert: ";
+  if (what.rfind(convert, 0) == 0) {
+    const auto eq = what.find(" = ", convert.size());
+    if (eq != std::string::npos) {
+      const std::string name = what.substr(convert.size(), eq - convert.size());
+      const std::string value = what.substr(eq + 3);
+      const CLI::Option* opt = nullptr;
+      try {
+        opt = app.get_option(name);
+      } catch (const CLI::Error&) {
+      }
+      const auto [noun, form] = expected_form(opt ? opt->get_type_name() : "");
+      return name + ": not " + noun + " (got '" + core::shown_value(value) + "'; expected " + form + ")";
+    }
+  }
+  const std::string twice = "At Most 1 required but received ";
+  const auto at = what.find(twice);
+  if (at != std::string::npos)
+    return what.substr(0, at) + "given " + what.substr(at + twice.size()) + " times (expected once)";
+  return core::shown_value(core::shown_message(what), 8 * core::kShownValueChars);
+}
+
+/// Integer flags refuse a value beyond 64 bits instead of taking the nearest end: CLI11 reads
+/// "99999999999999999999" as 9223372036854775807 without a word.
+void refuse_integer_overflow(CLI::App& app) {
+  const CLI::Validator in_range(
+      [](const std::string& v) {
+        std::int64_t out = 0;
+        const char* end = v.data() + v.size();
+        const auto [ptr, ec] = std::from_chars(v.data() + (!v.empty() && v.front() == '+' ? 1 : 0), end, out);
+        if (ec == std::errc::result_out_of_range)
+          return "out of range (got '" + core::shown_value(v) + "'; expected an integer from -9223372036854775808 to 9223372036854775807)";
+        return std::string();
+      },
+      "", "64-bit");
+  for (CLI::Option* opt : app.get_options())
+    if (opt->get_type_name() == "INT" || opt->get_type_name() == "UINT") opt->check(in_range);
+}
+
 }  // namespace
 
 std::string data_dir() { return api::default_data_dir(); }
 
 int parse(CLI::App& app, const Args& args) {
   std::vector<std::string> rev(args.rbegin(), args.rend());
+  refuse_integer_overflow(app);
   try {
     app.parse(rev);
   } catch (const CLI::CallForHelp& e) {
     std::cout << app.help();
     return 0;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << app.get_name() << ": " << core::shown_value(core::shown_message(e.what()), 8 * core::kShownValueChars) << "\n"
+    std::cerr << "error: " << app.get_name() << ": " << clear_parse_message(app, e) << "\n"
               << "run '" << app.get_name() << " --help' for usage\n";
     return 2;
   }

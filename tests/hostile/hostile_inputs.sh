@@ -170,6 +170,23 @@ case_ "empty --seed"                "2" serve --system h100-sxm-dgx --model llam
 case_ "empty --kv-precision"        "2" serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --kv-precision ''
 case_ "empty --timeout"             "2" serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --timeout ''
 case_ "deadline 'days'"             "2" train --system h100-sxm-dgx --model llama3.1-8b --train-tokens 1e12 --deadline days
+# clear NAME FLAG ARGS... : exit 2 with a message that names the flag and what it expects
+# (issue 48, class 7: CLI11's own "Could not convert: --tp = abc" named neither).
+clear() {
+  local name=$1 flag=$2; shift 2
+  local out rc
+  out=$("$XS" "$@" 2>&1 >/dev/null); rc=$?
+  local msg; msg=$(grep -m1 '^error' <<<"$out")
+  [[ "$msg" == *"$flag"*expected* ]] || rc="$rc, unclear"
+  verdict "$name" "2" "$rc" "$msg"
+}
+clear "--tp not a number"           --tp serve --system h100-sxm-dgx --model llama3.1-8b --tp abc
+clear "--tp 2.5"                    --tp train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --tp 2.5
+clear "--tp empty"                  --tp serve --system h100-sxm-dgx --model llama3.1-8b --tp ''
+clear "--seed beyond 64 bits"       --seed serve --system h100-sxm-dgx --model llama3.1-8b --seed 99999999999999999999
+clear "--chips beyond 64 bits"      --chips train --system h100-sxm-dgx --model llama3.1-8b --chips 99999999999999999999
+clear "--requests given twice"      --requests serve --system h100-sxm-dgx --model llama3.1-8b --requests 3 --requests 4
+clear "--moe-load-imbalance a word" --moe-load-imbalance serve --system h100-sxm-dgx --model llama3.1-8b --moe-load-imbalance x
 out=$("$XS" serve --system "$(head -c 120000 /dev/zero | tr '\0' a)" --model llama3.1-8b 2>&1 >/dev/null); rc=$?
 ((${#out} < 2000)) || rc="$rc, a message of ${#out} bytes"
 verdict "a 120 KB value is cut" "2" "$rc" "message ${#out} bytes"
