@@ -63,9 +63,20 @@ std::string clear_parse_message(const CLI::App& app, const CLI::ParseError& e) {
   return core::shown_value(core::shown_message(what), 8 * core::kShownValueChars);
 }
 
-/// Integer flags refuse a value beyond 64 bits instead of taking the nearest end: CLI11 reads
-/// "99999999999999999999" as 9223372036854775807 without a word.
-void refuse_integer_overflow(CLI::App& app) {
+/// Flags refuse an empty value (CLI11 leaves the default in place without a word) and
+/// integer flags a value beyond 64 bits (CLI11 reads "99999999999999999999" as 2^63 - 1).
+void check_numeric_forms(CLI::App& app) {
+  const CLI::Validator not_empty(
+      [](const std::string& v) {
+        return v.empty() ? std::string("an empty value (expected a number; leave the flag out for the default)") : std::string();
+      },
+      "", "not empty");
+  const CLI::Validator not_empty_text(
+      [](const std::string& v) {
+        return v.empty() ? std::string("an empty value (expected a name, a path or a value; leave the flag out for the default)")
+                         : std::string();
+      },
+      "", "not empty");
   const CLI::Validator in_range(
       [](const std::string& v) {
         std::int64_t out = 0;
@@ -76,8 +87,12 @@ void refuse_integer_overflow(CLI::App& app) {
         return std::string();
       },
       "", "64-bit");
-  for (CLI::Option* opt : app.get_options())
-    if (opt->get_type_name() == "INT" || opt->get_type_name() == "UINT") opt->check(in_range);
+  for (CLI::Option* opt : app.get_options()) {
+    const std::string type = opt->get_type_name();
+    if (type == "INT" || type == "UINT" || type == "FLOAT") opt->check(not_empty);
+    if (type == "TEXT") opt->check(not_empty_text);
+    if (type == "INT" || type == "UINT") opt->check(in_range);
+  }
 }
 
 }  // namespace
@@ -86,7 +101,7 @@ std::string data_dir() { return api::default_data_dir(); }
 
 int parse(CLI::App& app, const Args& args) {
   std::vector<std::string> rev(args.rbegin(), args.rend());
-  refuse_integer_overflow(app);
+  check_numeric_forms(app);
   try {
     app.parse(rev);
   } catch (const CLI::CallForHelp& e) {

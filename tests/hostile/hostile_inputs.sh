@@ -187,6 +187,8 @@ clear "--seed beyond 64 bits"       --seed serve --system h100-sxm-dgx --model l
 clear "--chips beyond 64 bits"      --chips train --system h100-sxm-dgx --model llama3.1-8b --chips 99999999999999999999
 clear "--requests given twice"      --requests serve --system h100-sxm-dgx --model llama3.1-8b --requests 3 --requests 4
 clear "--moe-load-imbalance a word" --moe-load-imbalance serve --system h100-sxm-dgx --model llama3.1-8b --moe-load-imbalance x
+clear "--mix empty"                 --mix train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --mix ''
+clear "sessions --from empty"       --from sessions --sessions 3 --from ''
 out=$("$XS" serve --system "$(head -c 120000 /dev/zero | tr '\0' a)" --model llama3.1-8b 2>&1 >/dev/null); rc=$?
 ((${#out} < 2000)) || rc="$rc, a message of ${#out} bytes"
 verdict "a 120 KB value is cut" "2" "$rc" "message ${#out} bytes"
