@@ -24,7 +24,7 @@ RateCurve rate_curve(const serve::ServeReport& rep, const serve::ServeEnv& env) 
     sc.load.arrival = serve::ArrivalKind::Poisson;
     sc.load.rate_per_s = c.base_rate_per_s * f;
     sc.load.requests = c.requests;
-    sc.load.trace.clear();
+    sc.load.trace = serve::RequestTrace{};
     const auto r = serve::run_scenario(sc, env);
     if (!r || r->sim.requests == 0) continue;
     c.points.push_back({sc.load.rate_per_s, r->sim.requests_per_s, r->sim.output_tokens_per_s,

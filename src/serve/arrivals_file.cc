@@ -146,6 +146,13 @@ ArrivalsFile read_arrivals_file(const std::string& path) {
   core::Diagnostics d;
   ArrivalsFile file;
   std::vector<Request>& out = file.requests;
+  // Two passes over the (regular) file: its lines, then its rows into requests reserved at once.
+  // A vector that doubles as it grows holds up to twice its rows at its last reallocation, and
+  // 10^7 rows must run within 1 GiB (docs/errors.md, "Limits").
+  const auto lines = std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n') + 1;
+  out.reserve(static_cast<std::size_t>(std::min<long long>(lines, core::limits::kArrivalsRows)));
+  in.clear();
+  in.seekg(0);
   std::vector<Column> cols{Column::Arrival, Column::InLen, Column::OutLen};
   std::string line;
   int n = 0, errors = 0;
@@ -207,28 +214,35 @@ ArrivalsFile read_arrivals_file(const std::string& path) {
   return file;
 }
 
+// In place: the kept requests move to the front of the file's (each lands at or before its own
+// index), so shaping never holds a second copy of a large trace.
 std::vector<Request> shape_trace(std::vector<Request> trace, const TraceShaping& shaping, const std::string& path) {
   const SimTime from = to_sim_time(core::seconds(shaping.window_from_s));
   const double to_s = shaping.window_to_s;
-  std::vector<Request> kept;
-  for (Request& r : trace)
-    if (r.arrival >= from && core::sim_seconds(r.arrival) < to_s) kept.push_back(std::move(r));
-  if (kept.empty())
+  const std::string span = trace.empty() ? std::string("no rows")
+                                         : "0.." + core::fmt_num(core::sim_seconds(trace.back().arrival)) + " s";
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < trace.size(); ++i)
+    if (trace[i].arrival >= from && core::sim_seconds(trace[i].arrival) < to_s) {
+      if (kept != i) trace[kept] = std::move(trace[i]);
+      ++kept;
+    }
+  trace.resize(kept);
+  if (trace.empty())
     core::fail("arrivals_window", "no request arrives in the window",
                core::fmt_num(shaping.window_from_s) + ".." + core::fmt_num(to_s) + " s",
-               "a window within the file's arrivals (" + path + ": " +
-                   (trace.empty() ? std::string("no rows")
-                                  : "0.." + core::fmt_num(core::sim_seconds(trace.back().arrival)) + " s") + ")");
-  if (shaping.sample > 0 && shaping.sample < static_cast<long long>(kept.size())) {
-    std::vector<Request> thinned;
-    const auto n = static_cast<long double>(kept.size());
-    for (long long i = 0; i < shaping.sample; ++i)
-      thinned.push_back(std::move(kept[static_cast<size_t>(static_cast<long double>(i) * n / static_cast<long double>(shaping.sample))]));
-    kept.swap(thinned);
+               "a window within the file's arrivals (" + path + ": " + span + ")");
+  if (shaping.sample > 0 && shaping.sample < static_cast<long long>(trace.size())) {
+    const auto n = static_cast<long double>(trace.size());
+    for (long long i = 0; i < shaping.sample; ++i) {
+      const auto from_index = static_cast<size_t>(static_cast<long double>(i) * n / static_cast<long double>(shaping.sample));
+      if (from_index != static_cast<size_t>(i)) trace[static_cast<size_t>(i)] = std::move(trace[from_index]);
+    }
+    trace.resize(static_cast<size_t>(shaping.sample));
   }
-  for (Request& r : kept)
+  for (Request& r : trace)
     r.arrival = to_sim_time(core::seconds(core::sim_seconds(r.arrival - from) / shaping.speedup));
-  return kept;
+  return trace;
 }
 
 long long rows_with_prefix_blocks(const std::vector<Request>& trace) {

@@ -443,9 +443,10 @@ double offline_capacity(const SimSpec& spec, const calib::Params& params) {
   if (c.disaggregated) c.decode_pool.engines = unit.decode_engines;
   const long long n = capacity_requests(c, unit.repeats, params);
   if (spec.load.arrival == ArrivalKind::Trace) {
-    c.load.trace.assign(spec.load.trace.begin(),
-                        spec.load.trace.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(spec.load.trace.size(), n)));
-    for (auto& r : c.load.trace) r.arrival = 0;
+    std::vector<Request> offline(spec.load.trace.begin(),
+                                 spec.load.trace.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(spec.load.trace.size(), n)));
+    for (auto& r : offline) r.arrival = 0;
+    c.load.trace = std::move(offline);
     c.load.requests = static_cast<long long>(c.load.trace.size());
   } else {
     c.load.arrival = ArrivalKind::Offline;

@@ -66,7 +66,7 @@ void deal_trace(LoadSpec& load, long long slices, long long requests) {
   for (size_t i = 0; i < load.trace.size() && static_cast<long long>(share.size()) < requests;
        i += static_cast<size_t>(slices))
     share.push_back(load.trace[i]);
-  load.trace.swap(share);
+  load.trace = std::move(share);
   load.requests = static_cast<long long>(load.trace.size());
 }
 

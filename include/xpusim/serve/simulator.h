@@ -7,6 +7,7 @@
 // prefill pool and a decode pool with the KV cache sent over the network between them, and
 // optionally with speculative decoding.
 
+#include <initializer_list>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -48,6 +49,32 @@ struct Request {
   long long session = -1;
   long long turn = 0;
   bool operator==(const Request&) const = default;
+};
+
+/// The requests of a trace, shared and immutable: the copies of a LoadSpec (the scenario, the
+/// simulation's spec, the report) hold one vector between them, so a file of 10^7 rows is held
+/// once (docs/errors.md, "Limits"). Built from a vector; read like one.
+class RequestTrace {
+ public:
+  RequestTrace() = default;
+  RequestTrace(std::vector<Request> requests)  // NOLINT(google-explicit-constructor): a vector is a trace
+      : requests_(std::make_shared<const std::vector<Request>>(std::move(requests))) {}
+  RequestTrace(std::initializer_list<Request> requests) : RequestTrace(std::vector<Request>(requests)) {}
+  const std::vector<Request>& requests() const { return requests_ ? *requests_ : no_requests(); }
+  operator const std::vector<Request>&() const { return requests(); }  // NOLINT: read like a vector
+  std::size_t size() const { return requests().size(); }
+  bool empty() const { return requests().empty(); }
+  const Request& operator[](std::size_t i) const { return requests()[i]; }
+  std::vector<Request>::const_iterator begin() const { return requests().begin(); }
+  std::vector<Request>::const_iterator end() const { return requests().end(); }
+  bool operator==(const RequestTrace& o) const { return requests_ == o.requests_ || requests() == o.requests(); }
+
+ private:
+  static const std::vector<Request>& no_requests() {
+    static const std::vector<Request> none;
+    return none;
+  }
+  std::shared_ptr<const std::vector<Request>> requests_;
 };
 
 enum class ArrivalKind { Offline, Poisson, ClosedLoop, Trace };
@@ -104,7 +131,7 @@ struct LoadSpec {
   /// context the model's config states is bad input, not a clipped request.
   bool lengths_stated = false;
   std::uint64_t seed = 1;
-  std::vector<Request> trace;  ///< ArrivalKind::Trace: the requests (arrival order)
+  RequestTrace trace;  ///< ArrivalKind::Trace: the requests (arrival order), shared by copies
   /// ArrivalKind::Trace: the tokens of each hashed block (the file's block size: 512 in the
   /// Mooncake traces).
   long long trace_block_tokens = 512;

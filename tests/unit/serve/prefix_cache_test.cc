@@ -161,14 +161,16 @@ class PrefixCacheEngine : public ::testing::Test {
     spec.pool = xs::PoolSpec{&cost_, 1};
     spec.load.arrival = xs::ArrivalKind::Trace;
     spec.load.trace_block_tokens = 512;
+    std::vector<xs::Request> trace;
     for (int i = 0; i < 2; ++i) {
       xs::Request r;
       r.arrival = xs::to_sim_time(xpusim::core::seconds(10.0 * i));
       r.in_len = in_len;
       r.out_len = 8;
       r.prefix_blocks = blocks;
-      spec.load.trace.push_back(r);
+      trace.push_back(r);
     }
+    spec.load.trace = std::move(trace);
     spec.load.requests = 2;
     spec.scheduler.prefix_caching = caching;
     return xs::simulate(spec);

@@ -258,3 +258,39 @@ TEST(Scheduler, WholePromptsDoNotDrainTheRunningBatch) {
 }
 
 }  // namespace
+
+// A trace is held once however often its load is copied (scenario, simulation spec, report): a
+// file of 10^7 rows is 800 MB of requests (docs/performance.md).
+TEST(RequestTrace, CopiesOfALoadShareOneVectorOfRequests) {
+  xs::LoadSpec a;
+  a.arrival = xs::ArrivalKind::Trace;
+  a.trace = std::vector<xs::Request>{xs::Request{0, 100, 10}, xs::Request{5, 200, 20}};
+  const xs::LoadSpec b = a;  // NOLINT(performance-unnecessary-copy-initialization): the copy is the test
+  EXPECT_EQ(&a.trace.requests(), &b.trace.requests());
+  EXPECT_EQ(b.trace.size(), 2u);
+  EXPECT_EQ(b.trace[1].in_len, 200);
+  EXPECT_TRUE(a == b);
+  // A new vector replaces the shared one for that load only.
+  xs::LoadSpec c = a;
+  c.trace = std::vector<xs::Request>{xs::Request{0, 7, 1}};
+  EXPECT_EQ(a.trace.size(), 2u);
+  EXPECT_EQ(c.trace[0].in_len, 7);
+  EXPECT_FALSE(a == c);
+  EXPECT_TRUE(xs::LoadSpec{}.trace.empty());
+}
+
+// Shaping keeps the window's requests and thins them in place, in file order.
+TEST(RequestTrace, AWindowAndASampleShapeTheTraceInPlace) {
+  std::vector<xs::Request> rows;
+  for (int i = 0; i < 10; ++i) rows.push_back(xs::Request{core::to_sim_time(core::seconds(i)), 100 + i, 1});
+  xs::TraceShaping shaping;
+  shaping.window_from_s = 2;
+  shaping.window_to_s = 8;  // rows 2..7
+  shaping.sample = 3;       // of 6: indices 0, 2, 4 -> rows 2, 4, 6
+  const auto shaped = xs::shape_trace(rows, shaping, "test.csv");
+  ASSERT_EQ(shaped.size(), 3u);
+  EXPECT_EQ(shaped[0].in_len, 102);
+  EXPECT_EQ(shaped[1].in_len, 104);
+  EXPECT_EQ(shaped[2].in_len, 106);
+  EXPECT_DOUBLE_EQ(core::sim_seconds(shaped[2].arrival), 4.0);  // times counted from the window's start
+}
