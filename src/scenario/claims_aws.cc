@@ -1,5 +1,6 @@
 // AWS's Trainium3 launch claims and the seed's inference-cost claim (docs/claims.md).
 
+#include <algorithm>
 #include <string>
 
 #include "claims_runs.h"
@@ -60,6 +61,22 @@ std::vector<ClaimCase> serve_cases(const Runs& r, ServeMetric m) {
     cases.push_back({"MXFP4 vs Trn2 in BF16 (not Trn2's fastest), " + std::to_string(kServeLoads[0]) + " concurrent requests",
                      low_base});
   return cases;
+}
+
+// The Trn3 forecast's software range as two more cases: the same Trn3 run under the slowest
+// validated Neuron stack and under GPU-grade serving software, against Trn2 as it runs
+// (docs/serving.md, "Software range"). Throughput and latency only: the ends carry no energy or cost.
+void add_software_cases(const Runs& r, ServeMetric m, Claim& c) {
+  const auto* trn2 = find_serve(r, "trn2", "fp8", kServeLoads[0]);
+  if (!r.trn3_software || !trn2) return;
+  for (const auto& [end, what] : {std::pair{&r.trn3_software->low, "software range low"},
+                                  std::pair{&r.trn3_software->high, "software range high"}}) {
+    const double ratio = m == ServeMetric::Throughput
+                             ? end->output_tokens_per_s_per_chip / trn2->output_tokens_per_s_per_chip
+                             : trn2->sim.e2e_s.mean / end->e2e_mean_s;
+    const std::string software = end->software.substr(0, std::min(end->software.find(" ("), end->software.find(':')));
+    c.cases.push_back({"Trn3 " + std::string(what) + ": " + software, ratio});
+  }
 }
 
 std::string serve_detail(const Runs& r) {
@@ -151,6 +168,7 @@ Claim claim_throughput_per_chip(const Runs& r) {
                  "AWS re:Invent 2025 [22]; Neuron gpt-oss Trn3 tutorial (3.3b)", kServeConditions,
                  "output tokens/s per chip, Trn3 / Trn2", 3.0);
   c.cases = serve_cases(r, ServeMetric::Throughput);
+  add_software_cases(r, ServeMetric::Throughput, c);
   c.why = {serve_detail(r),
            "precision: MXFP4 halves weight bytes per decode step against Trn2's BF16 (Trn2 has no MX); with Trn3 in BF16 "
            "the gain is HBM bandwidth and capacity alone",
@@ -163,6 +181,7 @@ Claim claim_response_time(const Runs& r) {
   Claim c = make_claim("aws-4x-lower-response-time-gpt-oss", "Trn3: 4x lower response time on gpt-oss",
                  "AWS re:Invent 2025 [22]", kServeConditions, "mean end-to-end latency, Trn2 / Trn3", 4.0);
   c.cases = serve_cases(r, ServeMetric::Latency);
+  add_software_cases(r, ServeMetric::Latency, c);
   c.why = {"unloaded (1 request) the latency ratio is the per-token step-time ratio; under load Trn2 queues first, so "
            "the ratio grows with the load",
            "decode steps carry a Neuron per-step overhead fitted on Trn2 batch-1 rows, which Trn3 inherits (issue 10 item 1)"};

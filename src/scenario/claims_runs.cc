@@ -5,6 +5,7 @@
 
 #include "claims_runs.h"
 #include "xpusim/core/format.h"
+#include "xpusim/serve/software_range.h"
 
 namespace xpusim::scenario::claims_detail {
 
@@ -64,6 +65,8 @@ void run_serving(Runs& r) {
     apply_overrides(cat, kTrn3Gen2, EstimateOverrides{std::nullopt, end});
     *out = serve_point(r, cat, kTrn3Gen2, "mxfp4", kServeLoads[0]);
   }
+  if (const auto* central = find_serve(r, "trn3", "mxfp4", kServeLoads[0]))
+    r.trn3_software = serve::software_range(*central, serve::ServeEnv{&r.cat, r.models_dir, r.params});
 }
 
 const serve::ServeReport* find_serve(const Runs& r, const std::string& chip, const std::string& precision, long long load) {

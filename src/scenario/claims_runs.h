@@ -47,6 +47,9 @@ struct Runs {
   std::map<std::string, TrainPoint> train;         ///< "gen2/mxfp8", "trn2/fp8", ...
   std::map<std::string, serve::ServeReport> serve; ///< "trn3/mxfp4/1024", "trn2/bf16/1"...
   std::optional<serve::ServeReport> serve_tdp_low, serve_tdp_high;  ///< Trn3 central at the TDP ends
+  /// The Trn3 central run under the slowest validated Neuron stack and under GPU-grade serving
+  /// software (serve::software_range; docs/serving.md, "Software range").
+  std::optional<serve::SoftwareRange> trn3_software;
   std::map<std::string, TrainPoint> scale;         ///< "ref", "2048", "4096", "16384"
 };
 

@@ -188,3 +188,37 @@ TEST(ClaimsCli, VerdictsFollowTheirRanges) {
     }
   }
 }
+
+// The gpt-oss claims carry the Trn3 forecast's software range as two more cases: the same Trn3
+// run under the slowest validated Neuron stack and under GPU-grade serving software, against Trn2
+// as it runs. Their ratios over the central one are the serve command's own software range.
+TEST(ClaimsCli, TheGptOssClaimsShowTheTrn3SoftwareRange) {
+  const auto claims = by_id(shipped());
+  const auto r = run_cli("serve --system trn3-ultraserver-gen2 --model gpt-oss-120b --chips 16 --precision mxfp4 "
+                         "--in-len 8192 --out-len 1024 --concurrency 1024 --requests 4096 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json serve = Json::parse(r.out);
+  const Json& range = serve["software_range"];
+  ASSERT_TRUE(range.is_object());
+  const double central_tps = serve["throughput_tokens_per_s_per_chip"].get<double>();
+  const double central_e2e = serve["e2e_latency_mean_s"].get<double>();
+  auto case_ratio = [&](const std::string& id, const std::string& prefix) {
+    for (const auto& k : claims.at(id)["cases"])
+      if (k["conditions"].get<std::string>().rfind(prefix, 0) == 0) return k["xpusim_ratio"].get<double>();
+    ADD_FAILURE() << id << " has no case " << prefix;
+    return 0.0;
+  };
+  for (const std::string end : {"low", "high"}) {
+    const std::string prefix = "Trn3 software range " + end + ": ";
+    const double tput = claims.at("aws-3x-throughput-per-chip-gpt-oss")["xpusim_ratio"].get<double>();
+    EXPECT_NEAR(case_ratio("aws-3x-throughput-per-chip-gpt-oss", prefix) / tput,
+                range[end]["output_tokens_per_s_per_chip"].get<double>() / central_tps, 1e-9) << end;
+    const double latency = claims.at("aws-4x-lower-response-time-gpt-oss")["xpusim_ratio"].get<double>();
+    EXPECT_NEAR(case_ratio("aws-4x-lower-response-time-gpt-oss", prefix) / latency,
+                central_e2e / range[end]["e2e_latency_mean_s"].get<double>(), 1e-9) << end;
+  }
+  // The claim's range spans the software range's cases.
+  const Json& c = claims.at("aws-3x-throughput-per-chip-gpt-oss");
+  EXPECT_LE(c["xpusim_ratio_range"]["low"].get<double>(), case_ratio("aws-3x-throughput-per-chip-gpt-oss", "Trn3 software range low: "));
+  EXPECT_GE(c["xpusim_ratio_range"]["high"].get<double>(), case_ratio("aws-3x-throughput-per-chip-gpt-oss", "Trn3 software range high: "));
+}
