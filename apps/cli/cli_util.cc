@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <utility>
 
 #include "xpusim/api/api.h"
@@ -33,12 +34,12 @@ std::pair<std::string, std::string> expected_form(const std::string& type_name) 
   if (type_name == "INT" || type_name == "UINT")
     return {"an integer", "a whole number in digits within the flag's range, e.g. 8"};
   if (type_name == "FLOAT") return {"a number", "a finite number, e.g. 2.5"};
-  return {"a value", "a value the flag's help names"};
+  return {"a name, a path or a value", "a value the flag's help names"};
 }
 
 /// CLI11's parse errors, made to name the flag, the value and what was expected
-/// (docs/errors.md): "Could not convert: --tp = abc" becomes "--tp: not an integer written in
-/// (got 'abc'; expected a whole number ...)"; a flag given twice says so. Others pass unchanged.
+/// (docs/errors.md): "Could not convert: --tp = abc" becomes "--tp: not an integer (got 'abc';
+/// expected a whole number ...)"; a flag given twice says so. Others pass unchanged.
 std::string clear_parse_message(const CLI::App& app, const CLI::ParseError& e) {
   const std::string what = e.what();
   const std::string convert = "Could not convert: ";
@@ -63,34 +64,27 @@ std::string clear_parse_message(const CLI::App& app, const CLI::ParseError& e) {
   return core::shown_value(core::shown_message(what), 8 * core::kShownValueChars);
 }
 
-/// Flags refuse an empty value (CLI11 leaves the default in place without a word) and
-/// integer flags a value beyond 64 bits (CLI11 reads "99999999999999999999" as 2^63 - 1).
-void check_numeric_forms(CLI::App& app) {
-  const CLI::Validator not_empty(
-      [](const std::string& v) {
-        return v.empty() ? std::string("an empty value (expected a number; leave the flag out for the default)") : std::string();
-      },
-      "", "not empty");
-  const CLI::Validator not_empty_text(
-      [](const std::string& v) {
-        return v.empty() ? std::string("an empty value (expected a name, a path or a value; leave the flag out for the default)")
-                         : std::string();
-      },
-      "", "not empty");
+/// Every flag that takes a value refuses an empty one (CLI11 leaves the default in place without
+/// a word), naming what its type takes; integer flags refuse a value beyond 64 bits (CLI11 reads
+/// "99999999999999999999" as 2^63 - 1).
+void check_value_forms(CLI::App& app) {
+  using Limits = std::numeric_limits<std::int64_t>;
   const CLI::Validator in_range(
       [](const std::string& v) {
         std::int64_t out = 0;
         const char* end = v.data() + v.size();
         const auto [ptr, ec] = std::from_chars(v.data() + (!v.empty() && v.front() == '+' ? 1 : 0), end, out);
         if (ec == std::errc::result_out_of_range)
-          return "out of range (got '" + core::shown_value(v) + "'; expected an integer from -9223372036854775808 to 9223372036854775807)";
+          return "out of range (got '" + core::shown_value(v) + "'; expected an integer from " +
+                 std::to_string(Limits::min()) + " to " + std::to_string(Limits::max()) + ")";
         return std::string();
       },
       "", "64-bit");
   for (CLI::Option* opt : app.get_options()) {
     const std::string type = opt->get_type_name();
-    if (type == "INT" || type == "UINT" || type == "FLOAT") opt->check(not_empty);
-    if (type == "TEXT") opt->check(not_empty_text);
+    if (type.empty()) continue;  // a switch
+    const std::string empty = "an empty value (expected " + expected_form(type).first + "; leave the flag out for the default)";
+    opt->check(CLI::Validator([empty](const std::string& v) { return v.empty() ? empty : std::string(); }, "", "not empty"));
     if (type == "INT" || type == "UINT") opt->check(in_range);
   }
 }
@@ -101,7 +95,7 @@ std::string data_dir() { return api::default_data_dir(); }
 
 int parse(CLI::App& app, const Args& args) {
   std::vector<std::string> rev(args.rbegin(), args.rend());
-  check_numeric_forms(app);
+  check_value_forms(app);
   try {
     app.parse(rev);
   } catch (const CLI::CallForHelp& e) {

@@ -5,20 +5,16 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
-#include <type_traits>
 
 #include "xpusim/scenario/overrides.h"
 
 namespace xpusim::cli {
 
-/// An empty value (`--seed ""`) is refused rather than read as 0 or as an empty name.
+/// An empty value (`--seed ""`) is refused rather than read as 0 or as an empty name, as for
+/// every flag that takes a value (cli::parse).
 template <typename T>
 CLI::Option* add_optional(CLI::App& app, const std::string& name, std::optional<T>& out, const std::string& help) {
-  const std::string empty = std::is_integral_v<T>         ? "an empty value (expected an integer; leave the flag out for the default)"
-                            : std::is_floating_point_v<T> ? "an empty value (expected a number; leave the flag out for the default)"
-                                                          : "an empty value (expected a name or value; leave the flag out for the default)";
-  return app.add_option_function<T>(name, [&out](const T& v) { out = v; }, help)
-      ->check(CLI::Validator([empty](const std::string& v) { return v.empty() ? empty : std::string(); }, "", "not empty"));
+  return app.add_option_function<T>(name, [&out](const T& v) { out = v; }, help);
 }
 
 inline CLI::Option* add_optional_flag(CLI::App& app, const std::string& name, std::optional<bool>& out,

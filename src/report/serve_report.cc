@@ -186,7 +186,6 @@ Json software_end_json(const serve::SoftwareEnd& e) {
               {"e2e_latency_mean_s", e.e2e_mean_s}};
 }
 
-
 /// A searched plan's software range: the SLO metrics at each end.
 std::string search_software_range_text(const serve::SoftwareRange& r, int width) {
   auto end = [](const serve::SoftwareEnd& e) {

@@ -1,6 +1,5 @@
 // AWS's Trainium3 launch claims and the seed's inference-cost claim (docs/claims.md).
 
-#include <algorithm>
 #include <string>
 
 #include "claims_runs.h"
@@ -74,8 +73,7 @@ void add_software_cases(const Runs& r, ServeMetric m, Claim& c) {
     const double ratio = m == ServeMetric::Throughput
                              ? end->output_tokens_per_s_per_chip / trn2->output_tokens_per_s_per_chip
                              : trn2->sim.e2e_s.mean / end->e2e_mean_s;
-    const std::string software = end->software.substr(0, std::min(end->software.find(" ("), end->software.find(':')));
-    c.cases.push_back({"Trn3 " + std::string(what) + ": " + software, ratio});
+    c.cases.push_back({"Trn3 " + std::string(what) + ": " + end->stack, ratio});
   }
 }
 

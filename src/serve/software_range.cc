@@ -11,9 +11,18 @@ namespace {
 const char* const kGpuGradeFramework = "trtllm";
 const char* const kGpuGradeKernels = "nvidia-blackwell";
 
-SoftwareEnd end_of(const ServeReport& r, std::string software) {
-  return SoftwareEnd{std::move(software), r.sim.ttft_ms.mean, r.sim.tpot_ms.mean, r.sim.ttft_ms.p90,
-                     r.sim.tpot_ms.p90,          r.output_tokens_per_s_per_chip, r.sim.e2e_s.mean};
+/// One end: its software (`stack`, and `software` = the stack and what it stands for) and figures.
+SoftwareEnd end_of(const ServeReport& r, std::string stack, const std::string& what) {
+  SoftwareEnd e;
+  e.software = stack + what;
+  e.stack = std::move(stack);
+  e.ttft_mean_ms = r.sim.ttft_ms.mean;
+  e.tpot_mean_ms = r.sim.tpot_ms.mean;
+  e.ttft_p90_ms = r.sim.ttft_ms.p90;
+  e.tpot_p90_ms = r.sim.tpot_ms.p90;
+  e.output_tokens_per_s_per_chip = r.output_tokens_per_s_per_chip;
+  e.e2e_mean_s = r.sim.e2e_s.mean;
+  return e;
 }
 
 std::string stack_text(const ServeReport& r) { return r.framework + " " + r.framework_version_range; }
@@ -26,7 +35,8 @@ bool default_range_validated(Framework f, const calib::Params& params) {
 /// The slowest run of the validated Neuron stacks on the same deployment (the central run's
 /// own stack among them): the low end.
 SoftwareEnd slowest_validated_stack(const ServeReport& central, const ServeEnv& env) {
-  SoftwareEnd low = end_of(central, stack_text(central));
+  const std::string what = " (the slowest validated Neuron serving stack on this deployment and load)";
+  SoftwareEnd low = end_of(central, stack_text(central), what);
   for (const std::string& name : framework_names()) {
     const Framework f = *parse_framework(name);
     if (!is_neuron(f) || name == central.framework || !default_range_validated(f, *env.calibration)) continue;
@@ -35,9 +45,8 @@ SoftwareEnd slowest_validated_stack(const ServeReport& central, const ServeEnv& 
     sc.framework_version.clear();
     sc.trace = false;
     const auto run = run_scenario(sc, env);
-    if (run && run->sim.e2e_s.mean > low.e2e_mean_s) low = end_of(*run, stack_text(*run));
+    if (run && run->sim.e2e_s.mean > low.e2e_mean_s) low = end_of(*run, stack_text(*run), what);
   }
-  low.software += " (the slowest validated Neuron serving stack on this deployment and load)";
   return low;
 }
 
@@ -58,9 +67,9 @@ std::optional<SoftwareEnd> gpu_grade(const ServeReport& central, const ServeEnv&
   sc.trace = false;
   const auto run = run_scenario(sc, ServeEnv{env.catalog, env.models_dir, &params});
   if (!run) return std::nullopt;
-  return end_of(*run, central.framework + " with GPU-grade serving software: TensorRT-LLM's step, layer, sequence and "
-                                         "prompt overheads and prompt efficiencies, and the Blackwell serving kernels' "
-                                         "GEMM, attention and HBM efficiencies, on this chip's peaks");
+  return end_of(*run, central.framework + " with GPU-grade serving software",
+                ": TensorRT-LLM's step, layer, sequence and prompt overheads and prompt efficiencies, and the "
+                "Blackwell serving kernels' GEMM, attention and HBM efficiencies, on this chip's peaks");
 }
 
 }  // namespace

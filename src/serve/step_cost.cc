@@ -113,8 +113,9 @@ void StepCostModel::count_layer_kinds() {
     }
     // Megatron TP: one all-reduce after each row-parallel output (one for a parallel block).
     tp_reductions_per_chip_ += model_.layer_tp_regions(i);
-    operators_per_forward_ += static_cast<double>(workload::layer_ops(model_, i, shard(1, false)).size());
   }
+  for (const auto& k : kinds_)
+    operators_per_forward_ += static_cast<double>(k.count) * static_cast<double>(workload::layer_ops(model_, k.layer, shard(1, false)).size());
 }
 
 void StepCostModel::describe_recurrent(Kind& k) const {

@@ -93,6 +93,7 @@ struct PoolReport {
 /// One end of the range: the run's headline figures and the software it assumed.
 struct SoftwareEnd {
   std::string software;    ///< "optimum-neuron <1 (slowest validated Neuron stack on this load)"
+  std::string stack;       ///< the same, short: "optimum-neuron <1", "neuron-nxdi with GPU-grade serving software"
   double ttft_mean_ms = 0, tpot_mean_ms = 0;
   double ttft_p90_ms = 0, tpot_p90_ms = 0;
   double output_tokens_per_s_per_chip = 0;
