@@ -1,4 +1,4 @@
-// xpusim calibrate MEASUREMENTS.csv [--params GLOB|@FILE] [--out FILE] [--json] [--folds loso|none]:
+// xpusim calibrate MEASUREMENTS.csv [--params GLOB|@FILE] [--out FILE] [--json] [--folds loso|model|none]:
 // fits the `fitted` parameters of data/calibration/ to measured rows (validation CSV schema) and
 // reports the fit and its leave-one-source-out cross-validated error (docs/calibration.md).
 // Parses flags, calls validation/ (fit) and report/ (render); timings go to stderr.
@@ -60,8 +60,11 @@ int run_calibrate(const Args& args) {
   app.add_option("--params", glob, "fitted keys to fit, globs over dotted keys, comma-separated (e.g. 'compute.*,training.*'), "
                                    "or @FILE with one glob per line; default: every fitted parameter some row is sensitive to");
   app.add_option("--out", out_file, "write the fitted values as a file --calibration accepts");
-  app.add_option("--folds", folds, "cross-validation: loso (leave one source out) or none")
-      ->check(CLI::IsMember({"loso", "none"}));
+  app.add_option("--folds", folds,
+                 "cross-validation: loso (leave one source out), model (one source out, except that a source of 200 "
+                 "or more rows over several models holds out one model at a time; a fold re-fits the keys of which "
+                 "its rows are 5% or more) or none")
+      ->check(CLI::IsMember({"loso", "model", "none"}));
   app.add_flag("--json", json, "print one JSON document");
   bool progress = false;
   app.add_flag("--progress", progress, "print a line per line search to stderr (key, rows, elapsed seconds)");
@@ -88,6 +91,10 @@ int run_calibrate(const Args& args) {
   const double t_sensitivity = seconds_since(t0);
 
   validation::FitOptions opt;
+  if (folds == "model") {
+    opt.folds = validation::Folds::ByModelWithinLargeSource;
+    opt.refit_min_share = 0.05;
+  }
   // The glob's keys, or (no glob) every fitted key some row moves.
   opt.keys = glob.empty() ? validation::keys_with_rows(sensitivity) : candidates;
   const auto started = std::chrono::steady_clock::now();
@@ -102,7 +109,7 @@ int run_calibrate(const Args& args) {
   const validation::Context fitted_ctx{&cat, data_dir() + "/models", &run.fit.params};
   run.in_sample = validation::run_all(rows, fitted_ctx);
   t0 = std::chrono::steady_clock::now();
-  if (folds == "loso") run.cv = validation::cross_validate(rows, fitted_ctx, sensitivity, opt, &run.folds, &run.fold_fits);
+  if (folds != "none") run.cv = validation::cross_validate(rows, fitted_ctx, sensitivity, opt, &run.folds, &run.fold_fits);
   if (run.folds.empty()) run.cv.clear();  // one source: no fold ran, so there are no CV figures
   const double t_cv = seconds_since(t0);
   std::cerr << core::strformat("calibrate: %zu rows, %zu parameters; sensitivity %.1f s, fit %.1f s, %zu folds %.1f s\n",

@@ -25,7 +25,7 @@ constexpr std::size_t kStreamBatch = 256;
 struct ValidateOptions {
   std::vector<std::string> files;
   std::string file;  ///< the files as the report names them ("a.csv, b.csv")
-  std::string bands_file, calibration_file, html, rows;
+  std::string bands_file, calibration_file, html, rows, cv_folds = "source";
   bool json = false, cv = false, explain = false;
   validation::RowSelection selection;  ///< from `rows`
 };
@@ -39,6 +39,12 @@ void add_validate_flags(CLI::App& app, ValidateOptions& o) {
   app.add_flag("--cv", o.cv,
                "add leave-one-source-out figures (a fit of the default parameter set per fold, on the first FILE's "
                "rows; further files are held out whole)");
+  app.add_option("--cv-folds", o.cv_folds,
+                 "with --cv: 'source' (default) holds out one source at a time, fitting on the first FILE's rows; "
+                 "'model' fits on every FILE's rows and holds out one source at a time, except that a source of 200 "
+                 "or more rows over several models holds out one model at a time (a fold re-fits the keys of which "
+                 "its rows are 5% or more)")
+      ->check(CLI::IsMember({"source", "model"}));
   app.add_flag("--explain", o.explain,
                "under each row, what the twin simulated: the plan that ran and where the time went (JSON: rows[].explain)");
   app.add_option("--rows", o.rows,
@@ -62,22 +68,28 @@ void stream_validation(const ValidateOptions& o, const validation::Context& ctx,
   out.finish();
 }
 
-/// Leave-one-source-out predictions of every row (a fit of the parameters that move its rows per
-/// fold); the timing goes to stderr. The parameters are fitted on the first file's rows (the
-/// first `fitted` rows): the other files' rows never enter a fit, so each of their sources is
-/// predicted with the fit on the first file.
+/// Out-of-fold predictions of every row (a fit of the parameters that move its rows per fold);
+/// the timing goes to stderr. With --cv-folds source the parameters are fitted on the first
+/// file's rows (the first `fitted` rows): the other files' rows never enter a fit, so each of
+/// their sources is predicted with the fit on the first file. With --cv-folds model every file's
+/// rows are fitted, and a large source of several models holds out one model per fold.
 std::vector<validation::RowResult> cross_validate_rows(const std::vector<validation::Row>& rows, std::size_t fitted,
                                                        const validation::Context& ctx, const calib::Params& params,
-                                                       const validation::RowSelection& report) {
+                                                       const ValidateOptions& o) {
+  validation::FitOptions opt;
+  if (o.cv_folds == "model") {
+    fitted = rows.size();
+    opt.folds = validation::Folds::ByModelWithinLargeSource;
+    opt.refit_min_share = 0.05;
+  }
   const std::vector<validation::Row> fit_rows(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(fitted));
   const auto sensitivity = validation::find_sensitive_rows(fit_rows, ctx, validation::fitted_keys(params, ""));
-  validation::FitOptions opt;
   opt.keys = validation::keys_with_rows(sensitivity);
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::string> folds;
-  auto out = validation::cross_validate(rows, ctx, sensitivity, opt, &folds, nullptr, report);
+  auto out = validation::cross_validate(rows, ctx, sensitivity, opt, &folds, nullptr, o.selection);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-  std::cerr << "xpusim validate: " << folds.size() << " leave-one-source-out folds of " << opt.keys.size()
+  std::cerr << "xpusim validate: " << folds.size() << " folds (" << o.cv_folds << ") of " << opt.keys.size()
             << " parameters in " << took.count() << " s\n";
   return out;
 }
@@ -147,6 +159,8 @@ int run_validate(const Args& args) {
   o.file = core::join(o.files, ", ");
   if (!o.bands_file.empty() && !o.cv)
     throw core::InputError(core::Diagnostic{"", 0, "--write-bands", "needs --cv", o.bands_file, "--cv", ""});
+  if (o.cv_folds != "source" && !o.cv)
+    throw core::InputError(core::Diagnostic{"", 0, "--cv-folds", "needs --cv", o.cv_folds, "--cv", ""});
   select_rows(o);
   const hw::Catalog cat = load_catalog();
   const calib::Params params = load_calibration(o.calibration_file);
@@ -172,7 +186,7 @@ int run_validate(const Args& args) {
   if (selected.empty() && !o.selection.all()) validation::refuse_selection(o.file, "--rows", o.rows, o.selection);
   const auto results = validation::run_all(selected, ctx);
   std::vector<validation::RowResult> cv_results;
-  if (o.cv) cv_results = kept(cross_validate_rows(rows, fitted, ctx, params, o.selection), rows, o.selection);
+  if (o.cv) cv_results = kept(cross_validate_rows(rows, fitted, ctx, params, o), rows, o.selection);
   write_validation(o, ctx, cat, results, o.cv ? &cv_results : nullptr);
   return 0;
 }

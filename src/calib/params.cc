@@ -263,7 +263,19 @@ std::string unit_kind(const Value& v) {
   return core::dimension_name(q.t, q.b, q.f, q.d, q.e);
 }
 
+namespace {
+thread_local ReadLog* active_read_log = nullptr;
+}  // namespace
+
+ReadLog::ReadLog() : outer_(active_read_log) { active_read_log = this; }
+ReadLog::~ReadLog() { active_read_log = outer_; }
+
+void ReadLog::note(const std::string& key) {
+  if (active_read_log) active_read_log->keys_.insert(key);
+}
+
 const Parameter& Params::get(const std::string& key) const {
+  ReadLog::note(key);
   auto it = by_key_.find(key);
   if (it == by_key_.end()) {
     const std::string file = key.substr(0, key.find('.'));

@@ -44,7 +44,7 @@ std::string fold_moves_text(const std::vector<validation::FoldFit>& fits) {
                        v.fitted_text.c_str());
   const std::string lines = o.str();
   if (lines.empty()) return "";
-  return "keys a fold moved more than 10 % from the full fit (source left out, key, full fit -> fold):\n" + lines;
+  return "keys a fold moved more than 10 % from the full fit (fold left out, key, full fit -> fold):\n" + lines;
 }
 
 }  // namespace
@@ -77,11 +77,12 @@ std::string calibrate_text(const CalibrateRun& run, const hw::Catalog& catalog) 
                    core::fmt_num(v.active, 4).c_str(), v.fitted_text.c_str(), v.sensitive_rows);
   o << strformat("\nrows used %d; loss %.4f -> %.4f (soft-L1 over ln(pred/measured), analytical executor)\n",
                  run.fit.rows_used, run.fit.loss_start, run.fit.loss_end);
-  if (!run.folds.empty()) o << run.folds.size() << " leave-one-source-out folds: " << core::join(run.folds) << "\n";
+  const std::string scheme = run.folds_mode == "model" ? "leave-one-source-or-model-out" : "leave-one-source-out";
+  if (!run.folds.empty()) o << run.folds.size() << " " << scheme << " folds: " << core::join(run.folds) << "\n";
   o << fold_moves_text(run.fold_fits);
   o << "\nsummary with the fitted values (event-driven executor)"
-    << (!run.cv.empty() ? "; CV: leave-one-source-out"
-        : run.folds_mode == "loso" ? "; in sample only: the rows come from one source, so no fold can hold one out"
+    << (!run.cv.empty() ? "; CV: " + scheme
+        : run.folds_mode != "none" ? "; in sample only: the rows come from one source, so no fold can hold one out"
                                    : "; in sample only (--folds none)")
     << "\n";
   o << summary_text(run.in_sample, catalog, cv_of(run));

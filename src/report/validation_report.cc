@@ -282,7 +282,8 @@ Json validation_document(const Provenance& provenance, const std::string& file,
   Json rows = Json::array();
   for (size_t i = 0; i < results.size(); ++i) {
     Json row = row_json(results[i], explain);
-    if (cv) row["cv_source"] = validation::source_of(results[i].row.source_url);  // the fold that held it out
+    if (cv) row["cv_source"] = validation::source_of(results[i].row.source_url);
+    if (cv && i < cv->size() && !(*cv)[i].fold.empty()) row["cv_fold"] = (*cv)[i].fold;  // the fold that held it out
     if (cv && i < cv->size() && (*cv)[i].prediction.status == validation::Status::Ok) {
       row["cv_predicted"] = (*cv)[i].prediction.predicted;  // out of fold: no row of its source in the fit
       row["cv_error_pct"] = (*cv)[i].error_pct;

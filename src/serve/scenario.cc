@@ -295,6 +295,9 @@ std::optional<std::string> memory_refusal(const ServeScenario& sc, const Replica
       "per chip: weights " + fmt(core::to_gib(mem.weights)) + " GiB + workspace " + fmt(core::to_gib(mem.workspace)) +
       " GiB vs HBM " + fmt(core::to_gib(mem.hbm)) + " GiB (tp=" + std::to_string(sc.tp) + ", pp=" +
       std::to_string(sc.pp) + ", ep=" + std::to_string(sc.ep) + ", weights " + core::dtype_name(weights) + ")";
+  if (mem.kv_tokens <= 0 && mem.kv_capacity.base() <= 0 && mem.weights + mem.draft_weights + mem.workspace < mem.hbm)
+    return "no KV cache: " + breakdown + " leaves room, but the framework gives the KV cache none of it "
+           "(its kv_memory_fraction, the share of the HBM left after the weights, is 0)";
   if (mem.kv_tokens <= 0) return "model does not fit: " + breakdown + "; no room for a KV cache";
   // A request needs its tokens' KV (none without attention) and its recurrent state, with a state
   // per verified token besides under speculative decoding.

@@ -130,8 +130,29 @@ class Fitter {
     return loss;
   }
 
-  /// One golden-section line search in log space; keeps the current value unless a trial beats it.
+  /// One golden-section line search in log space over `rows`, or over an evenly spaced subset of
+  /// opt_.line_rows of them when there are more; keeps the current value unless a trial beats it
+  /// on the rows searched. Every row of `rows` then holds its residual at the kept value.
   void line_search(const Coordinate& c, const std::vector<int>& rows) {
+    const std::vector<int> searched = evenly_spaced(rows, opt_.line_rows);
+    search(c, searched);
+    if (searched.size() == rows.size()) return;
+    std::vector<double> res;
+    evaluate(c, std::log(params_.get(c.key).value.quantity.value), rows, res);
+    for (size_t j = 0; j < rows.size(); ++j) residual_[rows[j]] = res[j];
+  }
+
+ private:
+  /// `n` rows of `rows` spread evenly over it (all of them when it has no more than `n`).
+  static std::vector<int> evenly_spaced(const std::vector<int>& rows, int n) {
+    if (n <= 0 || rows.size() <= static_cast<size_t>(n)) return rows;
+    std::vector<int> out;
+    for (size_t j = 0; j < static_cast<size_t>(n); ++j) out.push_back(rows[j * rows.size() / static_cast<size_t>(n)]);
+    return out;
+  }
+
+  /// Golden-section search of the key over `rows`, whose stored residuals hold at the current value.
+  void search(const Coordinate& c, const std::vector<int>& rows) {
     struct Trial {
       double x, loss;
       std::vector<double> residuals;
@@ -163,7 +184,6 @@ class Fitter {
     for (size_t j = 0; j < rows.size(); ++j) residual_[rows[j]] = best.residuals[j];
   }
 
- private:
   const std::vector<Row>& rows_;
   const FitOptions& opt_;
   calib::Params params_;
@@ -229,23 +249,31 @@ Sensitivity find_sensitive_rows(const std::vector<Row>& rows, const Context& ctx
   local.analytical_train = true;
   local.serving_request_cap = FitOptions{}.inner_request_cap;
   std::vector<Prediction> base(rows.size());
-  core::parallel_for(rows.size(), threads, [&](size_t i) { base[i] = predict_row(rows[i], local).prediction; });
+  std::vector<std::set<std::string>> read(rows.size());
+  core::parallel_for(rows.size(), threads, [&](size_t i) {
+    const calib::ReadLog log;
+    base[i] = predict_row(rows[i], local).prediction;
+    read[i] = log.keys();
+  });
   Sensitivity out;
-  std::vector<char> moved(rows.size());
   for (const auto& key : keys) {
+    // Only a row that reads the key can move with it.
+    std::vector<int> candidates;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (usable(rows[i], base[i]) && read[i].count(key)) candidates.push_back(static_cast<int>(i));
     const calib::Parameter original = params.get(key);
     const double v = original.value.quantity.value;
     const bool room_above = !original.range_high || v * 1.1 <= original.range_high->quantity.value;
     params.set(with_value(original, room_above ? v * 1.1 : v / 1.1));
-    core::parallel_for(rows.size(), threads, [&](size_t i) {
-      moved[i] = 0;
-      if (!usable(rows[i], base[i])) return;
+    std::vector<char> moved(candidates.size(), 0);
+    core::parallel_for(candidates.size(), threads, [&](size_t j) {
+      const int i = candidates[j];
       const Prediction p = predict_row(rows[i], local).prediction;
-      moved[i] = !usable(rows[i], p) || std::fabs(std::log(p.predicted / base[i].predicted)) > 1e-9;
+      moved[j] = !usable(rows[i], p) || std::fabs(std::log(p.predicted / base[i].predicted)) > 1e-9;
     });
     auto& list = out[key];
-    for (size_t i = 0; i < rows.size(); ++i)
-      if (moved[i]) list.push_back(static_cast<int>(i));
+    for (size_t j = 0; j < candidates.size(); ++j)
+      if (moved[j]) list.push_back(candidates[j]);
     params.set(original);
   }
   return out;
@@ -296,17 +324,18 @@ FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const C
 
 namespace {
 
-/// The keys of `keys` that move at least one row of `held_out`.
+/// The keys of `keys` that move at least one row of `held_out`, and of whose rows the held-out
+/// ones are at least `min_share`.
 std::vector<std::string> keys_moving(const std::vector<std::string>& keys, const Sensitivity& sensitivity,
-                                     const std::vector<int>& held_out) {
+                                     const std::vector<int>& held_out, double min_share) {
   std::vector<std::string> out;
   for (const auto& key : keys) {
     const auto it = sensitivity.find(key);
     if (it == sensitivity.end()) continue;
     const auto& moved = it->second;
-    if (std::any_of(held_out.begin(), held_out.end(),
-                    [&](int i) { return std::binary_search(moved.begin(), moved.end(), i); }))
-      out.push_back(key);
+    const auto held = std::count_if(held_out.begin(), held_out.end(),
+                                    [&](int i) { return std::binary_search(moved.begin(), moved.end(), i); });
+    if (held > 0 && static_cast<double>(held) >= min_share * static_cast<double>(moved.size())) out.push_back(key);
   }
   return out;
 }
@@ -429,7 +458,7 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
                                 const Sensitivity& sensitivity, const FitOptions& opt, FoldFit& fold_fit,
                                 const RowSelection& report) {
   FitOptions fold_opt = opt;
-  fold_opt.keys = keys_moving(opt.keys, sensitivity, held_out);
+  fold_opt.keys = keys_moving(opt.keys, sensitivity, held_out, opt.refit_min_share);
   calib::Params start = *ctx.calibration;
   for (const auto& key : fold_opt.keys) {
     calib::Parameter p = start.get(key);
@@ -455,22 +484,40 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
 
 }  // namespace
 
+std::vector<std::string> fold_labels(const std::vector<Row>& rows, const FitOptions& opt) {
+  std::map<std::string, std::set<std::string>> models;
+  std::map<std::string, int> count;
+  std::vector<std::string> out;
+  for (const auto& row : rows) {
+    out.push_back(source_of(row.source_url));
+    models[out.back()].insert(row.model);
+    ++count[out.back()];
+  }
+  if (opt.folds == Folds::BySource) return out;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (models[out[i]].size() >= 2 && count[out[i]] >= opt.model_fold_min_rows) out[i] += " / " + rows[i].model;
+  return out;
+}
+
 std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Context& ctx, const Sensitivity& sensitivity,
                                       const FitOptions& opt, std::vector<std::string>* folds,
                                       std::vector<FoldFit>* fold_fits, const RowSelection& report) {
-  std::set<std::string> sources;
-  for (const auto& row : rows)
-    if (report.keeps(row)) sources.insert(source_of(row.source_url));
+  const std::vector<std::string> label = fold_labels(rows, opt);
+  std::set<std::string> labels;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (report.keeps(rows[i])) labels.insert(label[i]);
   std::vector<RowResult> out(rows.size());
-  for (const auto& source : sources) {
+  for (const auto& fold : labels) {
     std::vector<int> train, held_out;
-    for (size_t i = 0; i < rows.size(); ++i)
-      (source_of(rows[i].source_url) == source ? held_out : train).push_back(static_cast<int>(i));
+    for (size_t i = 0; i < rows.size(); ++i) (label[i] == fold ? held_out : train).push_back(static_cast<int>(i));
     if (train.empty()) continue;
-    FoldFit fold_fit{source, {}};
+    FoldFit fold_fit{fold, {}};
     const auto predicted = run_fold(rows, train, held_out, ctx, sensitivity, opt, fold_fit, report);
-    for (size_t j = 0; j < held_out.size(); ++j) out[held_out[j]] = predicted[j];
-    if (folds) folds->push_back(source);
+    for (size_t j = 0; j < held_out.size(); ++j) {
+      out[held_out[j]] = predicted[j];
+      out[held_out[j]].fold = fold;
+    }
+    if (folds) folds->push_back(fold);
     if (fold_fits) fold_fits->push_back(std::move(fold_fit));
   }
   for (size_t i = 0; i < rows.size(); ++i)

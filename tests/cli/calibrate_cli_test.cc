@@ -146,6 +146,7 @@ TEST(ValidateCvCli, ReportsEveryHeldOutSource) {
   for (const auto& row : j["rows"]) {  // each row names the fold that held it out
     ASSERT_TRUE(row.contains("cv_source")) << row["id"];
     EXPECT_TRUE(by_source.contains(row["cv_source"].get<std::string>())) << row["cv_source"];
+    EXPECT_EQ(row["cv_fold"], row["cv_source"]) << row["id"];
   }
 
   auto text = run_cli("validate " + csv + " --cv");
@@ -160,6 +161,28 @@ TEST(ValidateCvCli, ReportsEveryHeldOutSource) {
   ASSERT_TRUE(p["summary"].contains("by_source"));
   EXPECT_FALSE(p["summary"]["by_source"]["github.com/NVIDIA/NeMo"]["train"].contains("cv_median_abs_error_pct"));
   EXPECT_FALSE(p["rows"][0].contains("cv_source"));
+}
+
+// --cv-folds model folds a source of 200 or more rows over several models by model; the
+// fixture's two small sources stay one fold each, so the out-of-fold figures are the same. The
+// flag needs --cv and one of its two words.
+TEST(ValidateCvCli, ModelFoldsLeaveSmallSourcesWhole) {
+  const std::string csv = two_source_fixture();
+  auto by_source = run_cli("validate " + csv + " --cv --json");
+  auto by_model = run_cli("validate " + csv + " --cv --cv-folds model --json");
+  ASSERT_EQ(by_model.exit_code, 0) << by_model.err;
+  const auto a = nlohmann::json::parse(by_source.out), b = nlohmann::json::parse(by_model.out);
+  ASSERT_EQ(a["rows"].size(), b["rows"].size());
+  for (size_t i = 0; i < a["rows"].size(); ++i) {
+    EXPECT_EQ(b["rows"][i]["cv_fold"], a["rows"][i]["cv_source"]) << a["rows"][i]["id"];
+    EXPECT_EQ(b["rows"][i]["cv_predicted"], a["rows"][i]["cv_predicted"]) << a["rows"][i]["id"];
+  }
+  auto no_cv = run_cli("validate " + csv + " --cv-folds model");
+  EXPECT_EQ(no_cv.exit_code, 2);
+  EXPECT_NE(no_cv.err.find("--cv-folds"), std::string::npos) << no_cv.err;
+  auto bad = run_cli("validate " + csv + " --cv --cv-folds models");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--cv-folds"), std::string::npos) << bad.err;
 }
 
 // validate --cv --html carries the folds into the page: CV columns in the summary, the table per

@@ -223,6 +223,11 @@ printf 'network:\n  nvlink_efficiency:\n    value: "0"\n' > "$T/nv0.yaml"
 case_ "NVLink efficiency 0"         "2" collective --system h100-sxm-dgx --op all-reduce --chips 8 --bytes 1e6 --calibration "$T/nv0.yaml"
 printf 'serving:\n  kernels:\n    nvidia-hopper:\n      gemm_efficiency:\n        value: "5"\n' > "$T/wide.yaml"
 case_ "calibration widens a range"  "2" train --system h100-sxm-dgx --model llama3.1-8b --chips 8 --calibration "$T/wide.yaml"
+# A KV share of 0 is in the key's range; the run is infeasible, and says why (not "does not fit").
+printf 'serving:\n  frameworks:\n    _defaults:\n      kv_memory_fraction:\n        value: "0"\n' > "$T/kv0.yaml"
+out=$("$XS" serve --system h100-sxm-dgx --model llama3.1-8b --requests 40 --calibration "$T/kv0.yaml" 2>&1 >/dev/null); rc=$?
+[[ "$out" == *kv_memory_fraction* ]] || rc="$rc, unclear"
+verdict "KV memory fraction 0" "1" "$rc" "$out"
 head -1 data/validation/public.csv > "$T/header.csv"
 case_ "validate a header alone"     "2" validate "$T/header.csv"
 case_ "calibrate a header alone"    "2" calibrate "$T/header.csv" --folds none

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,24 @@ struct StackChoice {
   const Stack* stack = nullptr;
   const StackRange* range = nullptr;
   std::string version;  ///< as stated, normalised ("1.0.0rc3"); empty when unstated
+};
+
+/// While alive, records on the constructing thread every key a Params is asked for: the
+/// parameters one prediction reads. The fit's sensitivity pass perturbs a key only on the rows
+/// that read it (validation/fit.cc). Nests: an inner log hides the outer one until it ends.
+class ReadLog {
+ public:
+  ReadLog();
+  ~ReadLog();
+  ReadLog(const ReadLog&) = delete;
+  ReadLog& operator=(const ReadLog&) = delete;
+  const std::set<std::string>& keys() const { return keys_; }
+  /// Records `key` in the thread's active log, if any (called by Params::get).
+  static void note(const std::string& key);
+
+ private:
+  std::set<std::string> keys_;
+  ReadLog* outer_ = nullptr;
 };
 
 /// The set of parameters, keyed by dotted key (ordered: output is deterministic).

@@ -27,10 +27,19 @@ std::vector<std::string> fitted_keys(const calib::Params& params, const std::str
 /// "612.5 us"); the basis is kept.
 calib::Parameter with_value(const calib::Parameter& p, double base_value);
 
+/// How cross-validation holds rows out: each source in turn; or each source in turn except that
+/// a large source of several models (FitOptions::model_fold_min_rows) holds out one model at a
+/// time, the rest of its own rows staying in the fit.
+enum class Folds { BySource, ByModelWithinLargeSource };
+
 struct FitOptions {
   std::vector<std::string> keys;   ///< parameters to fit (fitted kind; empty = none)
   int sweeps = 3;                  ///< coordinate-descent sweeps over `keys`, in key order
   int line_evaluations = 16;       ///< golden-section evaluations per line search
+  /// Rows a line search evaluates: a key that moves more is searched on this many of them,
+  /// evenly spaced over its rows (in file order, so across systems, models and stacks); all its
+  /// rows are then predicted once at the value kept. 0: every row.
+  int line_rows = 256;
   double soft_l1_scale = 0.10;     ///< soft-L1 transition, in ln(pred/measured)
   double trust_c_weight = 0.5;     ///< weight of a row with trust C (A and B: 1)
   double search_factor = 10.0;     ///< search within [shipped/f, shipped·f] ∩ range
@@ -39,6 +48,14 @@ struct FitOptions {
   /// minimum query count. The reported figures simulate every request.
   long long inner_request_cap = 24576;
   int threads = core::default_threads();  ///< rows predicted in parallel (results do not depend on it)
+  Folds folds = Folds::BySource;   ///< cross_validate's folds
+  /// A source of at least this many rows, over two or more models, folds by model
+  /// (Folds::ByModelWithinLargeSource).
+  int model_fold_min_rows = 200;
+  /// A fold re-fits a key only when the held-out rows are at least this share of the rows the
+  /// key moves; a key they make up less of keeps its value from the fit on every row, which they
+  /// can have moved by about that share of their pull. 0: every key that moves a held-out row.
+  double refit_min_share = 0.0;
   /// Called after each line search with the key and its rows (progress on a terminal); may be empty.
   std::function<void(const std::string& key, int rows)> progress;
 };
@@ -83,18 +100,22 @@ std::vector<std::string> keys_with_rows(const Sensitivity& sensitivity);
 FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const Context& ctx,
               const Sensitivity& sensitivity, const FitOptions& opt);
 
-/// Leave-one-source-out, taking *ctx.calibration as the fit on every row. For each source, the
-/// keys of `opt.keys` that move one of its rows are reset to their prior and re-fitted on the
-/// other rows; the keys that move none of its rows cannot change its predictions and keep their
+/// Leave-one-source-out (or one model of a large source: `opt.folds`), taking *ctx.calibration
+/// as the fit on every row. For each fold, the keys of `opt.keys` that move one of its rows (and
+/// of which its rows are at least `opt.refit_min_share`) are reset to their prior and re-fitted
+/// on the other rows; the keys that move none of its rows cannot change its predictions and keep their
 /// values (their fit saw the held-out rows only through the coupling with re-fitted keys:
 /// docs/calibration.md). The held-out rows are then predicted with the event-driven executor.
 /// Returns one RowResult per row (in row order) holding the out-of-fold prediction. `folds`
-/// receives the source of each fold in order, `fold_fits` what each fold re-fitted. Only the
+/// receives the label of each fold in order (fold_labels), `fold_fits` what each fold re-fitted. Only the
 /// rows `report` keeps are predicted, and only their sources' folds run, each fitted as in the
 /// whole run (every row of the source held out); the other rows are left empty (an empty row id).
 std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Context& ctx, const Sensitivity& sensitivity,
                                       const FitOptions& opt, std::vector<std::string>* folds = nullptr,
                                       std::vector<FoldFit>* fold_fits = nullptr, const RowSelection& report = {});
+
+/// The fold that holds each row out under `opt.folds` (RowResult::fold), in row order.
+std::vector<std::string> fold_labels(const std::vector<Row>& rows, const FitOptions& opt);
 
 /// The `--out` file: only the fitted keys, nested by their dotted components, each a mapping
 /// with value and basis (`basis_text`). YAML text, deterministic.

@@ -15,6 +15,9 @@ struct RowResult {
   Row row;
   Prediction prediction;
   double error_pct = 0.0;  ///< signed: (predicted − measured) / measured × 100
+  /// Cross-validation only: the fold that held the row out ("lmsys.org", or
+  /// "github.com/ai-dynamo/aiconfigurator / deepseek-v3" for a model fold); empty otherwise.
+  std::string fold;
 };
 
 struct KindSummary {

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <thread>
 
 #include "xpusim/calib/params.h"
 
@@ -248,6 +250,24 @@ TEST(ShippedCalibration, EveryParameterIsDocumented) {
     const auto it = p.all().lower_bound(file + ".");
     EXPECT_TRUE(it != p.all().end() && it->first.rfind(file + ".", 0) == 0) << file;
   }
+}
+
+// The read log lists the keys asked for on its own thread while it lives; an inner log hides
+// the outer one until it ends; no log, nothing recorded.
+TEST(ReadLog, RecordsTheKeysThisThreadReads) {
+  const calib::Params p = calib::load_shipped(kData);
+  p.get("compute.nvidia-hopper.gemm_efficiency");  // no log: nothing to record into
+  calib::ReadLog outer;
+  p.number("compute.nvidia-hopper.gemm_efficiency");
+  {
+    calib::ReadLog inner;
+    p.seconds("serving.frameworks.trtllm.step_overhead");
+    EXPECT_EQ(inner.keys(), std::set<std::string>{"serving.frameworks.trtllm.step_overhead"});
+  }
+  p.get("compute.gpu_tiles.prologue_k");
+  EXPECT_EQ(outer.keys(), (std::set<std::string>{"compute.gpu_tiles.prologue_k", "compute.nvidia-hopper.gemm_efficiency"}));
+  std::thread([&] { p.get("compute.nvidia-ampere.gemm_efficiency"); }).join();
+  EXPECT_EQ(outer.keys().count("compute.nvidia-ampere.gemm_efficiency"), 0u);
 }
 
 }  // namespace

@@ -78,7 +78,8 @@ TEST_F(Fit, WithValueKeepsTheUnitOfTheText) {
   EXPECT_EQ(validation::with_value(shipped_->get(kKey), 0.8125).value.text, "0.8125");
 }
 
-// Measurements generated with gemm_efficiency × 1.08: the fit (no prior) recovers it within 1 %.
+// Measurements generated with gemm_efficiency × 1.08: the fit (no prior) recovers it within 1 %,
+// searching every row or a subset of them.
 TEST_F(Fit, RecoversAKnownParameterFromSyntheticMeasurements) {
   auto rows = hopper_rows();
   ASSERT_GE(rows.size(), 5u);
@@ -100,6 +101,54 @@ TEST_F(Fit, RecoversAKnownParameterFromSyntheticMeasurements) {
   EXPECT_LT(fit.loss_end, fit.loss_start);
   // Deterministic: the same inputs give the same text.
   EXPECT_EQ(validation::fit(rows, {}, ctx, sensitivity, opt).values[0].fitted_text, fit.values[0].fitted_text);
+
+  // A line search over more rows than FitOptions::line_rows searches an evenly spaced subset of
+  // them, then predicts every row at the value it keeps: three rows find the value as well, and
+  // the loss (over every row, each at the kept value) is near zero.
+  opt.line_rows = 3;
+  const auto subset = validation::fit(rows, {}, ctx, sensitivity, opt);
+  EXPECT_NEAR(subset.values[0].fitted / truth, 1.0, 0.01);
+  EXPECT_LT(subset.loss_end, 0.01 * subset.loss_start);
+}
+
+// The sensitivity pass perturbs a key only on the rows whose prediction reads it
+// (calib::ReadLog); it finds what perturbing the key on every row finds, on train rows and on
+// serving rows of three stacks.
+TEST_F(Fit, SensitivityIsWhatPerturbingEveryRowFinds) {
+  auto rows = hopper_rows();
+  int serving = 0;
+  for (const auto& r : validation::read_csv(std::string(XS_TESTDATA_DIR) + "/validation/aic-silicon.csv"))
+    if (r.system == "h100-sxm-dgx" && r.batch_or_concurrency && *r.batch_or_concurrency <= 8 && serving++ % 9 == 0)
+      rows.push_back(r);
+  ASSERT_GE(serving, 20);
+  const std::vector<std::string> keys = {kKey,
+                                         "compute.nvidia-ampere.gemm_efficiency",
+                                         "compute.gpu_tiles.prologue_k",
+                                         "serving.frameworks.trtllm.step_overhead",
+                                         "serving.frameworks.vllm.layer_overhead",
+                                         "serving.frameworks.sglang.step_overhead",
+                                         "serving.kernels.nvidia-hopper.attention_efficiency"};
+  const auto ctx = context(shipped_);
+  const auto found = validation::find_sensitive_rows(rows, ctx, keys);
+  calib::Params moved = *shipped_;
+  auto moved_ctx = context(&moved);
+  int nonempty = 0;
+  for (const auto& key : keys) {
+    const auto& p = shipped_->get(key);
+    moved.set(validation::with_value(p, p.value.quantity.value * 1.1));
+    std::vector<int> expected;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto before = validation::predict_row(rows[i], ctx).prediction;
+      if (before.status != validation::Status::Ok) continue;
+      const auto after = validation::predict_row(rows[i], moved_ctx).prediction;
+      if (after.status != validation::Status::Ok || std::fabs(std::log(after.predicted / before.predicted)) > 1e-9)
+        expected.push_back(static_cast<int>(i));
+    }
+    moved.set(p);
+    EXPECT_EQ(found.at(key), expected) << key;
+    nonempty += !expected.empty();
+  }
+  EXPECT_GE(nonempty, 5);
 }
 
 // A parameter no row moves keeps its documented value (the prior's centre).
@@ -183,6 +232,16 @@ TEST_F(Fit, LeaveOneSourceOutRefitsWithoutTheHeldOutRows) {
     }
   }
   EXPECT_GT(others, 0);
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(cv[i].fold, validation::source_of(rows[i].source_url));
+
+  // A fold whose rows are less than refit_min_share of the key's rows keeps the fit on every
+  // row: the odd source's rows are then predicted as in sample.
+  auto shared = opt;
+  shared.refit_min_share = 0.99;
+  const auto kept = validation::cross_validate(rows, context(&all.params), sensitivity, shared);
+  const auto all_ctx = [&] { auto c = context(&all.params); c.analytical_train = false; return c; }();
+  for (size_t i = 0; i < rows.size(); ++i)
+    EXPECT_EQ(kept[i].prediction.predicted, validation::predict_row(rows[i], all_ctx).prediction.predicted) << rows[i].id;
 
   // `validate --cv --rows`: only the selected rows are predicted and only their sources' folds
   // run, each fitted as in the whole run, so a selected row gets the whole run's prediction.
@@ -201,6 +260,34 @@ TEST_F(Fit, LeaveOneSourceOutRefitsWithoutTheHeldOutRows) {
     else
       EXPECT_TRUE(some[i].row.id.empty()) << rows[i].id;
   }
+}
+
+// Folds by model within a large source: a source with rows of several models and at least
+// model_fold_min_rows rows holds out one model at a time; a small one, or one of a single
+// model, is one fold; by source, every source is one fold.
+TEST(FoldLabels, ALargeSourceOfSeveralModelsHoldsOutOneModelAtATime) {
+  auto row = [](const char* url, const char* model) {
+    validation::Row r;
+    r.source_url = url;
+    r.model = model;
+    return r;
+  };
+  const std::vector<validation::Row> rows = {
+      row("https://github.com/a/big/x", "m1"), row("https://github.com/a/big/y", "m2"),
+      row("https://github.com/a/big/z", "m1"), row("https://lmsys.org/blog", "m1"),
+      row("https://lmsys.org/blog2", "m2"),    row("https://github.com/b/one/x", "m3"),
+      row("https://github.com/b/one/y", "m3"), row("https://github.com/b/one/z", "m3")};
+  validation::FitOptions opt;
+  opt.model_fold_min_rows = 3;
+  const std::vector<std::string> by_source = {"github.com/a/big", "github.com/a/big", "github.com/a/big",
+                                              "lmsys.org",        "lmsys.org",        "github.com/b/one",
+                                              "github.com/b/one", "github.com/b/one"};
+  EXPECT_EQ(validation::fold_labels(rows, opt), by_source);
+  opt.folds = validation::Folds::ByModelWithinLargeSource;
+  const std::vector<std::string> by_model = {"github.com/a/big / m1", "github.com/a/big / m2", "github.com/a/big / m1",
+                                             "lmsys.org",             "lmsys.org",             "github.com/b/one",
+                                             "github.com/b/one",      "github.com/b/one"};
+  EXPECT_EQ(validation::fold_labels(rows, opt), by_model);
 }
 
 // A stack's key that only the held-out source informs cannot be learned in that source's fold,
