@@ -89,7 +89,8 @@ void add_workload_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f)
                "prefix cache per engine in tokens (default: the engine's KV cache)");
   add_optional(app, "--kv-tier", in.kv_tier,
                "KV offload: host:SIZE of host memory per engine (e.g. host:512GiB) that takes the blocks the prefix "
-               "cache evicts; a prompt's blocks found there load back over the host link instead of being prefilled");
+               "cache evicts, ssd:SIZE of local NVMe per engine below it (e.g. host:512GiB,ssd:4TiB); a prompt's blocks "
+               "found there load back (host link, the node's SSDs) instead of being prefilled");
   add_optional(app, "--rate", in.rate, "Poisson arrival rate (requests/s)");
   add_optional(app, "--concurrency", in.concurrency, "closed-loop clients");
   add_optional_flag(app, "--offline", in.offline, "all requests queued at once");
@@ -231,6 +232,7 @@ int run_serve(const Args& args) {
       serve::ServeScenario off = rep.scenario;
       off.prefix_caching = false;
       off.kv_host = {};
+      off.kv_ssd = {};
       if (auto r = serve::run_scenario(off, env)) uncached = *r;
       page.uncached = uncached ? &*uncached : nullptr;
       page.engines = rep.engines;

@@ -66,6 +66,11 @@ Json prefix_cache_json(const serve::ServeReport& rep) {
                           {"blocks_hit", t.blocks_hit_host},
                           {"tokens_loaded", t.tokens_hit_host},
                           {"load_time_s", t.host_load_s}};
+  if (rep.kv_ssd_tokens_per_engine > 0)  // the same for the local-SSD tier
+    j["ssd_tier"] = Json{{"capacity_tokens_per_engine", rep.kv_ssd_tokens_per_engine},
+                         {"blocks_hit", t.blocks_hit_ssd},
+                         {"tokens_loaded", t.tokens_hit_ssd},
+                         {"load_time_s", t.ssd_load_s}};
   return j;
 }
 
@@ -286,6 +291,11 @@ std::string serve_text(const serve::ServeReport& rep) {
                      "%s tokens per engine\n",
                      core::fmt_int(t.tokens_hit_host).c_str(), core::fmt_int(t.blocks_hit_host).c_str(), t.host_load_s,
                      core::fmt_int(rep.kv_host_tokens_per_engine).c_str());
+    if (rep.kv_ssd_tokens_per_engine > 0)
+      o << strformat("  of which from local SSD (KV offload): %s tokens of %s blocks, loaded in %.3g s in all; "
+                     "%s tokens per engine\n",
+                     core::fmt_int(t.tokens_hit_ssd).c_str(), core::fmt_int(t.blocks_hit_ssd).c_str(), t.ssd_load_s,
+                     core::fmt_int(rep.kv_ssd_tokens_per_engine).c_str());
   }
   o << strformat("energy %.3f J/token%s (site %.3f J/token at PUE %.3g), cost $%.3f per M output tokens%s\n",
                  rep.joules_per_output_token, rep.energy_estimated ? " (estimated)" : "",

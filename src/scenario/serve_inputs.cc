@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <charconv>
+#include <set>
+#include <sstream>
 #include <cmath>
 #include <utility>
 
@@ -115,33 +117,27 @@ void resolve_names(const ServeInputs& in, serve::ServeScenario& sc, core::Diagno
 }
 
 // Everything but the load: names, layout, scheduler overrides, speculation, timeouts.
-// "host:SIZE" (KV offload to host memory): the size in bytes, or a diagnostic on kv_tier.
-core::Bytes parse_kv_tier(const std::string& text, core::Diagnostics& d) {
-  const std::size_t colon = text.find(':');
-  const std::string tier = text.substr(0, colon);
-  const std::string expected = "host:SIZE, e.g. host:512GiB (host memory per engine for the blocks the prefix cache evicts)";
-  if (colon == std::string::npos) {
-    d.error("kv_tier", "not a tier and a size", config::brief(text), expected);
-    return {};
+// "host:SIZE", "ssd:SIZE" or both, comma-separated (KV offload below the prefix cache, per
+// engine): the sizes into `sc`, or diagnostics on kv_tier.
+void parse_kv_tiers(const std::string& text, serve::ServeScenario& sc, core::Diagnostics& d) {
+  const std::string expected = "host:SIZE, ssd:SIZE or both, comma-separated, e.g. host:512GiB,ssd:4TiB (per engine)";
+  std::set<std::string> seen;
+  std::stringstream items(text);
+  for (std::string item; std::getline(items, item, ',');) {
+    const std::size_t colon = item.find(':');
+    const std::string tier = item.substr(0, colon);
+    if (colon == std::string::npos) return d.error("kv_tier", "not a tier and a size", config::brief(item), expected);
+    if (tier == "remote")
+      return d.error("kv_tier", "tier not modelled", tier, "host or ssd (a remote pool is not modelled yet)");
+    if (tier != "host" && tier != "ssd") return d.error("kv_tier", "unknown tier", config::brief(tier), expected);
+    if (!seen.insert(tier).second) return d.error("kv_tier", "tier given twice", tier, expected);
+    const auto size = core::parse_quantity<core::Bytes>(item.substr(colon + 1));
+    if (!size) return d.error("kv_tier", size.error(), config::brief(item.substr(colon + 1)), "a size such as 512GiB");
+    if (!(size->base() >= 1.0 && size->base() <= core::limits::kKvTierBytes))
+      return d.error("kv_tier", "out of range", config::brief(item.substr(colon + 1)), "a size from 1 B to 1 PiB");
+    (tier == "host" ? sc.kv_host : sc.kv_ssd) = *size;
   }
-  if (tier == "ssd" || tier == "remote") {
-    d.error("kv_tier", "tier not modelled", tier, "host (SSD and remote pools are not modelled yet)");
-    return {};
-  }
-  if (tier != "host") {
-    d.error("kv_tier", "unknown tier", config::brief(tier), expected);
-    return {};
-  }
-  const auto size = core::parse_quantity<core::Bytes>(text.substr(colon + 1));
-  if (!size) {
-    d.error("kv_tier", size.error(), config::brief(text.substr(colon + 1)), "a size such as 512GiB");
-    return {};
-  }
-  if (!(size->base() >= 1.0 && size->base() <= core::limits::kKvHostBytes)) {
-    d.error("kv_tier", "out of range", config::brief(text.substr(colon + 1)), "a size from 1 B to 1 PiB");
-    return {};
-  }
-  return *size;
+  if (seen.empty()) d.error("kv_tier", "names no tier", config::brief(text), expected);
 }
 
 serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnostics& d) {
@@ -164,7 +160,7 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   if (in.chunked_prefill) sc.chunked_prefill = *in.chunked_prefill;
   if (in.prefix_cache) sc.prefix_caching = *in.prefix_cache;
   sc.prefix_cache_tokens = in.prefix_cache_tokens.value_or(0);
-  if (in.kv_tier) sc.kv_host = parse_kv_tier(*in.kv_tier, d);
+  if (in.kv_tier) parse_kv_tiers(*in.kv_tier, sc, d);
   sc.max_num_seqs = in.max_num_seqs.value_or(sc.max_num_seqs);
   sc.max_batched_tokens = in.max_batched_tokens.value_or(sc.max_batched_tokens);
   sc.static_batch = in.static_batch.value_or(sc.static_batch);

@@ -850,27 +850,22 @@ long long configure_engines(ServeScenario& sc, const hw::SystemSpec& sys, const 
   return engines;
 }
 
-// KV offload to host memory (--kv-tier host:SIZE): the host tier's tokens per engine (the size
-// over the engine's KV bytes per token, every chip's shard) and the time to load one token back
-// (each chip its shard, over its own host link at serving.kv_tiers.host_load_efficiency).
+// An offload tier's tokens per engine: its size over the engine's KV bytes per token (every
+// chip's shard).
+long long tier_tokens(core::Bytes size, double per_chip, long long engine_chips) {
+  return static_cast<long long>(size.base() / (per_chip * static_cast<double>(std::max<long long>(1, engine_chips))));
+}
+
+// KV offload to host memory (--kv-tier host:SIZE): the host tier's tokens per engine and the time
+// to load one token back (each chip its shard, over its own host link at
+// serving.kv_tiers.host_load_efficiency).
 void configure_host_tier(const ServeScenario& sc, const hw::SystemSpec& sys, const calib::Params& params,
-                         long long engine_chips, SimSpec& spec, ServeReport& rep) {
-  if (sc.kv_host.base() <= 0) return;
-  const bool hashed = spec.load.arrival == ArrivalKind::Trace && rows_with_prefix_blocks(spec.load.trace) > 0;
-  if (!spec.scheduler.prefix_caching || !hashed) {
-    rep.assumptions.push_back("KV offload: the host tier has no effect here: it keeps the blocks the prefix cache evicts, "
-                              "and this run caches none (prefix caching needs an arrivals file with prefix_hashes and "
-                              "the cache on)");
-    return;
-  }
-  const double per_chip = core::to_bytes(spec.pool.cost->memory().kv_per_token);
-  if (per_chip <= 0) return;
+                         double per_chip, long long engine_chips, SimSpec& spec, ServeReport& rep) {
   const bool stated = sys.host_link_bandwidth_per_chip.value.base() > 0;
   const core::ByteRate link =
       stated ? sys.host_link_bandwidth_per_chip.value : params.byte_rate("serving.kv_tiers.host_link_bandwidth");
   const double rate = link.base() * params.number("serving.kv_tiers.host_load_efficiency");
-  spec.scheduler.host_cache_tokens =
-      static_cast<long long>(sc.kv_host.base() / (per_chip * static_cast<double>(std::max<long long>(1, engine_chips))));
+  spec.scheduler.host_cache_tokens = tier_tokens(sc.kv_host, per_chip, engine_chips);
   spec.scheduler.host_load_seconds_per_token = per_chip / rate;
   rep.kv_host_tokens_per_engine = spec.scheduler.host_cache_tokens;
   rep.assumptions.push_back(
@@ -880,6 +875,44 @@ void configure_host_tier(const ServeScenario& sc, const hw::SystemSpec& sys, con
       (stated ? "the catalog's host_link_bandwidth_per_chip" : "serving.kv_tiers.host_link_bandwidth, assumed: the system states none") +
       ") x " + core::fmt_num(params.number("serving.kv_tiers.host_load_efficiency"), 2) +
       " (serving.kv_tiers.host_load_efficiency, assumed), before the request's first prompt step (not overlapped)");
+}
+
+// The local-SSD tier: its capacity in tokens and its load time per token, the node's NVMe read
+// bandwidth shared by the node's chips.
+void configure_ssd_tier(const ServeScenario& sc, const hw::SystemSpec& sys, const calib::Params& params,
+                        double per_chip, long long engine_chips, SimSpec& spec, ServeReport& rep) {
+  const core::ByteRate node = params.byte_rate("serving.kv_tiers.ssd_read_bandwidth_per_node");
+  const double efficiency = params.number("serving.kv_tiers.ssd_load_efficiency");
+  const long long sharing = std::max(1, sys.chips_per_node);
+  const double rate = node.base() * efficiency / static_cast<double>(sharing);
+  spec.scheduler.ssd_cache_tokens = tier_tokens(sc.kv_ssd, per_chip, engine_chips);
+  spec.scheduler.ssd_load_seconds_per_token = per_chip / rate;
+  rep.kv_ssd_tokens_per_engine = spec.scheduler.ssd_cache_tokens;
+  rep.assumptions.push_back(
+      "KV offload: a local-SSD tier of " + core::fmt_num(core::to_gib(sc.kv_ssd), 3) + " GiB per engine (" +
+      core::fmt_int(spec.scheduler.ssd_cache_tokens) + " tokens) takes the blocks " +
+      (sc.kv_host.base() > 0 ? "the host tier" : "the prefix cache") + " evicts; a hit there loads back at " +
+      core::fmt_num(core::to_gbps(node), 3) + " GB/s per node (serving.kv_tiers.ssd_read_bandwidth_per_node, assumed) x " +
+      core::fmt_num(efficiency, 2) + " (serving.kv_tiers.ssd_load_efficiency, assumed), shared by the node's " +
+      std::to_string(sharing) + " chips, before the request's first prompt step (not overlapped)");
+}
+
+// KV offload tiers below the prefix cache (host memory, local SSD): they hold what the cache
+// evicts, so they need prefix caching of a trace with prefix_hashes.
+void configure_kv_tiers(const ServeScenario& sc, const hw::SystemSpec& sys, const calib::Params& params,
+                        long long engine_chips, SimSpec& spec, ServeReport& rep) {
+  if (sc.kv_host.base() <= 0 && sc.kv_ssd.base() <= 0) return;
+  const bool hashed = spec.load.arrival == ArrivalKind::Trace && rows_with_prefix_blocks(spec.load.trace) > 0;
+  if (!spec.scheduler.prefix_caching || !hashed) {
+    rep.assumptions.push_back("KV offload: the offload tiers have no effect here: they keep the blocks the prefix cache "
+                              "evicts, and this run caches none (prefix caching needs an arrivals file with "
+                              "prefix_hashes and the cache on)");
+    return;
+  }
+  const double per_chip = core::to_bytes(spec.pool.cost->memory().kv_per_token);
+  if (per_chip <= 0) return;
+  if (sc.kv_host.base() > 0) configure_host_tier(sc, sys, params, per_chip, engine_chips, spec, rep);
+  if (sc.kv_ssd.base() > 0) configure_ssd_tier(sc, sys, params, per_chip, engine_chips, spec, rep);
 }
 
 // What the simulation approximated: histogram percentiles, clipped request lengths.
@@ -927,7 +960,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
 
   const long long engine_chips = plan.engine_chips();
   const long long engines = configure_engines(sc, sys, prof, topo_opts, engine_chips, b, rep);
-  configure_host_tier(sc, sys, params, engine_chips, b.spec, rep);
+  configure_kv_tiers(sc, sys, params, engine_chips, b.spec, rep);
   rep.sim = simulate(b.spec);
   assess_overload(b.spec, params, rep);
   add_sim_notes(model, rep);

@@ -48,6 +48,7 @@ struct ReqState {
   bool released = false;     ///< finished and no longer referenced (a static batch keeps its own)
   bool looked_up = false;    ///< its prefix blocks were counted against a cache (once per request)
   long long host_tokens = 0;  ///< prompt tokens found in the host tier, to load before its first chunk
+  long long ssd_tokens = 0;   ///< prompt tokens found in the local-SSD tier, likewise
   std::vector<BlockId> blocks;  ///< the prompt's prefix blocks (a trace's), empty without
 };
 
@@ -94,6 +95,7 @@ struct Engine {
   long long outstanding = 0;   // waiting + running
   PrefixCache prefix;          // the prompts' blocks this engine prefilled (prefix caching)
   PrefixCache host;            // blocks the prefix cache evicted, kept in host memory (KV offload)
+  PrefixCache ssd;             // blocks the tier above evicted, kept on local NVMe (KV offload)
 };
 
 enum class EvKind { StepDone = 0, KvArrive = 1, Arrival = 2 };
@@ -133,7 +135,7 @@ class Sim {
   void admit_waiting(Engine& en, long long budget, bool decode_pool);
   std::span<const BlockId> shared_blocks(const ReqState& q) const;
   long long cached_tokens(Engine& en, ReqState& q, bool count);
-  double host_load_seconds(const Engine& en);
+  double tier_load_seconds(const Engine& en);
   void cache_prompt(Engine& en, const ReqState& q);
   bool form_static(Engine& en);
   StepWork static_step_work(const Engine& en) const;
@@ -445,47 +447,63 @@ std::span<const BlockId> Sim::shared_blocks(const ReqState& q) const {
 long long Sim::cached_tokens(Engine& en, ReqState& q, bool count) {
   if (q.blocks.empty() || en.prefix.capacity() <= 0) return 0;
   const std::span<const BlockId> blocks = shared_blocks(q);
-  const long long hit = count ? en.prefix.match(blocks) : en.prefix.held(blocks);
-  // The run continues in the host tier: blocks the prefix cache evicted and the host kept.
-  const std::span<const BlockId> rest = blocks.subspan(static_cast<size_t>(hit));
-  const long long host_hit = en.host.capacity() <= 0 ? 0 : count ? en.host.match(rest) : en.host.held(rest);
+  // The run continues in the host tier, then on the local SSD: blocks the tier above evicted.
+  auto run_in = [&](PrefixCache& tier, std::span<const BlockId> from) -> long long {
+    return tier.capacity() <= 0 || from.empty() ? 0 : count ? tier.match(from) : tier.held(from);
+  };
+  const long long hit = run_in(en.prefix, blocks);
+  const long long host_hit = run_in(en.host, blocks.subspan(static_cast<size_t>(hit)));
+  const long long ssd_hit = run_in(en.ssd, blocks.subspan(static_cast<size_t>(hit + host_hit)));
   const long long block_tokens = s_.load.trace_block_tokens;
-  const long long tokens = std::min((hit + host_hit) * block_tokens, q.prompt - 1);
+  const long long tokens = std::min((hit + host_hit + ssd_hit) * block_tokens, q.prompt - 1);
   if (count && !q.looked_up) {
     q.looked_up = true;
-    q.host_tokens = std::max<long long>(0, tokens - hit * block_tokens);
-    res_.prefix.count(static_cast<long long>(q.blocks.size()), hit + host_hit, q.in_len, std::min(tokens, q.in_len));
+    // The last token is computed: it comes off the lowest tier that served any.
+    const long long below_hbm = std::max<long long>(0, tokens - hit * block_tokens);
+    q.ssd_tokens = std::max<long long>(0, below_hbm - host_hit * block_tokens);
+    q.host_tokens = below_hbm - q.ssd_tokens;
+    res_.prefix.count(static_cast<long long>(q.blocks.size()), hit + host_hit + ssd_hit, q.in_len,
+                      std::min(tokens, q.in_len));
     res_.prefix.blocks_hit_host += host_hit;
     res_.prefix.tokens_hit_host += q.host_tokens;
+    res_.prefix.blocks_hit_ssd += ssd_hit;
+    res_.prefix.tokens_hit_ssd += q.ssd_tokens;
   }
   return tokens;
 }
 
 // A prompt's KV is complete: its whole blocks join the engine's prefix cache; the blocks that
-// makes it evict move to the host tier when there is one.
+// makes it evict move down to the host tier, and what that evicts to the local SSD (without a
+// host tier, the prefix cache's evictions go to the SSD).
 void Sim::cache_prompt(Engine& en, const ReqState& q) {
   if (q.blocks.empty() || en.prefix.capacity() <= 0) return;
-  if (en.host.capacity() <= 0) {
+  if (en.host.capacity() <= 0 && en.ssd.capacity() <= 0) {
     en.prefix.insert(shared_blocks(q));
     return;
   }
   evicted_.clear();
   en.prefix.insert(shared_blocks(q), &evicted_);
-  en.host.insert(evicted_);
+  if (en.host.capacity() > 0) {
+    std::vector<BlockId> from_host;
+    en.host.insert(evicted_, en.ssd.capacity() > 0 ? &from_host : nullptr);
+    evicted_.swap(from_host);
+  }
+  if (en.ssd.capacity() > 0) en.ssd.insert(evicted_);
 }
 
-// Host-tier loads of the step's first chunks: each request's blocks found in host memory come
-// back before its prompt runs (the engine's chips load their shards in parallel).
-double Sim::host_load_seconds(const Engine& en) {
-  double secs = 0;
+// Offload-tier loads of the step's first chunks: each request's blocks found in host memory or on
+// the local SSD come back before its prompt runs (the engine's chips load their shards in parallel).
+double Sim::tier_load_seconds(const Engine& en) {
+  double host = 0, ssd = 0;
   for (const auto& c : en.chunks) {
     auto& q = req(c.req);
-    if (q.host_tokens <= 0) continue;
-    secs += static_cast<double>(q.host_tokens) * s_.scheduler.host_load_seconds_per_token;
-    q.host_tokens = 0;
+    host += static_cast<double>(q.host_tokens) * s_.scheduler.host_load_seconds_per_token;
+    ssd += static_cast<double>(q.ssd_tokens) * s_.scheduler.ssd_load_seconds_per_token;
+    q.host_tokens = q.ssd_tokens = 0;
   }
-  res_.prefix.host_load_s += secs;
-  return secs;
+  res_.prefix.host_load_s += host;
+  res_.prefix.ssd_load_s += ssd;
+  return host + ssd;
 }
 
 bool Sim::form_continuous(Engine& en) {
@@ -604,7 +622,7 @@ void Sim::try_start(int e, SimTime t, bool after_step) {
   if (is_static() && en.static_step < 0)
     for (int r : en.static_batch)
       if (req(r).prefill_start < 0) req(r).prefill_start = t;
-  const double secs = step_seconds(en, w) + host_load_seconds(en);
+  const double secs = step_seconds(en, w) + tier_load_seconds(en);
   en.busy = true;
   en.step_start = t;
   const SimTime dt = std::max<SimTime>(1, to_sim_time(core::seconds(secs)));
@@ -827,6 +845,7 @@ void Sim::add_pool(const PoolSpec& p, int pool) {
                                                                     : en.kv_cap / en.token_units;
       en.prefix = PrefixCache(tokens / std::max<long long>(1, s_.load.trace_block_tokens));
       en.host = PrefixCache(s_.scheduler.host_cache_tokens / std::max<long long>(1, s_.load.trace_block_tokens));
+      en.ssd = PrefixCache(s_.scheduler.ssd_cache_tokens / std::max<long long>(1, s_.load.trace_block_tokens));
     }
     eng_.push_back(std::move(en));
   }

@@ -169,10 +169,48 @@ TEST(ServeCli, HostTierTakesEvictedBlocksAndLoadsThemBack) {
   EXPECT_EQ(b["inputs"]["plan"]["kv_tier"], "host:64GiB");
   const auto plain = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --rate 1 --requests 20 --kv-tier host:1GiB");
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  EXPECT_NE(plain.out.find("the host tier has no effect here"), std::string::npos) << plain.out;
-  const auto bad = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --rate 1 --kv-tier ssd:4TiB");
+  EXPECT_NE(plain.out.find("the offload tiers have no effect here"), std::string::npos) << plain.out;
+  const auto bad = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --rate 1 --kv-tier remote:4TiB");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("kv_tier: tier not modelled"), std::string::npos) << bad.err;
+  for (const char* wrong : {"host:1GiB,host:2GiB", "ssd", "ssd:0GiB", "host:1GiB,disk:1TiB", ","}) {
+    const auto r = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --rate 1 --kv-tier '" +
+                           std::string(wrong) + "'");
+    EXPECT_EQ(r.exit_code, 2) << wrong;
+    EXPECT_NE(r.err.find("kv_tier"), std::string::npos) << wrong << ": " << r.err;
+  }
+}
+
+// KV offload to local SSD (--kv-tier host:SIZE,ssd:SIZE): below a host tier too small for the
+// trace, the SSD keeps what the host evicts, so as many prompt tokens come from a cache as with a
+// host tier large enough for all of them; the SSD's share loads at the node's NVMe read rate
+// (serving.kv_tiers.ssd_read_bandwidth_per_node 25 GB/s x ssd_load_efficiency 0.7), shared by
+// the 8 chips of an H100 DGX. Alone, the SSD takes what the prefix cache evicts.
+TEST(ServeCli, SsdTierTakesWhatTheTierAboveEvicts) {
+  const std::string file = conversation_head("xs_mooncake300_ssd.csv");
+  const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --framework vllm --json "
+                           "--prefix-cache-tokens 20000 --arrivals " + file + " --kv-tier ";
+  const auto big_host = run_cli(base + "host:64GiB"), small_host = run_cli(base + "host:2GiB");
+  const auto both = run_cli(base + "host:2GiB,ssd:64GiB"), ssd_only = run_cli(base + "ssd:64GiB");
+  for (const auto* r : {&big_host, &small_host, &both, &ssd_only}) ASSERT_EQ(r->exit_code, 0) << r->err;
+  const auto saved = [](const auto& r) -> long long {
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    return j["prefix_cache"]["prefill_tokens_saved"];
+  };
+  EXPECT_LT(saved(small_host), saved(big_host));
+  EXPECT_EQ(saved(both), saved(big_host));
+  EXPECT_EQ(saved(ssd_only), saved(big_host));
+  const auto pc = nlohmann::json::parse(both.out)["prefix_cache"];
+  ASSERT_TRUE(pc.contains("host_tier") && pc.contains("ssd_tier")) << pc.dump();
+  const long long from_ssd = pc["ssd_tier"]["tokens_loaded"].get<long long>();
+  ASSERT_GT(from_ssd, 0);
+  const double kv_per_token = 32.0 * 8 * 128 * 2 * 2;  // Llama-3.1-8B bf16, one chip
+  EXPECT_NEAR(pc["ssd_tier"]["load_time_s"].get<double>(), static_cast<double>(from_ssd) * kv_per_token / (25e9 * 0.7 / 8),
+              1e-9 * static_cast<double>(from_ssd));
+  EXPECT_EQ(pc["ssd_tier"]["capacity_tokens_per_engine"].get<long long>(), static_cast<long long>(64.0 * (1LL << 30) / kv_per_token));
+  const auto alone = nlohmann::json::parse(ssd_only.out)["prefix_cache"];
+  EXPECT_FALSE(alone.contains("host_tier"));
+  EXPECT_GT(alone["ssd_tier"]["tokens_loaded"].get<long long>(), from_ssd);
 }
 
 // A short run is judged against the rate its own arrivals offered (issue 45 item 4: a search

@@ -59,7 +59,7 @@ inline constexpr double kBatchTokens = 1e15;         ///< tokens in one global b
 inline constexpr double kChipWatts = 100'000.0;      ///< a chip's TDP (--tdp; GB300: 1,400 W)
 inline constexpr double kChipHourUsd = 10'000.0;     ///< a chip-hour's price (--price)
 inline constexpr double kCollectiveBytes = 1125899906842624.0;  ///< 1 PiB per chip (collective --bytes)
-inline constexpr double kKvHostBytes = 1125899906842624.0;      ///< 1 PiB of host tier per engine (--kv-tier)
+inline constexpr double kKvTierBytes = 1125899906842624.0;      ///< 1 PiB per offload tier per engine (--kv-tier)
 /// A Chakra node's duration_micros: 30 days, within the simulation clock's range with room for
 /// the nodes after it.
 inline constexpr double kTraceNodeMicros = 30.0 * 86'400.0 * 1e6;

@@ -49,6 +49,9 @@ struct PrefixTally {
   /// summed over requests.
   long long blocks_hit_host = 0, tokens_hit_host = 0;
   double host_load_s = 0;
+  /// The same for the local-SSD tier.
+  long long blocks_hit_ssd = 0, tokens_hit_ssd = 0;
+  double ssd_load_s = 0;
   /// One request's lookup: its blocks, the leading ones found, its prompt and the tokens served.
   void count(long long request_blocks, long long hit, long long prompt, long long served) {
     ++lookups;

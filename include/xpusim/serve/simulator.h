@@ -251,6 +251,11 @@ struct SchedulerSpec {
   /// Time to load one token's KV of every layer back to each chip of the engine (the chips load
   /// their shards in parallel over their own host links); loads run before the step's compute.
   double host_load_seconds_per_token = 0;
+  /// KV offload to local SSD: the tier below host memory (below the prefix cache when there is no
+  /// host tier), which takes the blocks the tier above evicts; a hit loads at
+  /// ssd_load_seconds_per_token (the node's NVMe drives shared by its chips).
+  long long ssd_cache_tokens = 0;
+  double ssd_load_seconds_per_token = 0;
   /// Compiled static shapes; the compiled decode batch is batch_size().
   StaticShapes static_shapes;
   /// Sequences an engine batches: static_batch under StaticBatch when set, else max_num_seqs.

@@ -13,7 +13,10 @@ namespace xpusim::serve {
 
 /// The serving keys GPU-grade software sets (the high end): TensorRT-LLM's per-step, per-layer,
 /// per-sequence and prompt overheads and prompt efficiencies, and the newest GPU family's
-/// serving-kernel efficiencies (fractions of peak: hardware-independent).
+/// serving-kernel efficiencies (fractions of peak: hardware-independent). Not TensorRT-LLM's
+/// eager_operator_host_time: that is the PyTorch backend's dispatch of prompt steps outside CUDA
+/// graphs, a cost a Neuron stack's compiled graphs do not pay (0), so the high end keeps the
+/// Neuron stack's value rather than take on a weakness of the GPU stack.
 const std::vector<std::string>& gpu_grade_framework_keys();
 const std::vector<std::string>& gpu_grade_kernel_keys();
 
