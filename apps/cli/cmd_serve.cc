@@ -91,6 +91,10 @@ void add_workload_flags(CLI::App& app, scenario::ServeInputs& in, ServeFlags& f)
                "KV offload: host:SIZE of host memory per engine (e.g. host:512GiB) that takes the blocks the prefix "
                "cache evicts, ssd:SIZE of local NVMe per engine below it (e.g. host:512GiB,ssd:4TiB); a prompt's blocks "
                "found there load back (host link, the node's SSDs) instead of being prefilled");
+  add_optional(app, "--kv-pool", in.kv_pool,
+               "KV offload: remote:SIZE, one pool over the scale-out network shared by every engine (e.g. "
+               "remote:100TiB, as Mooncake Store): each prefilled prompt's blocks are written to it, and a prompt's "
+               "blocks no local tier holds load from it instead of being prefilled");
   add_optional(app, "--rate", in.rate, "Poisson arrival rate (requests/s)");
   add_optional(app, "--concurrency", in.concurrency, "closed-loop clients");
   add_optional_flag(app, "--offline", in.offline, "all requests queued at once");
@@ -233,6 +237,7 @@ int run_serve(const Args& args) {
       off.prefix_caching = false;
       off.kv_host = {};
       off.kv_ssd = {};
+      off.kv_remote = {};
       if (auto r = serve::run_scenario(off, env)) uncached = *r;
       page.uncached = uncached ? &*uncached : nullptr;
       page.engines = rep.engines;

@@ -144,6 +144,7 @@ Json inputs_json(const scenario::ServeInputs& in) {
   put(plan, "prefix_cache", in.prefix_cache);
   put(plan, "prefix_cache_tokens", in.prefix_cache_tokens);
   put(plan, "kv_tier", in.kv_tier);
+  put(plan, "kv_pool", in.kv_pool);
   j["plan"] = plan;
   Json workload = Json::object();
   put(workload, "in_len", in.in_len);

@@ -71,6 +71,11 @@ Json prefix_cache_json(const serve::ServeReport& rep) {
                          {"blocks_hit", t.blocks_hit_ssd},
                          {"tokens_loaded", t.tokens_hit_ssd},
                          {"load_time_s", t.ssd_load_s}};
+  if (rep.kv_remote_tokens > 0)  // the remote pool every engine shares
+    j["remote_pool"] = Json{{"capacity_tokens", rep.kv_remote_tokens},
+                            {"blocks_hit", t.blocks_hit_remote},
+                            {"tokens_loaded", t.tokens_hit_remote},
+                            {"load_time_s", t.remote_load_s}};
   return j;
 }
 
@@ -296,6 +301,11 @@ std::string serve_text(const serve::ServeReport& rep) {
                      "%s tokens per engine\n",
                      core::fmt_int(t.tokens_hit_ssd).c_str(), core::fmt_int(t.blocks_hit_ssd).c_str(), t.ssd_load_s,
                      core::fmt_int(rep.kv_ssd_tokens_per_engine).c_str());
+    if (rep.kv_remote_tokens > 0)
+      o << strformat("  of which from the remote pool (KV offload): %s tokens of %s blocks, loaded in %.3g s in all; "
+                     "%s tokens shared by every engine\n",
+                     core::fmt_int(t.tokens_hit_remote).c_str(), core::fmt_int(t.blocks_hit_remote).c_str(),
+                     t.remote_load_s, core::fmt_int(rep.kv_remote_tokens).c_str());
   }
   o << strformat("energy %.3f J/token%s (site %.3f J/token at PUE %.3g), cost $%.3f per M output tokens%s\n",
                  rep.joules_per_output_token, rep.energy_estimated ? " (estimated)" : "",

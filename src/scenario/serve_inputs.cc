@@ -44,6 +44,7 @@ void read_plan_keys(config::FieldReader& r, ServeInputs& in) {
   read_flag(r, "prefix_cache", in.prefix_cache);
   read_count(r, "prefix_cache_tokens", in.prefix_cache_tokens);
   read_text(r, "kv_tier", in.kv_tier);
+  read_text(r, "kv_pool", in.kv_pool);
   read_count(r, "compiled_seq_len", in.compiled_seq_len);
   read_count(r, "prefill_chips", in.prefill_chips);
   read_count(r, "decode_chips", in.decode_chips);
@@ -128,7 +129,7 @@ void parse_kv_tiers(const std::string& text, serve::ServeScenario& sc, core::Dia
     const std::string tier = item.substr(0, colon);
     if (colon == std::string::npos) return d.error("kv_tier", "not a tier and a size", config::brief(item), expected);
     if (tier == "remote")
-      return d.error("kv_tier", "tier not modelled", tier, "host or ssd (a remote pool is not modelled yet)");
+      return d.error("kv_tier", "a remote pool is shared by every engine", tier, "host or ssd here; --kv-pool remote:SIZE");
     if (tier != "host" && tier != "ssd") return d.error("kv_tier", "unknown tier", config::brief(tier), expected);
     if (!seen.insert(tier).second) return d.error("kv_tier", "tier given twice", tier, expected);
     const auto size = core::parse_quantity<core::Bytes>(item.substr(colon + 1));
@@ -138,6 +139,19 @@ void parse_kv_tiers(const std::string& text, serve::ServeScenario& sc, core::Dia
     (tier == "host" ? sc.kv_host : sc.kv_ssd) = *size;
   }
   if (seen.empty()) d.error("kv_tier", "names no tier", config::brief(text), expected);
+}
+
+// "remote:SIZE" (KV offload to a pool over the scale-out network, shared by every engine).
+void parse_kv_pool(const std::string& text, serve::ServeScenario& sc, core::Diagnostics& d) {
+  const std::string expected = "remote:SIZE, e.g. remote:100TiB (one pool for every engine)";
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos || text.substr(0, colon) != "remote")
+    return d.error("kv_pool", "not a remote pool and its size", config::brief(text), expected);
+  const auto size = core::parse_quantity<core::Bytes>(text.substr(colon + 1));
+  if (!size) return d.error("kv_pool", size.error(), config::brief(text.substr(colon + 1)), "a size such as 100TiB");
+  if (!(size->base() >= 1.0 && size->base() <= core::limits::kKvPoolBytes))
+    return d.error("kv_pool", "out of range", config::brief(text.substr(colon + 1)), "a size from 1 B to 1 EiB");
+  sc.kv_remote = *size;
 }
 
 serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnostics& d) {
@@ -161,6 +175,7 @@ serve::ServeScenario scenario_without_load(const ServeInputs& in, core::Diagnost
   if (in.prefix_cache) sc.prefix_caching = *in.prefix_cache;
   sc.prefix_cache_tokens = in.prefix_cache_tokens.value_or(0);
   if (in.kv_tier) parse_kv_tiers(*in.kv_tier, sc, d);
+  if (in.kv_pool) parse_kv_pool(*in.kv_pool, sc, d);
   sc.max_num_seqs = in.max_num_seqs.value_or(sc.max_num_seqs);
   sc.max_batched_tokens = in.max_batched_tokens.value_or(sc.max_batched_tokens);
   sc.static_batch = in.static_batch.value_or(sc.static_batch);
@@ -289,7 +304,8 @@ void fill_unset(ServeInputs& given, const ServeInputs& fallback) {
                           {&given.kv_precision, &fallback.kv_precision},
                           {&given.state_precision, &fallback.state_precision}, {&given.scheduler, &fallback.scheduler},
                           {&given.draft_model, &fallback.draft_model}, {&given.arrivals, &fallback.arrivals},
-                          {&given.arrivals_window, &fallback.arrivals_window}, {&given.kv_tier, &fallback.kv_tier}})
+                          {&given.arrivals_window, &fallback.arrivals_window}, {&given.kv_tier, &fallback.kv_tier},
+                          {&given.kv_pool, &fallback.kv_pool}})
     fill(*dst, *src);
   for (auto [dst, src] : {std::pair{&given.chips, &fallback.chips}, {&given.tp, &fallback.tp}, {&given.pp, &fallback.pp},
                           {&given.ep, &fallback.ep}, {&given.max_num_seqs, &fallback.max_num_seqs},
@@ -406,6 +422,7 @@ std::string arrivals_flags(const ServeInputs& in) {
   if (in.prefix_cache) f += std::string(" --prefix-cache ") + (*in.prefix_cache ? "on" : "off");
   if (in.prefix_cache_tokens) f += " --prefix-cache-tokens " + std::to_string(*in.prefix_cache_tokens);
   if (in.kv_tier) f += " --kv-tier " + *in.kv_tier;
+  if (in.kv_pool) f += " --kv-pool " + *in.kv_pool;
   return f;
 }
 

@@ -165,7 +165,7 @@ const ScenarioKeys& scenario_keys(const std::string& command) {
       {"system", "model", "chips", "framework", "description"},
       {"tp", "pp", "ep", "attention_dp", "precision", "allow_fallback", "weight_precision", "kv_precision", "state_precision", "scheduler", "max_num_seqs",
        "max_batched_tokens", "static_batch", "block_size", "chunked_prefill", "compiled_seq_len", "prefill_chips", "draft_len",
-       "acceptance", "draft_model", "moe_load_imbalance", "prefix_cache", "prefix_cache_tokens", "kv_tier"},
+       "acceptance", "draft_model", "moe_load_imbalance", "prefix_cache", "prefix_cache_tokens", "kv_tier", "kv_pool"},
       {"in_len", "out_len", "requests", "seed", "rate", "concurrency", "offline", "arrivals", "arrivals_block_tokens",
        "arrivals_window", "arrivals_sample", "arrivals_speedup",
        "timeout", "ttft_slo", "tpot_slo"}};

@@ -897,11 +897,32 @@ void configure_ssd_tier(const ServeScenario& sc, const hw::SystemSpec& sys, cons
       std::to_string(sharing) + " chips, before the request's first prompt step (not overlapped)");
 }
 
-// KV offload tiers below the prefix cache (host memory, local SSD): they hold what the cache
-// evicts, so they need prefix caching of a trace with prefix_hashes.
+// The remote pool: its capacity in tokens (engine-layout KV, every chip's shard) and its load time
+// per token, each chip its shard over its own scale-out link, one direction.
+void configure_remote_pool(const ServeScenario& sc, const hw::SystemSpec& sys, const calib::Params& params,
+                           double per_chip, long long engine_chips, SimSpec& spec, ServeReport& rep) {
+  const core::ByteRate one_way = sys.scale_out.bandwidth_per_chip.value * 0.5;  // catalog: both directions added
+  const double efficiency = params.number("serving.kv_tiers.remote_load_efficiency");
+  spec.scheduler.remote_cache_tokens = tier_tokens(sc.kv_remote, per_chip, engine_chips);
+  spec.scheduler.remote_load_seconds_per_token = per_chip / (one_way.base() * efficiency);
+  spec.scheduler.remote_load_latency_s = sys.scale_out.latency.value.base();
+  rep.kv_remote_tokens = spec.scheduler.remote_cache_tokens;
+  rep.assumptions.push_back(
+      "KV offload: a remote pool of " + core::fmt_num(core::to_gib(sc.kv_remote), 3) + " GiB shared by every engine (" +
+      core::fmt_int(spec.scheduler.remote_cache_tokens) + " tokens) holds every prefilled prompt's blocks; a hit there "
+      "loads over the scale-out network (" + sys.scale_out.name + ") at " + core::fmt_num(core::to_gbps(one_way), 3) +
+      " GB/s per chip each way x " + core::fmt_num(efficiency, 2) +
+      " (serving.kv_tiers.remote_load_efficiency, assumed) after its " +
+      core::fmt_num(sys.scale_out.latency.value.base() * 1e6, 3) +
+      " us start-up, before the request's first prompt step (not overlapped)");
+}
+
+// KV offload tiers below the prefix cache (host memory, local SSD, a remote pool): they hold what
+// the cache evicts or what every engine wrote, so they need prefix caching of a trace with
+// prefix_hashes.
 void configure_kv_tiers(const ServeScenario& sc, const hw::SystemSpec& sys, const calib::Params& params,
                         long long engine_chips, SimSpec& spec, ServeReport& rep) {
-  if (sc.kv_host.base() <= 0 && sc.kv_ssd.base() <= 0) return;
+  if (sc.kv_host.base() <= 0 && sc.kv_ssd.base() <= 0 && sc.kv_remote.base() <= 0) return;
   const bool hashed = spec.load.arrival == ArrivalKind::Trace && rows_with_prefix_blocks(spec.load.trace) > 0;
   if (!spec.scheduler.prefix_caching || !hashed) {
     rep.assumptions.push_back("KV offload: the offload tiers have no effect here: they keep the blocks the prefix cache "
@@ -913,6 +934,7 @@ void configure_kv_tiers(const ServeScenario& sc, const hw::SystemSpec& sys, cons
   if (per_chip <= 0) return;
   if (sc.kv_host.base() > 0) configure_host_tier(sc, sys, params, per_chip, engine_chips, spec, rep);
   if (sc.kv_ssd.base() > 0) configure_ssd_tier(sc, sys, params, per_chip, engine_chips, spec, rep);
+  if (sc.kv_remote.base() > 0) configure_remote_pool(sc, sys, params, per_chip, engine_chips, spec, rep);
 }
 
 // What the simulation approximated: histogram percentiles, clipped request lengths.

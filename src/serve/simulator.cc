@@ -49,6 +49,7 @@ struct ReqState {
   bool looked_up = false;    ///< its prefix blocks were counted against a cache (once per request)
   long long host_tokens = 0;  ///< prompt tokens found in the host tier, to load before its first chunk
   long long ssd_tokens = 0;   ///< prompt tokens found in the local-SSD tier, likewise
+  long long remote_tokens = 0;  ///< prompt tokens found in the remote pool, likewise
   std::vector<BlockId> blocks;  ///< the prompt's prefix blocks (a trace's), empty without
 };
 
@@ -203,6 +204,9 @@ class Sim {
   std::vector<long long> client_done_;  ///< closed loop: requests each client has finished
   long long warmup_ = 0;                ///< closed loop: requests per client left out as warm-up
   std::vector<BlockId> evicted_;        ///< scratch: blocks the prefix cache just evicted (to the host tier)
+  /// KV offload to a remote pool (Mooncake Store, LMCache's remote backend): one cache shared by
+  /// every engine, which every finished prompt writes its blocks to.
+  PrefixCache remote_;
   bool arrivals_done_ = false;
   long long stride_ = 1, sample_count_ = 0;
   // Steady-state window of an open-loop (Poisson) run: from the arrival of the 10th-percentile
@@ -454,29 +458,35 @@ long long Sim::cached_tokens(Engine& en, ReqState& q, bool count) {
   const long long hit = run_in(en.prefix, blocks);
   const long long host_hit = run_in(en.host, blocks.subspan(static_cast<size_t>(hit)));
   const long long ssd_hit = run_in(en.ssd, blocks.subspan(static_cast<size_t>(hit + host_hit)));
+  const long long remote_hit = run_in(remote_, blocks.subspan(static_cast<size_t>(hit + host_hit + ssd_hit)));
   const long long block_tokens = s_.load.trace_block_tokens;
-  const long long tokens = std::min((hit + host_hit + ssd_hit) * block_tokens, q.prompt - 1);
+  const long long found = hit + host_hit + ssd_hit + remote_hit;
+  const long long tokens = std::min(found * block_tokens, q.prompt - 1);
   if (count && !q.looked_up) {
     q.looked_up = true;
     // The last token is computed: it comes off the lowest tier that served any.
-    const long long below_hbm = std::max<long long>(0, tokens - hit * block_tokens);
-    q.ssd_tokens = std::max<long long>(0, below_hbm - host_hit * block_tokens);
-    q.host_tokens = below_hbm - q.ssd_tokens;
-    res_.prefix.count(static_cast<long long>(q.blocks.size()), hit + host_hit + ssd_hit, q.in_len,
-                      std::min(tokens, q.in_len));
+    long long left = std::max<long long>(0, tokens - hit * block_tokens);
+    q.host_tokens = std::min(left, host_hit * block_tokens);
+    left -= q.host_tokens;
+    q.ssd_tokens = std::min(left, ssd_hit * block_tokens);
+    q.remote_tokens = left - q.ssd_tokens;
+    res_.prefix.count(static_cast<long long>(q.blocks.size()), found, q.in_len, std::min(tokens, q.in_len));
     res_.prefix.blocks_hit_host += host_hit;
     res_.prefix.tokens_hit_host += q.host_tokens;
     res_.prefix.blocks_hit_ssd += ssd_hit;
     res_.prefix.tokens_hit_ssd += q.ssd_tokens;
+    res_.prefix.blocks_hit_remote += remote_hit;
+    res_.prefix.tokens_hit_remote += q.remote_tokens;
   }
   return tokens;
 }
 
-// A prompt's KV is complete: its whole blocks join the engine's prefix cache; the blocks that
-// makes it evict move down to the host tier, and what that evicts to the local SSD (without a
-// host tier, the prefix cache's evictions go to the SSD).
+// A prompt's KV is complete: its whole blocks join the engine's prefix cache and the remote pool
+// every engine shares; the blocks the prefix cache evicts move down to the host tier, and what
+// that evicts to the local SSD (without a host tier, the prefix cache's evictions go to the SSD).
 void Sim::cache_prompt(Engine& en, const ReqState& q) {
   if (q.blocks.empty() || en.prefix.capacity() <= 0) return;
+  remote_.insert(shared_blocks(q));  // written through to the shared pool (no-op without one)
   if (en.host.capacity() <= 0 && en.ssd.capacity() <= 0) {
     en.prefix.insert(shared_blocks(q));
     return;
@@ -491,19 +501,24 @@ void Sim::cache_prompt(Engine& en, const ReqState& q) {
   if (en.ssd.capacity() > 0) en.ssd.insert(evicted_);
 }
 
-// Offload-tier loads of the step's first chunks: each request's blocks found in host memory or on
-// the local SSD come back before its prompt runs (the engine's chips load their shards in parallel).
+// Offload-tier loads of the step's first chunks: each request's blocks found in host memory, on
+// the local SSD or in the remote pool come back before its prompt runs (the engine's chips load
+// their shards in parallel).
 double Sim::tier_load_seconds(const Engine& en) {
-  double host = 0, ssd = 0;
+  const auto& sc = s_.scheduler;
+  double host = 0, ssd = 0, remote = 0;
   for (const auto& c : en.chunks) {
     auto& q = req(c.req);
-    host += static_cast<double>(q.host_tokens) * s_.scheduler.host_load_seconds_per_token;
-    ssd += static_cast<double>(q.ssd_tokens) * s_.scheduler.ssd_load_seconds_per_token;
-    q.host_tokens = q.ssd_tokens = 0;
+    host += static_cast<double>(q.host_tokens) * sc.host_load_seconds_per_token;
+    ssd += static_cast<double>(q.ssd_tokens) * sc.ssd_load_seconds_per_token;
+    if (q.remote_tokens > 0)
+      remote += sc.remote_load_latency_s + static_cast<double>(q.remote_tokens) * sc.remote_load_seconds_per_token;
+    q.host_tokens = q.ssd_tokens = q.remote_tokens = 0;
   }
   res_.prefix.host_load_s += host;
   res_.prefix.ssd_load_s += ssd;
-  return host + ssd;
+  res_.prefix.remote_load_s += remote;
+  return host + ssd + remote;
 }
 
 bool Sim::form_continuous(Engine& en) {
@@ -846,6 +861,7 @@ void Sim::add_pool(const PoolSpec& p, int pool) {
       en.prefix = PrefixCache(tokens / std::max<long long>(1, s_.load.trace_block_tokens));
       en.host = PrefixCache(s_.scheduler.host_cache_tokens / std::max<long long>(1, s_.load.trace_block_tokens));
       en.ssd = PrefixCache(s_.scheduler.ssd_cache_tokens / std::max<long long>(1, s_.load.trace_block_tokens));
+      remote_ = PrefixCache(s_.scheduler.remote_cache_tokens / std::max<long long>(1, s_.load.trace_block_tokens));
     }
     eng_.push_back(std::move(en));
   }

@@ -60,6 +60,7 @@ inline constexpr double kChipWatts = 100'000.0;      ///< a chip's TDP (--tdp; G
 inline constexpr double kChipHourUsd = 10'000.0;     ///< a chip-hour's price (--price)
 inline constexpr double kCollectiveBytes = 1125899906842624.0;  ///< 1 PiB per chip (collective --bytes)
 inline constexpr double kKvTierBytes = 1125899906842624.0;      ///< 1 PiB per offload tier per engine (--kv-tier)
+inline constexpr double kKvPoolBytes = 1152921504606846976.0;   ///< 1 EiB of remote pool in all (--kv-pool)
 /// A Chakra node's duration_micros: 30 days, within the simulation clock's range with room for
 /// the nodes after it.
 inline constexpr double kTraceNodeMicros = 30.0 * 86'400.0 * 1e6;

@@ -8,7 +8,7 @@
 //             max_num_seqs, max_batched_tokens, static_batch, block_size, chunked_prefill,
 //             compiled_seq_len,
 //             prefill_chips, decode_chips, draft_len, acceptance, draft_model, moe_load_imbalance,
-//             prefix_cache, prefix_cache_tokens, kv_tier
+//             prefix_cache, prefix_cache_tokens, kv_tier, kv_pool
 //   workload: in_len, out_len, requests, seed, one of rate / concurrency / offline / arrivals,
 //             arrivals_block_tokens, arrivals_window, arrivals_sample, arrivals_speedup,
 //             timeout, ttft_slo, tpot_slo
@@ -38,6 +38,7 @@ struct ServeInputs {
   std::optional<long long> prefix_cache_tokens;  ///< the cache per engine (default: its KV cache)
   /// KV offload: "host:SIZE", host memory per engine for the blocks the prefix cache evicts.
   std::optional<std::string> kv_tier;
+  std::optional<std::string> kv_pool;  ///< "remote:SIZE": KV offload to a pool all engines share
   std::optional<std::string> precision, weight_precision, kv_precision, state_precision, scheduler, draft_model;
   std::optional<double> acceptance;
   std::optional<double> moe_load_imbalance;  ///< serve::ServeScenario::moe_load_imbalance

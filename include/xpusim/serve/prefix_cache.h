@@ -52,6 +52,9 @@ struct PrefixTally {
   /// The same for the local-SSD tier.
   long long blocks_hit_ssd = 0, tokens_hit_ssd = 0;
   double ssd_load_s = 0;
+  /// And for the remote pool every engine shares.
+  long long blocks_hit_remote = 0, tokens_hit_remote = 0;
+  double remote_load_s = 0;
   /// One request's lookup: its blocks, the leading ones found, its prompt and the tokens served.
   void count(long long request_blocks, long long hit, long long prompt, long long served) {
     ++lookups;

@@ -53,6 +53,9 @@ struct ServeScenario {
   /// KV offload to local SSD: bytes of NVMe per engine for the blocks the host tier (or, without
   /// one, the prefix cache) evicts (0 = none). docs/serving.md, "KV offload to local SSD".
   core::Bytes kv_ssd;
+  /// KV offload to a remote pool over the scale-out network, shared by every engine (bytes in all;
+  /// 0 = none). docs/serving.md, "KV offload to a remote pool".
+  core::Bytes kv_remote;
   long long max_num_seqs = 0, max_batched_tokens = 0, static_batch = 0, block_size = 0;
   LoadSpec load;
   long long prefill_chips = 0;   ///< > 0: disaggregated, this many chips prefill, the rest decode
@@ -140,6 +143,7 @@ struct ServeReport {
   long long prefix_block_tokens = 0, prefix_cache_tokens_per_engine = 0;
   long long kv_host_tokens_per_engine = 0;  ///< the host tier (KV offload); 0 = none
   long long kv_ssd_tokens_per_engine = 0;   ///< the local-SSD tier (KV offload); 0 = none
+  long long kv_remote_tokens = 0;           ///< the remote pool (KV offload), all engines; 0 = none
   long long model_context = 0;  ///< the model config's max positions (0: not stated)
   double output_tokens_per_s_per_chip = 0;
   double goodput_requests_per_s = 0;

@@ -256,6 +256,11 @@ struct SchedulerSpec {
   /// ssd_load_seconds_per_token (the node's NVMe drives shared by its chips).
   long long ssd_cache_tokens = 0;
   double ssd_load_seconds_per_token = 0;
+  /// KV offload to a remote pool shared by every engine (0 = none): every finished prompt writes
+  /// its blocks to it; a run of blocks no local tier holds continues there and loads over the
+  /// scale-out network, one start-up latency per request plus the per-token time.
+  long long remote_cache_tokens = 0;
+  double remote_load_seconds_per_token = 0, remote_load_latency_s = 0;
   /// Compiled static shapes; the compiled decode batch is batch_size().
   StaticShapes static_shapes;
   /// Sequences an engine batches: static_batch under StaticBatch when set, else max_num_seqs.
