@@ -98,10 +98,15 @@ int run_calibrate(const Args& args) {
   // The glob's keys, or (no glob) every fitted key some row moves.
   opt.keys = glob.empty() ? validation::keys_with_rows(sensitivity) : candidates;
   const auto started = std::chrono::steady_clock::now();
-  if (progress)
+  if (progress) {
     opt.progress = [started](const std::string& key, int n) {
       std::cerr << core::strformat("calibrate: %8.1f s  %s (%d rows)\n", seconds_since(started), key.c_str(), n);
     };
+    opt.fold_progress = [started](const std::string& fold, int done, int count, int refitted) {
+      std::cerr << core::strformat("calibrate: %8.1f s  fold %d/%d %s (%d keys re-fitted)\n", seconds_since(started),
+                                   done, count, fold.c_str(), refitted);
+    };
+  }
   report::CalibrateRun run{file, glob, folds, {}, {}, {}, {}, {}};
   t0 = std::chrono::steady_clock::now();
   run.fit = validation::fit(rows, {}, ctx, sensitivity, opt);

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli_util.h"
+#include "xpusim/core/format.h"
 #include "xpusim/report/html_report.h"
 #include "xpusim/report/validation_report.h"
 #include "xpusim/validation/fit.h"
@@ -26,7 +27,7 @@ struct ValidateOptions {
   std::vector<std::string> files;
   std::string file;  ///< the files as the report names them ("a.csv, b.csv")
   std::string bands_file, calibration_file, html, rows, cv_folds = "source";
-  bool json = false, cv = false, explain = false;
+  bool json = false, cv = false, explain = false, progress = false;
   validation::RowSelection selection;  ///< from `rows`
 };
 
@@ -45,6 +46,7 @@ void add_validate_flags(CLI::App& app, ValidateOptions& o) {
                  "or more rows over several models holds out one model at a time (a fold re-fits the keys of which "
                  "its rows are 5% or more)")
       ->check(CLI::IsMember({"source", "model"}));
+  app.add_flag("--progress", o.progress, "with --cv: a line per fold to stderr (fold, keys re-fitted, elapsed seconds)");
   app.add_flag("--explain", o.explain,
                "under each row, what the twin simulated: the plan that ran and where the time went (JSON: rows[].explain)");
   app.add_option("--rows", o.rows,
@@ -86,6 +88,12 @@ std::vector<validation::RowResult> cross_validate_rows(const std::vector<validat
   const auto sensitivity = validation::find_sensitive_rows(fit_rows, ctx, validation::fitted_keys(params, ""));
   opt.keys = validation::keys_with_rows(sensitivity);
   const auto started = std::chrono::steady_clock::now();
+  if (o.progress)
+    opt.fold_progress = [started](const std::string& fold, int done, int folds, int refitted) {
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+      std::cerr << core::strformat("validate: %8.1f s  fold %d/%d %s (%d keys re-fitted)\n", took.count(), done, folds,
+                                   fold.c_str(), refitted);
+    };
   std::vector<std::string> folds;
   auto out = validation::cross_validate(rows, ctx, sensitivity, opt, &folds, nullptr, o.selection);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
@@ -159,6 +167,8 @@ int run_validate(const Args& args) {
   o.file = core::join(o.files, ", ");
   if (!o.bands_file.empty() && !o.cv)
     throw core::InputError(core::Diagnostic{"", 0, "--write-bands", "needs --cv", o.bands_file, "--cv", ""});
+  if (o.progress && !o.cv)
+    throw core::InputError(core::Diagnostic{"", 0, "--progress", "needs --cv", "", "--cv", ""});
   if (o.cv_folds != "source" && !o.cv)
     throw core::InputError(core::Diagnostic{"", 0, "--cv-folds", "needs --cv", o.cv_folds, "--cv", ""});
   select_rows(o);

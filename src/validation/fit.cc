@@ -507,6 +507,7 @@ std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Contex
   for (size_t i = 0; i < rows.size(); ++i)
     if (report.keeps(rows[i])) labels.insert(label[i]);
   std::vector<RowResult> out(rows.size());
+  int done = 0;
   for (const auto& fold : labels) {
     std::vector<int> train, held_out;
     for (size_t i = 0; i < rows.size(); ++i) (label[i] == fold ? held_out : train).push_back(static_cast<int>(i));
@@ -517,6 +518,8 @@ std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Contex
       out[held_out[j]] = predicted[j];
       out[held_out[j]].fold = fold;
     }
+    if (opt.fold_progress)
+      opt.fold_progress(fold, ++done, static_cast<int>(labels.size()), static_cast<int>(fold_fit.values.size()));
     if (folds) folds->push_back(fold);
     if (fold_fits) fold_fits->push_back(std::move(fold_fit));
   }

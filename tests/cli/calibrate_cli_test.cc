@@ -177,6 +177,12 @@ TEST(ValidateCvCli, ModelFoldsLeaveSmallSourcesWhole) {
     EXPECT_EQ(b["rows"][i]["cv_fold"], a["rows"][i]["cv_source"]) << a["rows"][i]["id"];
     EXPECT_EQ(b["rows"][i]["cv_predicted"], a["rows"][i]["cv_predicted"]) << a["rows"][i]["id"];
   }
+  // --progress: a line per fold on stderr, the output unchanged.
+  auto progress = run_cli("validate " + csv + " --cv --json --progress");
+  ASSERT_EQ(progress.exit_code, 0) << progress.err;
+  EXPECT_EQ(progress.out, by_source.out);
+  EXPECT_NE(progress.err.find("fold 1/2"), std::string::npos) << progress.err;
+  EXPECT_NE(progress.err.find("fold 2/2"), std::string::npos) << progress.err;
   auto no_cv = run_cli("validate " + csv + " --cv-folds model");
   EXPECT_EQ(no_cv.exit_code, 2);
   EXPECT_NE(no_cv.err.find("--cv-folds"), std::string::npos) << no_cv.err;

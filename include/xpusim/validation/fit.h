@@ -58,6 +58,9 @@ struct FitOptions {
   double refit_min_share = 0.0;
   /// Called after each line search with the key and its rows (progress on a terminal); may be empty.
   std::function<void(const std::string& key, int rows)> progress;
+  /// Called after each cross-validation fold with its label, its place and the folds in all, and
+  /// the keys it re-fitted; may be empty.
+  std::function<void(const std::string& fold, int done, int folds, int refitted)> fold_progress;
 };
 
 /// What one parameter's fit did.
