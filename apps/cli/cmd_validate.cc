@@ -108,9 +108,12 @@ void write_validation(const ValidateOptions& o, const validation::Context& ctx, 
                       const std::vector<validation::RowResult>* cv_results) {
   std::optional<validation::TrustData> written;
   if (!o.bands_file.empty()) {
-    written = validation::trust_from(*cv_results, ctx,
-                                     "leave-one-source-out residuals of " + std::to_string(results.size()) +
-                                         " rows (xpusim validate --cv)");
+    const bool by_model = o.cv_folds == "model";
+    written = validation::trust_from(
+        *cv_results, ctx,
+        std::string(by_model ? "out-of-fold residuals (one source, or one model of a large source, held out) of "
+                             : "leave-one-source-out residuals of ") +
+            std::to_string(results.size()) + " rows (xpusim validate --cv" + (by_model ? " --cv-folds model" : "") + ")");
     write_text_file("--write-bands", o.bands_file, validation::trust_json_text(*written));
   }
   const auto prov = provenance(true, true, o.calibration_file);

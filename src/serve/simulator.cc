@@ -204,6 +204,7 @@ class Sim {
   std::vector<long long> client_done_;  ///< closed loop: requests each client has finished
   long long warmup_ = 0;                ///< closed loop: requests per client left out as warm-up
   std::vector<BlockId> evicted_;        ///< scratch: blocks the prefix cache just evicted (to the host tier)
+  std::vector<BlockId> evicted_host_;   ///< scratch: blocks the host tier just evicted (to the SSD)
   /// KV offload to a remote pool (Mooncake Store, LMCache's remote backend): one cache shared by
   /// every engine, which every finished prompt writes its blocks to.
   PrefixCache remote_;
@@ -494,9 +495,9 @@ void Sim::cache_prompt(Engine& en, const ReqState& q) {
   evicted_.clear();
   en.prefix.insert(shared_blocks(q), &evicted_);
   if (en.host.capacity() > 0) {
-    std::vector<BlockId> from_host;
-    en.host.insert(evicted_, en.ssd.capacity() > 0 ? &from_host : nullptr);
-    evicted_.swap(from_host);
+    evicted_host_.clear();
+    en.host.insert(evicted_, en.ssd.capacity() > 0 ? &evicted_host_ : nullptr);
+    evicted_.swap(evicted_host_);
   }
   if (en.ssd.capacity() > 0) en.ssd.insert(evicted_);
 }
