@@ -21,7 +21,7 @@ namespace xpusim::cli {
 
 namespace {
 // Rows predicted (in parallel) and written per batch when validate streams.
-constexpr std::size_t kStreamBatch = 256;
+constexpr std::size_t kStreamBatch = 64;
 
 struct ValidateOptions {
   std::vector<std::string> files;

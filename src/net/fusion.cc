@@ -6,9 +6,6 @@ namespace xpusim::net {
 
 namespace {
 
-// One direction of a dimension's per-chip rate (the catalog keeps both directions added).
-double one_direction(const hw::TopologyDim& d) { return d.bandwidth_per_chip.value.base() / 2.0; }
-
 std::string fusion_refusal(const hw::SystemSpec& a, long long chips_a, const hw::SystemSpec& b, long long chips_b) {
   if (a.fusion_domain.empty() || b.fusion_domain.empty() || a.fusion_domain != b.fusion_domain)
     return "'" + a.id + "' and '" + b.id + "' do not share an NVLink Fusion domain";
@@ -30,10 +27,10 @@ CrossLink cross_link(const hw::SystemSpec& a, long long chips_a, const hw::Syste
   const hw::TopologyDim& db = link.fusion ? b.scale_up.back() : b.scale_out;
   link.fabric = link.fusion ? "nvlink-fusion" : "scale-out";
   if (link.fusion) link.domain = a.fusion_domain;
-  const bool a_slower = one_direction(da) <= one_direction(db);
+  const bool a_slower = da.one_direction() <= db.one_direction();
   link.slower_system = a_slower ? a.id : b.id;
   const double eff = link.fusion ? params.nvlink_efficiency : params.scale_out_efficiency;
-  link.rate_per_direction = core::bytes_per_second(std::min(one_direction(da), one_direction(db)) * eff);
+  link.rate_per_direction = core::min(da.one_direction(), db.one_direction()) * eff;
   link.latency = core::max(da.latency.value, db.latency.value);
   return link;
 }

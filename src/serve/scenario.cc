@@ -901,7 +901,7 @@ void configure_ssd_tier(const ServeScenario& sc, const hw::SystemSpec& sys, cons
 // per token, each chip its shard over its own scale-out link, one direction.
 void configure_remote_pool(const ServeScenario& sc, const hw::SystemSpec& sys, const calib::Params& params,
                            double per_chip, long long engine_chips, SimSpec& spec, ServeReport& rep) {
-  const core::ByteRate one_way = sys.scale_out.bandwidth_per_chip.value * 0.5;  // catalog: both directions added
+  const core::ByteRate one_way = sys.scale_out.one_direction();
   const double efficiency = params.number("serving.kv_tiers.remote_load_efficiency");
   spec.scheduler.remote_cache_tokens = tier_tokens(sc.kv_remote, per_chip, engine_chips);
   spec.scheduler.remote_load_seconds_per_token = per_chip / (one_way.base() * efficiency);

@@ -1,6 +1,7 @@
 #include "xpusim/serve/simulator.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -129,6 +130,8 @@ class Sim {
   void arrive(int req, SimTime t);
   int route(int pool) const;
   void try_start(int e, SimTime t, bool after_step = false);
+  bool quiet_step(const Engine& en, SimTime end) const;
+  SimTime next_event_time() const;
   void enqueue(int e, int req, SimTime t);
   bool form_continuous(Engine& en);
   bool admissible(const Engine& en, bool has_work) const;
@@ -136,6 +139,7 @@ class Sim {
   void admit_waiting(Engine& en, long long budget, bool decode_pool);
   std::span<const BlockId> shared_blocks(const ReqState& q) const;
   long long cached_tokens(Engine& en, ReqState& q, bool count);
+  void order_offload_tiers();
   double tier_load_seconds(const Engine& en);
   void cache_prompt(Engine& en, const ReqState& q);
   bool form_static(Engine& en);
@@ -208,7 +212,11 @@ class Sim {
   /// KV offload to a remote pool (Mooncake Store, LMCache's remote backend): one cache shared by
   /// every engine, which every finished prompt writes its blocks to.
   PrefixCache remote_;
+  /// The offload tiers (host memory, local SSD, remote pool) in lookup order: fastest first.
+  enum OffloadTier : size_t { kHostTier, kSsdTier, kRemoteTier, kOffloadTiers };
+  std::array<size_t, kOffloadTiers> offload_order_ = {kHostTier, kSsdTier, kRemoteTier};
   bool arrivals_done_ = false;
+  int next_arrival_ = -1;  ///< open loops: the next arrival, drawn but not yet arrived (-1: none)
   long long stride_ = 1, sample_count_ = 0;
   // Steady-state window of an open-loop (Poisson) run: from the arrival of the 10th-percentile
   // request to the last arrival; completions inside it measure the sustained rate without the
@@ -452,34 +460,51 @@ std::span<const BlockId> Sim::shared_blocks(const ReqState& q) const {
 long long Sim::cached_tokens(Engine& en, ReqState& q, bool count) {
   if (q.blocks.empty() || en.prefix.capacity() <= 0) return 0;
   const std::span<const BlockId> blocks = shared_blocks(q);
-  // The run continues in the host tier, then on the local SSD: blocks the tier above evicted.
   auto run_in = [&](PrefixCache& tier, std::span<const BlockId> from) -> long long {
     return tier.capacity() <= 0 || from.empty() ? 0 : count ? tier.match(from) : tier.held(from);
   };
   const long long hit = run_in(en.prefix, blocks);
-  const long long host_hit = run_in(en.host, blocks.subspan(static_cast<size_t>(hit)));
-  const long long ssd_hit = run_in(en.ssd, blocks.subspan(static_cast<size_t>(hit + host_hit)));
-  const long long remote_hit = run_in(remote_, blocks.subspan(static_cast<size_t>(hit + host_hit + ssd_hit)));
+  // The run continues in the offload tiers, the fastest to load from first (offload_order_).
+  const std::array<PrefixCache*, kOffloadTiers> tiers = {&en.host, &en.ssd, &remote_};
+  std::array<long long, kOffloadTiers> tier_hit{};
+  long long found = hit;
+  for (const size_t i : offload_order_) {
+    tier_hit[i] = run_in(*tiers[i], blocks.subspan(static_cast<size_t>(found)));
+    found += tier_hit[i];
+  }
   const long long block_tokens = s_.load.trace_block_tokens;
-  const long long found = hit + host_hit + ssd_hit + remote_hit;
   const long long tokens = std::min(found * block_tokens, q.prompt - 1);
   if (count && !q.looked_up) {
     q.looked_up = true;
-    // The last token is computed: it comes off the lowest tier that served any.
+    // The last token is computed: it comes off the last tier that served any.
+    const std::array<long long*, kOffloadTiers> loaded = {&q.host_tokens, &q.ssd_tokens, &q.remote_tokens};
     long long left = std::max<long long>(0, tokens - hit * block_tokens);
-    q.host_tokens = std::min(left, host_hit * block_tokens);
-    left -= q.host_tokens;
-    q.ssd_tokens = std::min(left, ssd_hit * block_tokens);
-    q.remote_tokens = left - q.ssd_tokens;
+    for (const size_t i : offload_order_) {
+      *loaded[i] = std::min(left, tier_hit[i] * block_tokens);
+      left -= *loaded[i];
+    }
     res_.prefix.count(static_cast<long long>(q.blocks.size()), found, q.in_len, std::min(tokens, q.in_len));
-    res_.prefix.blocks_hit_host += host_hit;
+    res_.prefix.blocks_hit_host += tier_hit[kHostTier];
     res_.prefix.tokens_hit_host += q.host_tokens;
-    res_.prefix.blocks_hit_ssd += ssd_hit;
+    res_.prefix.blocks_hit_ssd += tier_hit[kSsdTier];
     res_.prefix.tokens_hit_ssd += q.ssd_tokens;
-    res_.prefix.blocks_hit_remote += remote_hit;
+    res_.prefix.blocks_hit_remote += tier_hit[kRemoteTier];
     res_.prefix.tokens_hit_remote += q.remote_tokens;
   }
   return tokens;
+}
+
+// The offload tiers in the order a prompt's run of blocks is looked up: by the time to load one
+// block from each (the remote pool's start-up latency included), fastest first; ties keep host
+// memory, local SSD, remote pool.
+void Sim::order_offload_tiers() {
+  const auto& sc = s_.scheduler;
+  const double block = static_cast<double>(std::max<long long>(1, s_.load.trace_block_tokens));
+  const std::array<double, kOffloadTiers> seconds = {
+      sc.host_load_seconds_per_token * block, sc.ssd_load_seconds_per_token * block,
+      sc.remote_load_latency_s + sc.remote_load_seconds_per_token * block};
+  std::stable_sort(offload_order_.begin(), offload_order_.end(),
+                   [&](size_t a, size_t b) { return seconds[a] < seconds[b]; });
 }
 
 // A prompt's KV is complete: its whole blocks join the engine's prefix cache and the remote pool
@@ -587,7 +612,10 @@ void Sim::add_activity(const StepCost& c, core::Dtype math, double times, int po
 
 // The step's time, with its activity (per chip of the engine) added to the run's.
 double Sim::step_seconds(const Engine& en, const StepWork& work) {
-  const StepWork w = compiled_decode(s_.scheduler.static_shapes, s_.scheduler.batch_size(), work);
+  const auto& shapes = s_.scheduler.static_shapes;
+  StepWork compiled;
+  if (shapes.on()) compiled = compiled_decode(shapes, s_.scheduler.batch_size(), work);
+  const StepWork& w = shapes.on() ? compiled : work;
   const StepCost c = en.cost->cost(w);
   add_activity(c, en.cost->plan().plan.math_dtype, 1.0, en.pool);
   double secs = c.total.base();
@@ -627,23 +655,55 @@ void Sim::record_step(int e, const StepWork& w, SimTime t, SimTime dt) {
   ++sample_count_;
 }
 
+// Forms and starts the engine's next step. A quiet step (quiet_step) ends here rather than
+// through the event queue, and the next one is formed at its end: the same steps, in the same
+// order, as the queue would give.
 void Sim::try_start(int e, SimTime t, bool after_step) {
   auto& en = engine(e);
   if (en.busy) return;
-  en.cutoff = after_step ? en.step_start : t;
-  if (!(is_static() ? form_static(en) : form_continuous(en))) return;
-  const StepWork w = is_static() ? static_step_work(en) : continuous_step_work(en);
-  for (const auto& c : en.chunks)
-    if (req(c.req).prefill_start < 0) req(c.req).prefill_start = t;
-  if (is_static() && en.static_step < 0)
-    for (int r : en.static_batch)
-      if (req(r).prefill_start < 0) req(r).prefill_start = t;
-  const double secs = step_seconds(en, w) + tier_load_seconds(en);
-  en.busy = true;
-  en.step_start = t;
-  const SimTime dt = std::max<SimTime>(1, to_sim_time(core::seconds(secs)));
-  record_step(e, w, t, dt);
-  push(t + dt, EvKind::StepDone, e);
+  while (true) {
+    en.cutoff = after_step ? en.step_start : t;
+    if (!(is_static() ? form_static(en) : form_continuous(en))) return;
+    const StepWork w = is_static() ? static_step_work(en) : continuous_step_work(en);
+    for (const auto& c : en.chunks)
+      if (req(c.req).prefill_start < 0) req(c.req).prefill_start = t;
+    if (is_static() && en.static_step < 0)
+      for (int r : en.static_batch)
+        if (req(r).prefill_start < 0) req(r).prefill_start = t;
+    const double secs = step_seconds(en, w) + tier_load_seconds(en);
+    en.step_start = t;
+    const SimTime dt = std::max<SimTime>(1, to_sim_time(core::seconds(secs)));
+    record_step(e, w, t, dt);
+    if (!quiet_step(en, t + dt)) {
+      en.busy = true;
+      push(t + dt, EvKind::StepDone, e);
+      return;
+    }
+    t += dt;  // what step_done does at the step's end, less what a quiet step cannot change
+    advance_clock(t);
+    count_emitted(en, t);
+    finish_decodes(en, t);
+    en.chunks.clear();
+    after_step = true;
+  }
+}
+
+// A step that decodes only, finishes no sequence and ends before any other event: its end
+// changes no other engine, no request's state and nothing the next step's admission reads
+// (nothing waits, or the batch is full), so the event queue would hand it straight back.
+bool Sim::quiet_step(const Engine& en, SimTime end) const {
+  if (s_.queue_every_step || is_static() || !en.step_decodes || !en.chunks.empty() || !en.prefilling.empty())
+    return false;
+  if (!en.waiting.empty() && running(en) < static_cast<double>(s_.scheduler.max_num_seqs)) return false;
+  if (!en.heap.empty() && en.heap.top().finish_step <= en.dec_steps + 1) return false;
+  return end <= kClockLimit && end < next_event_time();
+}
+
+// The time of the next queued event or open-loop arrival (kNever: none).
+SimTime Sim::next_event_time() const {
+  SimTime t = ev_.empty() ? kNever : ev_.top().t;
+  if (next_arrival_ >= 0) t = std::min(t, req(next_arrival_).arrival);
+  return t;
 }
 
 void Sim::finish(int r, SimTime t) {
@@ -964,7 +1024,8 @@ void Sim::handle(const Event& ev) {
 // equal times. Finished requests are retired between events.
 void Sim::event_loop() {
   const bool open_loop = s_.load.arrival == ArrivalKind::Poisson || s_.load.arrival == ArrivalKind::Trace;
-  int next = open_loop && stream_.more() ? materialize() : -1;
+  int& next = next_arrival_;
+  next = open_loop && stream_.more() ? materialize() : -1;
   while (true) {
     const bool have_ev = !ev_.empty();
     const bool have_arr = next >= 0;
@@ -1039,6 +1100,7 @@ void Sim::record_request(int r, const ReqState& q) {
 
 SimResult Sim::run() {
   set_window();
+  order_offload_tiers();
   add_pool(s_.pool, 0);
   if (s_.disaggregated) add_pool(s_.decode_pool, 1);
   start_arrivals();

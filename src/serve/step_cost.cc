@@ -155,6 +155,12 @@ void StepCostModel::set_attention_shape() {
                cal.power_cap_factor;
   hbm_rate_ = chip_->achievable_hbm().base();
   head_rate_ = chip_->achievable_flops(prec_.gemm).base();
+  for (auto& k : kinds_) {
+    k.attends = model_.layer_has_attention(k.layer);
+    const double kv_heads = kv_heads_on_chip(k.layer);
+    const double kvh = profile_.gqa_kv_sharing ? kv_heads : std::max(kv_heads, heads_);
+    k.kv_elems_per_token = model_.attention == workload::AttnKind::Mla ? d_qk_ : kvh * (d_qk_ + d_v_);
+  }
 }
 
 // Weights and workspace per chip from mapping's memory model (the one training uses); the KV
@@ -357,14 +363,11 @@ void StepCostModel::add_decode_attention(const StepWork& w, Attention& attn) con
   const bool sparse = model_.dsa.enabled();
   const double ctx_attended = sparse ? std::min(ctx, static_cast<double>(model_.dsa.topk) * w.decode_seqs) : ctx;
   for (const auto& k : kinds_) {
-    if (!model_.layer_has_attention(k.layer)) continue;
+    if (!k.attends) continue;
     const double kept = k.sliding ? ctx_sl : ctx;
     const double c = std::min(kept, ctx_attended);
     const double f = 2.0 * c * q * (d_qk_ + d_v_) * heads_;
-    const double kv_heads = kv_heads_on_chip(k.layer);
-    const double kvh = profile_.gqa_kv_sharing ? kv_heads : std::max(kv_heads, heads_);
-    const double b = c * kv_elem_bytes_ *
-                     (model_.attention == workload::AttnKind::Mla ? d_qk_ : kvh * (d_qk_ + d_v_));
+    const double b = c * kv_elem_bytes_ * k.kv_elems_per_token;
     attn.seconds += k.count * (std::max(f / attn_rate_, b / hbm_rate_) + kov);
     attn.flops += k.count * f;
     attn.kv_bytes += k.count * b;

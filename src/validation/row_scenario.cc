@@ -81,6 +81,7 @@ Framework detect_framework(const std::string& notes, const hw::ChipSpec& chip, s
 // A number the notes give in QPS ("12.5 qps"). The patterns of this file are compiled once
 // (static): compiling a std::regex per row cost more than matching it.
 std::optional<double> qps_in_notes(const std::string& text) {
+  if (!has(text, "qps")) return std::nullopt;  // most rows: no regex
   static const std::regex re("([0-9]+(?:\\.[0-9]+)?)\\s*qps");
   std::smatch m;
   if (std::regex_search(text, m, re)) return std::stod(m[1].str());

@@ -111,6 +111,14 @@ std::string conversation_head(const std::string& name) {
   return file;
 }
 
+/// The JSON document of a serve command that must succeed (a failure is reported with its
+/// stderr, and the document is then empty).
+nlohmann::json serve_json(const std::string& args) {
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+}
+
 // The Mooncake conversation trace's first 300 requests (data/traces): the framework's prefix cache
 // (vLLM's, on by default) serves part of every prompt that shares a leading block with an
 // earlier one, the prefill work drops and TTFT with it; off, no prompt hits and the JSON says
@@ -149,10 +157,7 @@ TEST(ServeCli, HostTierTakesEvictedBlocksAndLoadsThemBack) {
   const std::string file = conversation_head("xs_mooncake300_tier.csv");
   const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --framework vllm --json "
                            "--prefix-cache-tokens 20000 --arrivals " + file;
-  const auto hbm_only = run_cli(base), tiered = run_cli(base + " --kv-tier host:64GiB");
-  ASSERT_EQ(hbm_only.exit_code, 0) << hbm_only.err;
-  ASSERT_EQ(tiered.exit_code, 0) << tiered.err;
-  const auto a = nlohmann::json::parse(hbm_only.out), b = nlohmann::json::parse(tiered.out);
+  auto a = serve_json(base), b = serve_json(base + " --kv-tier host:64GiB");
   EXPECT_FALSE(a["prefix_cache"].contains("host_tier"));
   const auto& tier = b["prefix_cache"]["host_tier"];
   const long long loaded = tier["tokens_loaded"].get<long long>();
@@ -222,10 +227,8 @@ TEST(ServeCli, RemotePoolSharesPromptsAcrossEngines) {
   const std::string file = conversation_head("xs_mooncake300_pool.csv");
   const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --chips 2 --tp 1 --framework vllm --json "
                            "--prefix-cache-tokens 20000 --arrivals " + file;
-  const auto own = run_cli(base), pooled = run_cli(base + " --kv-pool remote:1TiB");
-  ASSERT_EQ(own.exit_code, 0) << own.err;
-  ASSERT_EQ(pooled.exit_code, 0) << pooled.err;
-  const auto a = nlohmann::json::parse(own.out)["prefix_cache"], b = nlohmann::json::parse(pooled.out)["prefix_cache"];
+  auto own = serve_json(base), pooled = serve_json(base + " --kv-pool remote:1TiB");
+  auto a = own["prefix_cache"], b = pooled["prefix_cache"];
   EXPECT_FALSE(a.contains("remote_pool"));
   EXPECT_GT(b["prefill_tokens_saved"].get<long long>(), a["prefill_tokens_saved"].get<long long>());
   const auto& pool = b["remote_pool"];
@@ -237,12 +240,39 @@ TEST(ServeCli, RemotePoolSharesPromptsAcrossEngines) {
   EXPECT_GE(load, transfer);
   EXPECT_LE(load, transfer + b["requests_looked_up"].get<double>() * 10e-6);  // a few us of start-up each
   EXPECT_EQ(pool["capacity_tokens"].get<long long>(), static_cast<long long>(1024.0 * (1LL << 30) / kv_per_token));
-  EXPECT_EQ(nlohmann::json::parse(pooled.out)["inputs"]["plan"]["kv_pool"], "remote:1TiB");
+  EXPECT_EQ(pooled["inputs"]["plan"]["kv_pool"], "remote:1TiB");
   for (const char* wrong : {"host:1TiB", "remote", "remote:0B", "remote:lots"}) {
     const auto r = run_cli(base + " --kv-pool " + wrong);
     EXPECT_EQ(r.exit_code, 2) << wrong;
     EXPECT_NE(r.err.find("kv_pool"), std::string::npos) << wrong << ": " << r.err;
   }
+}
+
+// A block that two offload tiers hold comes off the faster one. One engine with a 20,000-token
+// HBM cache: what it evicts goes to a local SSD and every prompt is written through to a remote
+// pool, both large enough for every prompt of the trace, so both hold every block the HBM cache
+// does not. On an H100 DGX the pool (50 GB/s x 0.6 per chip) is 14x
+// faster than the SSD (25 GB/s x 0.7 over 8 chips) and serves them all; with the SSD at 100 GB/s
+// x 1 (12.5 GB/s per chip) and the pool at efficiency 0.05 (2.5 GB/s) the SSD serves them.
+TEST(ServeCli, TheFasterOfTwoTiersServesABlockBothHold) {
+  const std::string file = conversation_head("xs_mooncake300_fastest.csv");
+  const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --framework vllm --json "
+                           "--prefix-cache-tokens 20000 --arrivals " + file + " --kv-tier ssd:1TiB";
+  auto ssd = serve_json(base), both = serve_json(base + " --kv-pool remote:1TiB");
+  const long long from_ssd = ssd["prefix_cache"]["ssd_tier"]["tokens_loaded"].get<long long>();
+  ASSERT_GT(from_ssd, 0);
+  EXPECT_EQ(both["prefix_cache"]["prefill_tokens_saved"], ssd["prefix_cache"]["prefill_tokens_saved"]);
+  // What the HBM cache holds at each lookup shifts a little with the load times (3 of 435 blocks
+  // here): the offload tiers serve the rest, all of it from the faster one.
+  const double near = 0.05 * static_cast<double>(from_ssd);
+  EXPECT_NEAR(both["prefix_cache"]["remote_pool"]["tokens_loaded"].get<double>(), static_cast<double>(from_ssd), near);
+  EXPECT_EQ(both["prefix_cache"]["ssd_tier"]["tokens_loaded"].get<long long>(), 0);
+  const std::string slow_pool = ::testing::TempDir() + "xs_slow_pool.yaml";
+  std::ofstream(slow_pool) << "serving:\n  kv_tiers:\n    ssd_read_bandwidth_per_node: \"100 GB/s\"\n"
+                              "    ssd_load_efficiency: \"1\"\n    remote_load_efficiency: \"0.05\"\n";
+  auto flipped = serve_json(base + " --kv-pool remote:1TiB --calibration " + slow_pool);
+  EXPECT_NEAR(flipped["prefix_cache"]["ssd_tier"]["tokens_loaded"].get<double>(), static_cast<double>(from_ssd), near);
+  EXPECT_EQ(flipped["prefix_cache"]["remote_pool"]["tokens_loaded"].get<long long>(), 0);
 }
 
 // A short run is judged against the rate its own arrivals offered (issue 45 item 4: a search

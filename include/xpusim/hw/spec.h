@@ -119,6 +119,9 @@ struct TopologyDim {
   /// The catalog published the figure per direction (NIC line rate); bandwidth_per_chip holds
   /// twice that so that the both-directions convention above holds for every dimension.
   bool published_per_direction = false;
+
+  /// One direction of the per-chip rate (bandwidth_per_chip adds both).
+  core::ByteRate one_direction() const { return bandwidth_per_chip.value / 2.0; }
 };
 
 /// A system: chips joined by a scale-up fabric inside a domain and a scale-out fabric across.

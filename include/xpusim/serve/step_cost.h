@@ -186,6 +186,10 @@ class StepCostModel {
     bool recurrent = false;
     workload::Op scan;
     double state_bytes = 0, step_flops = 0;
+    // Decode attention, set with the attention shape: whether the kind attends, and the KV
+    // elements a layer of it reads per token of context on this chip.
+    bool attends = false;
+    double kv_elems_per_token = 0;
   };
   /// The recurrent fields of a new kind, computed once.
   void describe_recurrent(Kind& k) const;

@@ -16,19 +16,8 @@ namespace core = xpusim::core;
 
 namespace {
 
-using xpusim::test::catalog;
+using xpusim::test::OneH100Engine;
 using xpusim::test::env;
-using xpusim::test::model;
-using xpusim::test::shipped;
-
-// 8 B on one H100 with vLLM: one engine, whose step costs the tests derive.
-struct OneEngine {
-  const xpusim::hw::SystemSpec& sys = catalog().system("h100-sxm-dgx");
-  xpusim::workload::ModelSpec m = model("llama3.1-8b");
-  xs::FrameworkProfile prof = xs::framework_profile(xs::Framework::Vllm, "", sys.chip, shipped());
-  xs::ReplicaPlan plan;
-  xs::StepCostModel cost{sys, m, plan, prof, xpusim::mapping::memory_params(shipped()), nullptr};
-};
 
 xs::SimSpec closed_loop(const xs::StepCostModel& cost, long long clients, long long requests, double spread,
                         long long warmup) {
@@ -47,7 +36,7 @@ xs::SimSpec closed_loop(const xs::StepCostModel& cost, long long clients, long l
 // The start span is start_spread × one request's estimated time: its prompt alone, then out_len − 1
 // decode steps at the batch the clients put on the engine, over the mean context.
 TEST(ClosedLoop, ClientsStartSpreadOverOneRequestsTime) {
-  const OneEngine e;
+  const OneH100Engine e;
   const xs::SimResult r = xs::simulate(closed_loop(e.cost, 8, 64, 0.5, 0));
   xs::StepWork prompt;
   xs::add_prefill_chunk(0, 1024, 0, prompt);
@@ -79,7 +68,7 @@ TEST(ClosedLoop, StartFractionsAreStratifiedAndSeeded) {
 // Each client's first request is left out of the latency figures (not of the throughput); a
 // client keeps at least one request however large the warm-up.
 TEST(ClosedLoop, WarmUpRequestsLeaveTheLatencyFigures) {
-  const OneEngine e;
+  const OneH100Engine e;
   const xs::SimResult r = xs::simulate(closed_loop(e.cost, 8, 64, 0.02, 1));
   EXPECT_EQ(r.requests, 64);
   EXPECT_EQ(r.warmup_requests, 8);
@@ -92,7 +81,7 @@ TEST(ClosedLoop, WarmUpRequestsLeaveTheLatencyFigures) {
 // Lock-step clients queue every prompt each round; spread clients mostly find the engine decoding,
 // so their prompts wait for less than the others' prompts.
 TEST(ClosedLoop, SpreadClientsWaitLessForTheirFirstToken) {
-  const OneEngine e;
+  const OneH100Engine e;
   const xs::SimResult lock = xs::simulate(closed_loop(e.cost, 16, 128, 0, 1));
   const xs::SimResult spread = xs::simulate(closed_loop(e.cost, 16, 128, 1, 1));
   xs::StepWork prompt;
@@ -107,7 +96,7 @@ TEST(ClosedLoop, SpreadClientsWaitLessForTheirFirstToken) {
 // unless admission leaves room for the running sequences' growth (SGLang's 512-client rows never
 // ended): with new_token_ratio a cache half the size every client needs drains, preempting some.
 TEST(Admission, NewTokenRatioLetsAPrefillFirstLoopDrain) {
-  const OneEngine e;
+  const OneH100Engine e;
   xs::SimSpec s = closed_loop(e.cost, 32, 64, 0, 0);
   s.load.out_len = 2048;
   s.scheduler.kind = xs::SchedulerKind::PrefillPriority;
