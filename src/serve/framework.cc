@@ -175,6 +175,7 @@ FrameworkProfile framework_profile(Framework f, const std::string& version, cons
   p.gqa_kv_sharing = k.on("gqa_kv_sharing");
   p.moe_skip_idle_experts = k.on("moe_skip_idle_experts");
   p.prefix_caching = k.on("prefix_caching");
+  p.kv_load_layerwise = k.on("kv_load_layerwise");
   p.moe_prefill_block = k.count("moe_prefill_block");
   p.max_prefill_seqs = k.count("max_prefill_seqs");
   p.moe_prefill_efficiency = k.number("moe_prefill_efficiency");

@@ -241,6 +241,7 @@ SchedulerSpec scheduler_of(const ServeScenario& sc, const FrameworkProfile& prof
   s.new_token_ratio = prof.new_token_ratio;
   s.max_prefill_seqs = prof.max_prefill_seqs;
   s.prefix_caching = sc.prefix_caching.value_or(prof.prefix_caching);
+  s.layerwise_kv_load = prof.kv_load_layerwise;
   s.prefix_cache_tokens = sc.prefix_cache_tokens;
   s.static_shapes = StaticShapes{prof.static_shape_min_bucket, sc.compiled_seq_len};
   return s;
@@ -935,6 +936,11 @@ void configure_kv_tiers(const ServeScenario& sc, const hw::SystemSpec& sys, cons
   if (sc.kv_host.base() > 0) configure_host_tier(sc, sys, params, per_chip, engine_chips, spec, rep);
   if (sc.kv_ssd.base() > 0) configure_ssd_tier(sc, sys, params, per_chip, engine_chips, spec, rep);
   if (sc.kv_remote.base() > 0) configure_remote_pool(sc, sys, params, per_chip, engine_chips, spec, rep);
+  rep.assumptions.push_back(
+      spec.scheduler.layerwise_kv_load
+          ? "KV offload: loads run layer by layer beside the step's compute (the framework's kv_load_layerwise): "
+            "a step takes max(compute, load) + min(compute, load) / layers"
+          : "KV offload: a step's loads finish before its compute starts (the framework's kv_load_layerwise 0)");
 }
 
 // What the simulation approximated: histogram percentiles, clipped request lengths.

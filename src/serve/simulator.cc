@@ -141,6 +141,7 @@ class Sim {
   long long cached_tokens(Engine& en, ReqState& q, bool count);
   void order_offload_tiers();
   double tier_load_seconds(const Engine& en);
+  double with_tier_loads(const Engine& en, double compute);
   void cache_prompt(Engine& en, const ReqState& q);
   bool form_static(Engine& en);
   StepWork static_step_work(const Engine& en) const;
@@ -547,6 +548,16 @@ double Sim::tier_load_seconds(const Engine& en) {
   return host + ssd + remote;
 }
 
+// The step's time with the offload-tier loads of its first chunks: after them, or overlapped
+// with its compute layer by layer (the load of layer i + 1 beside the compute of layer i).
+double Sim::with_tier_loads(const Engine& en, double compute) {
+  const double load = tier_load_seconds(en);
+  if (load <= 0) return compute;
+  if (!s_.scheduler.layerwise_kv_load) return compute + load;
+  const double layers = static_cast<double>(std::max(1, en.cost->model().layers));
+  return std::max(compute, load) + std::min(compute, load) / layers;
+}
+
 bool Sim::form_continuous(Engine& en) {
   const auto& sc = s_.scheduler;
   en.chunks.clear();
@@ -670,7 +681,7 @@ void Sim::try_start(int e, SimTime t, bool after_step) {
     if (is_static() && en.static_step < 0)
       for (int r : en.static_batch)
         if (req(r).prefill_start < 0) req(r).prefill_start = t;
-    const double secs = step_seconds(en, w) + tier_load_seconds(en);
+    const double secs = with_tier_loads(en, step_seconds(en, w));
     en.step_start = t;
     const SimTime dt = std::max<SimTime>(1, to_sim_time(core::seconds(secs)));
     record_step(e, w, t, dt);

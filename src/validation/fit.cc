@@ -14,6 +14,8 @@
 #include "xpusim/core/check.h"
 #include "xpusim/core/format.h"
 #include "xpusim/core/parallel.h"
+#include "xpusim/validation/row_scenario.h"
+#include "xpusim/validation/summary.h"
 #include "xpusim/validation/trust.h"
 
 namespace xpusim::validation {
@@ -76,13 +78,15 @@ class Fitter {
     ctx_.serving_request_cap = opt.inner_request_cap;
     residual_.assign(rows.size(), 0.0);
     in_fit_.assign(rows.size(), 0);
-    core::parallel_for(use.size(), opt.threads, [&](size_t j) {
+    for (const Row& row : rows) config_.push_back(configuration_key(row));
+    std::vector<Prediction> p;
+    predict(use, p);
+    for (size_t j = 0; j < use.size(); ++j) {
       const int i = use[j];
-      const Prediction p = predict_row(rows_[i], ctx_).prediction;
-      if (!usable(rows_[i], p)) return;
+      if (!usable(rows_[i], p[j])) continue;
       in_fit_[i] = 1;
-      residual_[i] = log_residual(rows_[i], p);
-    });
+      residual_[i] = log_residual(rows_[i], p[j]);
+    }
   }
 
   int rows_used() const { return static_cast<int>(std::count(in_fit_.begin(), in_fit_.end(), 1)); }
@@ -109,13 +113,14 @@ class Fitter {
   double evaluate(const Coordinate& c, double x, const std::vector<int>& rows, std::vector<double>& out) {
     params_.set(with_value(params_.get(c.key), std::exp(x)));
     double loss = opt_.prior_weight * prior_loss(c, x);
+    std::vector<Prediction> p;
+    predict(rows, p);
     out.assign(rows.size(), kUnpredictableResidual);
-    core::parallel_for(rows.size(), opt_.threads, [&](size_t j) {
+    for (size_t j = 0; j < rows.size(); ++j) {
       const Row& row = rows_[rows[j]];
-      const Prediction p = predict_row(row, ctx_).prediction;
-      if (usable(row, p)) out[j] = log_residual(row, p);
-    });
-    for (size_t j = 0; j < rows.size(); ++j) loss += weight(rows[j]) * soft_l1(out[j], opt_.soft_l1_scale);
+      if (usable(row, p[j])) out[j] = log_residual(row, p[j]);
+      loss += weight(rows[j]) * soft_l1(out[j], opt_.soft_l1_scale);
+    }
     return loss;
   }
 
@@ -143,11 +148,38 @@ class Fitter {
   }
 
  private:
-  /// `n` rows of `rows` spread evenly over it (all of them when it has no more than `n`).
-  static std::vector<int> evenly_spaced(const std::vector<int>& rows, int n) {
+  /// The predictions of `rows` at the current parameters, in parallel. The rows of one
+  /// configuration (a TTFT and a TPOT row) share one serve run, its first row started ahead of
+  /// the others.
+  void predict(const std::vector<int>& rows, std::vector<Prediction>& out) const {
+    ServeRunCache runs;
+    Context ctx = ctx_;
+    ctx.serve_runs = &runs;
+    std::vector<std::string> keys;
+    for (int i : rows) keys.push_back(config_[static_cast<size_t>(i)]);
+    const std::vector<size_t> order = first_of_each_configuration(keys);
+    out.assign(rows.size(), Prediction{});
+    core::parallel_for(order.size(), opt_.threads,
+                       [&](size_t k) { out[order[k]] = predict_row(rows_[rows[order[k]]], ctx).prediction; });
+  }
+
+  /// About `n` rows of `rows`, as whole configurations (rows that share one run) spread evenly
+  /// over the configurations in order of first appearance: all of them when there are no more
+  /// than `n` rows.
+  std::vector<int> evenly_spaced(const std::vector<int>& rows, int n) const {
     if (n <= 0 || rows.size() <= static_cast<size_t>(n)) return rows;
+    std::vector<std::vector<int>> configs;
+    std::map<std::string, size_t> index;
+    for (int i : rows) {
+      const auto [it, fresh] = index.emplace(config_[static_cast<size_t>(i)], configs.size());
+      if (fresh) configs.emplace_back();
+      configs[it->second].push_back(i);
+    }
+    const size_t want = std::max<size_t>(1, static_cast<size_t>(n) * configs.size() / rows.size());
     std::vector<int> out;
-    for (size_t j = 0; j < static_cast<size_t>(n); ++j) out.push_back(rows[j * rows.size() / static_cast<size_t>(n)]);
+    for (size_t j = 0; j < want; ++j)
+      for (int i : configs[j * configs.size() / want]) out.push_back(i);
+    std::sort(out.begin(), out.end());
     return out;
   }
 
@@ -190,6 +222,7 @@ class Fitter {
   Context ctx_;
   std::vector<double> residual_;
   std::vector<char> in_fit_;  // not vector<bool>: written from several threads
+  std::vector<std::string> config_;  ///< each row's configuration_key
 };
 
 std::vector<std::string> split_key(const std::string& key) {

@@ -41,27 +41,20 @@ bool model_from_the_file(const Row& row, const Context& ctx) {
 
 }  // namespace
 
-namespace {
-
-// Row indices with the first row of each configuration (the columns that set the run: system,
-// model, precision, chips, layout, lengths, load) ahead of the rest: the threads start distinct
-// runs, and the rows that share one find it done rather than wait for it side by side.
-std::vector<size_t> first_of_each_configuration(const std::vector<Row>& rows) {
+std::string configuration_key(const Row& r) {
   auto fmt = [](const auto& v) { return v ? std::to_string(*v) : std::string("-"); };
+  return r.kind + "|" + r.system + "|" + r.model + "|" + r.precision + "|" + std::to_string(r.chips) + "|" + fmt(r.tp) +
+         "|" + fmt(r.pp) + "|" + fmt(r.ep) + "|" + fmt(r.in_len) + "|" + fmt(r.out_len) + "|" +
+         fmt(r.batch_or_concurrency) + "|" + r.mode;
+}
+
+std::vector<size_t> first_of_each_configuration(const std::vector<std::string>& keys) {
   std::set<std::string> seen;
   std::vector<size_t> first, rest;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    const std::string key = r.kind + "|" + r.system + "|" + r.model + "|" + r.precision + "|" + std::to_string(r.chips) +
-                            "|" + fmt(r.tp) + "|" + fmt(r.pp) + "|" + fmt(r.ep) + "|" + fmt(r.in_len) + "|" +
-                            fmt(r.out_len) + "|" + fmt(r.batch_or_concurrency) + "|" + r.mode;
-    (seen.insert(key).second ? first : rest).push_back(i);
-  }
+  for (size_t i = 0; i < keys.size(); ++i) (seen.insert(keys[i]).second ? first : rest).push_back(i);
   first.insert(first.end(), rest.begin(), rest.end());
   return first;
 }
-
-}  // namespace
 
 RowResult predict_row(const Row& row, const Context& ctx) {
   RowResult rr;
@@ -82,7 +75,9 @@ std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx)
   ServeRunCache runs;  // a configuration's TTFT and TPOT rows simulate once
   Context shared = ctx;
   if (!shared.serve_runs) shared.serve_runs = &runs;
-  const std::vector<size_t> order = first_of_each_configuration(rows);
+  std::vector<std::string> keys;
+  for (const Row& r : rows) keys.push_back(configuration_key(r));
+  const std::vector<size_t> order = first_of_each_configuration(keys);
   core::parallel_for(order.size(), core::default_threads(),
                      [&](size_t k) { out[order[k]] = predict_row(rows[order[k]], shared); });
   return out;

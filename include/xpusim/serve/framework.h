@@ -79,6 +79,9 @@ struct FrameworkProfile {
   /// Prefix caching on by default (vLLM's automatic prefix caching, SGLang's RadixAttention,
   /// TensorRT-LLM's KV block reuse): SchedulerSpec::prefix_caching.
   bool prefix_caching = false;
+  /// Loads from the KV offload tiers run layer by layer beside the step's compute (SGLang
+  /// HiCache): SchedulerSpec::layerwise_kv_load.
+  bool kv_load_layerwise = false;
   /// MoE prompts (context encoding) on compiled blockwise kernels: each routed expert's rows
   /// padded up to whole blocks of this many rows, at moe_prefill_efficiency of the prompt math
   /// rate (Neuron stacks); 0: routed rows only.

@@ -261,6 +261,9 @@ struct SchedulerSpec {
   /// scale-out network, one start-up latency per request plus the per-token time.
   long long remote_cache_tokens = 0;
   double remote_load_seconds_per_token = 0, remote_load_latency_s = 0;
+  /// The offload tiers' loads run layer by layer beside the step's compute, over the model's
+  /// layers: the step takes max(compute, load) + min(compute, load) / layers, not their sum.
+  bool layerwise_kv_load = false;
   /// Compiled static shapes; the compiled decode batch is batch_size().
   StaticShapes static_shapes;
   /// Sequences an engine batches: static_batch under StaticBatch when set, else max_num_seqs.

@@ -34,6 +34,13 @@ struct KindSummary {
 /// Predicts one row (train rows with predict_train, infer rows with predict_infer); an
 /// InputError becomes status Error with its message.
 RowResult predict_row(const Row& row, const Context& ctx);
+/// The columns that set a row's run (kind, system, model, precision, chips, layout, lengths,
+/// load): a configuration's TTFT and TPOT rows share one key, and one serve run.
+std::string configuration_key(const Row& row);
+/// Indices into `keys` (configuration_key of each row) with the first row of each configuration
+/// ahead of the rest: parallel threads start distinct runs, and the rows that share one find it
+/// done rather than wait for it side by side.
+std::vector<size_t> first_of_each_configuration(const std::vector<std::string>& keys);
 /// Predicts every row (train rows with predict_train, infer rows with predict_infer).
 std::vector<RowResult> run_all(const std::vector<Row>& rows, const Context& ctx);
 /// Streams `path` (check_csv_stream first, then RowStream) and predicts the rows `keep` keeps
