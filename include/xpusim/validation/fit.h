@@ -36,10 +36,11 @@ struct FitOptions {
   std::vector<std::string> keys;   ///< parameters to fit (fitted kind; empty = none)
   int sweeps = 3;                  ///< coordinate-descent sweeps over `keys`, in key order
   int line_evaluations = 16;       ///< golden-section evaluations per line search
-  /// Rows a line search evaluates: a key that moves more is searched on this many of them,
-  /// evenly spaced over its rows (in file order, so across systems, models and stacks); all its
-  /// rows are then predicted once at the value kept. 0: every row.
-  int line_rows = 256;
+  /// Rows a line search evaluates: a key that moves more is searched on about this many of
+  /// them, as whole configurations (a TTFT and a TPOT row share one run) evenly spaced over its
+  /// rows (in file order, so across systems, models and stacks); all its rows are then predicted
+  /// once at the value kept. 0: every row. 512 rows are about 256 serving configurations.
+  int line_rows = 512;
   double soft_l1_scale = 0.10;     ///< soft-L1 transition, in ln(pred/measured)
   double trust_c_weight = 0.5;     ///< weight of a row with trust C (A and B: 1)
   double search_factor = 10.0;     ///< search within [shipped/f, shipped·f] ∩ range
