@@ -154,22 +154,32 @@ int run_search(const ServeFlags& f, const serve::ServeEnv& env, const std::vecto
   const serve::SearchSpec spec = scenario::build_search(f.in, f.compare);
   const bool hetero = !spec.base.prefill_system.empty();
   const std::vector<serve::SearchResult> results = searched(f, spec, env);
-  // A trace whose prompts share prefixes: the same search without the prefix cache beside it
-  // (docs/serving.md, "Search and compare"), unless the run already turned the cache off.
-  std::vector<serve::SearchResult> uncached;
+  // A trace whose prompts share prefixes: the same search without the prefix cache, and without
+  // each offload tier named, beside it (docs/serving.md, "Search and compare"), unless the run
+  // already turned the cache off.
+  std::vector<report::SearchWithout> without;
   if (serve::rows_with_prefix_blocks(spec.base.load.trace) > 0 && f.in.prefix_cache.value_or(true)) {
     scenario::ServeInputs off = f.in;
     off.prefix_cache = false;
-    uncached = searched(f, scenario::build_search(off, f.compare), env);
+    without.push_back({"prefix cache", searched(f, scenario::build_search(off, f.compare), env)});
+    for (const auto& w : scenario::without_each_offload_tier(f.in))
+      without.push_back({w.tier == "remote" ? "remote pool" : w.tier + " tier",
+                         searched(f, scenario::build_search(w.inputs, f.compare), env)});
   }
   if (f.json) {
     nlohmann::ordered_json doc = report::search_document(provenance(true, true, f.calibration_file), f.in, results, f.compare);
-    if (!uncached.empty()) doc["without_prefix_cache"] = report::search_results_json(uncached);
+    if (!without.empty()) doc["without_prefix_cache"] = report::search_results_json(without.front().results);
+    if (without.size() > 1) {
+      nlohmann::ordered_json tiers = nlohmann::ordered_json::object();
+      const auto named = scenario::without_each_offload_tier(f.in);
+      for (size_t k = 1; k < without.size(); ++k) tiers[named[k - 1].tier] = report::search_results_json(without[k].results);
+      doc["without_offload_tier"] = tiers;
+    }
     std::cout << doc.dump(2) << "\n";
   } else {
     for (const auto& note : overrides) std::cout << "override: " << note << "\n";
     std::cout << report::search_text(results);
-    if (!uncached.empty()) std::cout << report::prefix_cache_contrast_text(results, uncached);
+    if (!without.empty()) std::cout << report::search_without_text(results, without);
   }
   if (hetero) return results.front().found ? 0 : 1;  // the question was the heterogeneous plan
   for (const auto& r : results)

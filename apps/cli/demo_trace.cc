@@ -32,10 +32,10 @@ struct DemoDeployment {
 // encode one bucketed prompt per step (NxD Inference), so they need more of them.
 const DemoDeployment kDeployments[] = {{"trn3-ultraserver-gen2", 64, 8}, {"gb300-nvl72", 8, 2}};
 
-/// Host memory per engine of the demo's KV offload tier (--kv-tier host:512GiB): stated, not a
-/// catalog figure (a GB300 engine of TP 2 has one Grace's 480 GB LPDDR5X; an 8-chip Trn3 engine
-/// a share of its UltraServer's hosts).
-constexpr double kHostTierGiB = 512;
+/// Host memory per engine of the demo's KV offload tier (--kv-tier host:400GiB): stated, within
+/// the catalog's host_memory_per_node (a GB300 engine of TP 2 has one Grace's 480 GB = 447 GiB of
+/// LPDDR5X, the OS's share left; an 8-chip Trn3 Gen2 engine spans two 768 GiB servers).
+constexpr double kHostTierGiB = 400;
 
 /// The cache as the demo runs it: off, on, and on with the host tier behind it.
 enum class CacheMode { Off, On, OnWithHost };
@@ -73,7 +73,7 @@ nlohmann::ordered_json demo_trace(const hw::Catalog& cat, const std::string& dat
        "   of 12k tokens on average that repeat earlier turns' 512-token blocks), "
     << kModel << " fp8, 8 engines of TP8\n"
        "   on Trn3 and 4 of TP2 on GB300 (each carries the rate uncached), the prefix cache (each engine's KV cache,\n"
-       "   LRU; on Neuron stated, not its default) off, on, and on with 512 GiB of host memory per engine behind it\n"
+       "   LRU; on Neuron stated, not its default) off, on, and on with 400 GiB of host memory per engine behind it\n"
        "   (KV offload: evicted blocks load back over the host link; docs/serving.md, \"Prefix caching\", \"KV offload\")\n\n";
   o << strformat("  %-22s %6s %-5s %6s %10s %10s %9s %10s %8s\n", "system", "chips", "cache", "hit", "TTFT p50",
                  "TTFT p90", "TPOT p90", "busy s", "$/M tok");

@@ -561,6 +561,10 @@ SystemSpec parse_system_json(const Json& root, const std::string& file, core::Di
   s.overhead_power_per_chip = sourced_or_empty(r.quantity<core::Watts>("overhead_power_per_chip"));
   s.host_link_bandwidth_per_chip =
       sourced_or_empty(r.quantity<core::ByteRate>("host_link_bandwidth_per_chip", false));
+  s.host_memory_per_node = sourced_or_empty(r.quantity<core::Bytes>("host_memory_per_node", false));
+  s.local_nvme_per_node = sourced_or_empty(r.quantity<core::Bytes>("local_nvme_per_node", false));
+  s.local_nvme_read_bandwidth_per_node =
+      sourced_or_empty(r.quantity<core::ByteRate>("local_nvme_read_bandwidth_per_node", false));
   r.finish();
   check_system_sizes(s, dims_text, per_node.has_value(), per_domain.has_value(), max_chips.has_value(), diags);
   // The scale-out dimension spans the domains of the largest cluster.

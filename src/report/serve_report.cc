@@ -373,26 +373,35 @@ std::string search_text(const std::vector<serve::SearchResult>& results) {
   return o.str();
 }
 
-std::string prefix_cache_contrast_text(const std::vector<serve::SearchResult>& cached,
-                                       const std::vector<serve::SearchResult>& uncached) {
+std::string search_without_text(const std::vector<serve::SearchResult>& as_run, const std::vector<SearchWithout>& without) {
   std::ostringstream o;
-  o << "the same trace without the prefix cache (--prefix-cache off):\n";
+  o << "the same trace without the prefix cache (--prefix-cache off)";
+  if (without.size() > 1) o << " and without each KV offload tier";
+  o << ": chips / $/M out tok\n";
   int width = 24;
-  for (const auto& r : cached) width = std::max(width, static_cast<int>(r.system.size()));
-  o << strformat("  %-*s %20s %28s\n", width, "system", "chips with/without", "$/M out tok with/without");
-  for (size_t i = 0; i < cached.size() && i < uncached.size(); ++i) {
-    const auto& a = cached[i];
-    const auto& b = uncached[i];
-    auto chips = [](const serve::SearchResult& r) { return r.found ? strformat("%lld", r.best.chips) : std::string("-"); };
-    auto cost = [](const serve::SearchResult& r) {
-      return r.found ? strformat("%.3f", r.best.dollars_per_million_output_tokens) : std::string("-");
-    };
-    o << strformat("  %-*s %20s %28s%s\n", width, a.system.c_str(), (chips(a) + " / " + chips(b)).c_str(),
-                   (cost(a) + " / " + cost(b)).c_str(),
-                   a.found && b.found && a.best.chips == b.best.chips &&
-                           a.best.dollars_per_million_output_tokens == b.best.dollars_per_million_output_tokens
-                       ? "  (the same: its framework caches no prefixes by default; --prefix-cache on)"
-                       : "");
+  for (const auto& r : as_run) width = std::max(width, static_cast<int>(r.system.size()));
+  constexpr int kColumn = 20;
+  o << strformat("  %-*s %*s", width, "system", kColumn, "as searched");
+  for (const auto& w : without) o << strformat(" %*s", kColumn, ("no " + w.what).c_str());
+  o << "\n";
+  const auto cell = [](const serve::SearchResult& r) {
+    return r.found ? strformat("%lld / %.3f", r.best.chips, r.best.dollars_per_million_output_tokens) : std::string("-");
+  };
+  for (size_t i = 0; i < as_run.size(); ++i) {
+    o << strformat("  %-*s %*s", width, as_run[i].system.c_str(), kColumn, cell(as_run[i]).c_str());
+    bool cache_changes_nothing = false;
+    for (size_t k = 0; k < without.size(); ++k) {
+      const bool has = i < without[k].results.size();
+      o << strformat(" %*s", kColumn, has ? cell(without[k].results[i]).c_str() : "-");
+      if (k == 0 && has) {
+        const auto& a = as_run[i];
+        const auto& b = without[k].results[i];
+        cache_changes_nothing = a.found && b.found && a.best.chips == b.best.chips &&
+                                a.best.dollars_per_million_output_tokens == b.best.dollars_per_million_output_tokens;
+      }
+    }
+    if (cache_changes_nothing) o << "  (no cache, the same: its framework caches no prefixes by default; --prefix-cache on)";
+    o << "\n";
   }
   return o.str();
 }

@@ -489,4 +489,29 @@ serve::SearchSpec build_search(const ServeInputs& in, bool compare) {
   return ss;
 }
 
+std::vector<WithoutTier> without_each_offload_tier(const ServeInputs& in) {
+  std::vector<WithoutTier> out;
+  std::vector<std::string> items;
+  if (in.kv_tier) {
+    std::stringstream list(*in.kv_tier);
+    for (std::string item; std::getline(list, item, ',');) items.push_back(item);
+  }
+  for (const char* tier : {"host", "ssd"}) {
+    const std::string prefix = std::string(tier) + ":";
+    std::vector<std::string> rest;
+    for (const auto& item : items)
+      if (item.rfind(prefix, 0) != 0) rest.push_back(item);
+    if (rest.size() == items.size()) continue;
+    WithoutTier w{tier, in};
+    w.inputs.kv_tier = rest.empty() ? std::nullopt : std::optional<std::string>(core::join(rest, ","));
+    out.push_back(std::move(w));
+  }
+  if (in.kv_pool) {
+    WithoutTier w{"remote", in};
+    w.inputs.kv_pool.reset();
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
 }  // namespace xpusim::scenario

@@ -878,13 +878,21 @@ void configure_host_tier(const ServeScenario& sc, const hw::SystemSpec& sys, con
       " (serving.kv_tiers.host_load_efficiency, assumed), before the request's first prompt step (not overlapped)");
 }
 
+// The deployment's chips on one node: a node's host memory and drives serve them (a deployment
+// smaller than a node has the node to itself).
+long long chips_on_node(const ServeScenario& sc, const hw::SystemSpec& sys) {
+  return std::max<long long>(1, std::min<long long>(sys.chips_per_node, sc.chips));
+}
+
 // The local-SSD tier: its capacity in tokens and its load time per token, the node's NVMe read
-// bandwidth shared by the node's chips.
+// bandwidth shared by the deployment's chips on the node.
 void configure_ssd_tier(const ServeScenario& sc, const hw::SystemSpec& sys, const calib::Params& params,
                         double per_chip, long long engine_chips, SimSpec& spec, ServeReport& rep) {
-  const core::ByteRate node = params.byte_rate("serving.kv_tiers.ssd_read_bandwidth_per_node");
+  const bool stated = sys.local_nvme_read_bandwidth_per_node.value.base() > 0;
+  const core::ByteRate node = stated ? sys.local_nvme_read_bandwidth_per_node.value
+                                     : params.byte_rate("serving.kv_tiers.ssd_read_bandwidth_per_node");
   const double efficiency = params.number("serving.kv_tiers.ssd_load_efficiency");
-  const long long sharing = std::max(1, sys.chips_per_node);
+  const long long sharing = chips_on_node(sc, sys);
   const double rate = node.base() * efficiency / static_cast<double>(sharing);
   spec.scheduler.ssd_cache_tokens = tier_tokens(sc.kv_ssd, per_chip, engine_chips);
   spec.scheduler.ssd_load_seconds_per_token = per_chip / rate;
@@ -893,9 +901,13 @@ void configure_ssd_tier(const ServeScenario& sc, const hw::SystemSpec& sys, cons
       "KV offload: a local-SSD tier of " + core::fmt_num(core::to_gib(sc.kv_ssd), 3) + " GiB per engine (" +
       core::fmt_int(spec.scheduler.ssd_cache_tokens) + " tokens) takes the blocks " +
       (sc.kv_host.base() > 0 ? "the host tier" : "the prefix cache") + " evicts; a hit there loads back at " +
-      core::fmt_num(core::to_gbps(node), 3) + " GB/s per node (serving.kv_tiers.ssd_read_bandwidth_per_node, assumed) x " +
-      core::fmt_num(efficiency, 2) + " (serving.kv_tiers.ssd_load_efficiency, assumed), shared by the node's " +
-      std::to_string(sharing) + " chips, before the request's first prompt step (not overlapped)");
+      core::fmt_num(core::to_gbps(node), 3) + " GB/s per node (" +
+      (stated ? "the catalog's local_nvme_read_bandwidth_per_node, " +
+                    std::string(hw::confidence_name(sys.local_nvme_read_bandwidth_per_node.confidence))
+              : "serving.kv_tiers.ssd_read_bandwidth_per_node, assumed: the system states none") +
+      ") x " +
+      core::fmt_num(efficiency, 2) + " (serving.kv_tiers.ssd_load_efficiency, assumed), shared by the deployment's " +
+      std::to_string(sharing) + (sharing == 1 ? " chip" : " chips") + " on the node, before the request's first prompt step (not overlapped)");
 }
 
 // The remote pool: its capacity in tokens (engine-layout KV, every chip's shard) and its load time
@@ -916,6 +928,30 @@ void configure_remote_pool(const ServeScenario& sc, const hw::SystemSpec& sys, c
       " (serving.kv_tiers.remote_load_efficiency, assumed) after its " +
       core::fmt_num(sys.scale_out.latency.value.base() * 1e6, 3) +
       " us start-up, before the request's first prompt step (not overlapped)");
+}
+
+// A per-engine offload tier the node cannot hold: the engines of this deployment on one node
+// (or the nodes one engine spans) need `size` each, beyond the node's host memory or NVMe.
+std::optional<std::string> tier_refusal(const char* tier, core::Bytes size, const hw::Sourced<core::Bytes>& node,
+                                        const char* field, const ServeScenario& sc, const hw::SystemSpec& sys,
+                                        long long engine_chips) {
+  if (size.base() <= 0 || node.value.base() <= 0) return std::nullopt;
+  const long long on_node = chips_on_node(sc, sys);
+  const double need = size.base() * static_cast<double>(on_node) / static_cast<double>(std::max<long long>(1, engine_chips));
+  if (need <= node.value.base() * (1 + 1e-12)) return std::nullopt;
+  const double most = node.value.base() * static_cast<double>(std::max<long long>(1, engine_chips)) / static_cast<double>(on_node);
+  return std::string("--kv-tier: the ") + tier + " tier of " + fmt(core::to_gib(size)) + " GiB per engine (engines of " +
+         std::to_string(engine_chips) + (engine_chips == 1 ? " chip, " : " chips, ") + std::to_string(on_node) + " chips on a " + sys.node_name +
+         ") needs " + fmt(need / core::gib(1).base()) + " GiB per node, and the node has " +
+         fmt(core::to_gib(node.value)) + " GiB (catalog " + field + ", " + hw::confidence_name(node.confidence) +
+         "); expected at most " + fmt(most / core::gib(1).base()) +
+         " GiB per engine, or a node of your own through --catalog-dir";
+}
+
+std::optional<std::string> kv_tier_refusal(const ServeScenario& sc, const hw::SystemSpec& sys, long long engine_chips) {
+  if (auto r = tier_refusal("host", sc.kv_host, sys.host_memory_per_node, "host_memory_per_node", sc, sys, engine_chips))
+    return r;
+  return tier_refusal("ssd", sc.kv_ssd, sys.local_nvme_per_node, "local_nvme_per_node", sc, sys, engine_chips);
 }
 
 // KV offload tiers below the prefix cache (host memory, local SSD, a remote pool): they hold what
@@ -987,6 +1023,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   if (model.has_recurrent()) add_recurrent_state_note(sc, rep);
 
   const long long engine_chips = plan.engine_chips();
+  if (auto refusal = kv_tier_refusal(sc, sys, engine_chips)) return core::make_error(*refusal);
   const long long engines = configure_engines(sc, sys, prof, topo_opts, engine_chips, b, rep);
   configure_kv_tiers(sc, sys, params, engine_chips, b.spec, rep);
   rep.sim = simulate(b.spec);

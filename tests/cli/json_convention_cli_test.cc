@@ -163,7 +163,7 @@ TEST(JsonConvention, DemoDocumentHoldsEverySection) {
     const auto& host = doc["trace"][i + 2];
     EXPECT_EQ(off["system"], on["system"]);
     EXPECT_EQ(host["system"], on["system"]);
-    EXPECT_EQ(host["kv_host_gib_per_engine"], 512);
+    EXPECT_EQ(host["kv_host_gib_per_engine"], 400);
     EXPECT_GE(host["token_hit_ratio"].get<double>(), on["token_hit_ratio"].get<double>()) << host["system"];
     EXPECT_FALSE(off["prefix_cache"].get<bool>());
     EXPECT_EQ(off["token_hit_ratio"], 0.0);

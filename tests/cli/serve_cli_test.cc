@@ -189,8 +189,9 @@ TEST(ServeCli, HostTierTakesEvictedBlocksAndLoadsThemBack) {
 // KV offload to local SSD (--kv-tier host:SIZE,ssd:SIZE): below a host tier too small for the
 // trace, the SSD keeps what the host evicts, so as many prompt tokens come from a cache as with a
 // host tier large enough for all of them; the SSD's share loads at the node's NVMe read rate
-// (serving.kv_tiers.ssd_read_bandwidth_per_node 25 GB/s x ssd_load_efficiency 0.7), shared by
-// the 8 chips of an H100 DGX. Alone, the SSD takes what the prefix cache evicts.
+// (the catalog's local_nvme_read_bandwidth_per_node, 52 GB/s on an H100 DGX, x
+// serving.kv_tiers.ssd_load_efficiency 0.7), the deployment's one chip the node's only user.
+// Alone, the SSD takes what the prefix cache evicts.
 TEST(ServeCli, SsdTierTakesWhatTheTierAboveEvicts) {
   const std::string file = conversation_head("xs_mooncake300_ssd.csv");
   const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --framework vllm --json "
@@ -210,7 +211,7 @@ TEST(ServeCli, SsdTierTakesWhatTheTierAboveEvicts) {
   const long long from_ssd = pc["ssd_tier"]["tokens_loaded"].get<long long>();
   ASSERT_GT(from_ssd, 0);
   const double kv_per_token = 32.0 * 8 * 128 * 2 * 2;  // Llama-3.1-8B bf16, one chip
-  EXPECT_NEAR(pc["ssd_tier"]["load_time_s"].get<double>(), static_cast<double>(from_ssd) * kv_per_token / (25e9 * 0.7 / 8),
+  EXPECT_NEAR(pc["ssd_tier"]["load_time_s"].get<double>(), static_cast<double>(from_ssd) * kv_per_token / (52e9 * 0.7),
               1e-9 * static_cast<double>(from_ssd));
   EXPECT_EQ(pc["ssd_tier"]["capacity_tokens_per_engine"].get<long long>(), static_cast<long long>(64.0 * (1LL << 30) / kv_per_token));
   const auto alone = nlohmann::json::parse(ssd_only.out)["prefix_cache"];
@@ -248,12 +249,32 @@ TEST(ServeCli, RemotePoolSharesPromptsAcrossEngines) {
   }
 }
 
+// A per-engine offload tier is bounded by the node: the deployment's engines on one node share its
+// host memory (catalog host_memory_per_node, 2 TiB on an H100 DGX) and drives (local_nvme_per_node,
+// 30.72 TB). Eight one-chip engines on one node have 256 GiB of host memory each; one engine of a
+// one-chip deployment has the whole node; an engine of 16 chips spans two nodes.
+TEST(ServeCli, AnOffloadTierBeyondTheNodeIsRefused) {
+  const std::string file = conversation_head("xs_mooncake300_bound.csv");
+  const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --framework vllm --arrivals " + file;
+  EXPECT_EQ(run_cli(base + " --chips 8 --tp 1 --kv-tier host:256GiB").exit_code, 0);
+  const auto over = run_cli(base + " --chips 8 --tp 1 --kv-tier host:257GiB");
+  EXPECT_NE(over.exit_code, 0);
+  for (const char* part : {"--kv-tier", "host tier of 257.0 GiB", "2048.0 GiB", "host_memory_per_node", "at most 256.0 GiB"})
+    EXPECT_NE(over.err.find(part), std::string::npos) << part << ": " << over.err;
+  EXPECT_EQ(run_cli(base + " --chips 1 --kv-tier host:2048GiB").exit_code, 0);
+  EXPECT_NE(run_cli(base + " --chips 1 --kv-tier host:2049GiB").exit_code, 0);
+  EXPECT_EQ(run_cli(base + " --chips 16 --tp 16 --kv-tier host:4096GiB").exit_code, 0);
+  const auto drives = run_cli(base + " --chips 8 --tp 1 --kv-tier ssd:4TiB");
+  EXPECT_NE(drives.exit_code, 0);
+  EXPECT_NE(drives.err.find("local_nvme_per_node"), std::string::npos) << drives.err;
+}
+
 // A block that two offload tiers hold comes off the faster one. One engine with a 20,000-token
 // HBM cache: what it evicts goes to a local SSD and every prompt is written through to a remote
 // pool, both large enough for every prompt of the trace, so both hold every block the HBM cache
-// does not. On an H100 DGX the pool (50 GB/s x 0.6 per chip) is 14x
-// faster than the SSD (25 GB/s x 0.7 over 8 chips) and serves them all; with the SSD at 100 GB/s
-// x 1 (12.5 GB/s per chip) and the pool at efficiency 0.05 (2.5 GB/s) the SSD serves them.
+// does not. On an H100 DGX whose one chip has the node's drives to itself, the SSD (52 GB/s x 0.7
+// = 36.4 GB/s) is faster than the pool (50 GB/s x 0.6 per chip = 30 GB/s) and serves them all;
+// with the SSD at efficiency 0.05 (2.6 GB/s) and the pool at 1 (50 GB/s) the pool serves them.
 TEST(ServeCli, TheFasterOfTwoTiersServesABlockBothHold) {
   const std::string file = conversation_head("xs_mooncake300_fastest.csv");
   const std::string base = "serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --framework vllm --json "
@@ -265,14 +286,13 @@ TEST(ServeCli, TheFasterOfTwoTiersServesABlockBothHold) {
   // What the HBM cache holds at each lookup shifts a little with the load times (3 of 435 blocks
   // here): the offload tiers serve the rest, all of it from the faster one.
   const double near = 0.05 * static_cast<double>(from_ssd);
-  EXPECT_NEAR(both["prefix_cache"]["remote_pool"]["tokens_loaded"].get<double>(), static_cast<double>(from_ssd), near);
-  EXPECT_EQ(both["prefix_cache"]["ssd_tier"]["tokens_loaded"].get<long long>(), 0);
-  const std::string slow_pool = ::testing::TempDir() + "xs_slow_pool.yaml";
-  std::ofstream(slow_pool) << "serving:\n  kv_tiers:\n    ssd_read_bandwidth_per_node: \"100 GB/s\"\n"
-                              "    ssd_load_efficiency: \"1\"\n    remote_load_efficiency: \"0.05\"\n";
-  auto flipped = serve_json(base + " --kv-pool remote:1TiB --calibration " + slow_pool);
-  EXPECT_NEAR(flipped["prefix_cache"]["ssd_tier"]["tokens_loaded"].get<double>(), static_cast<double>(from_ssd), near);
-  EXPECT_EQ(flipped["prefix_cache"]["remote_pool"]["tokens_loaded"].get<long long>(), 0);
+  EXPECT_NEAR(both["prefix_cache"]["ssd_tier"]["tokens_loaded"].get<double>(), static_cast<double>(from_ssd), near);
+  EXPECT_EQ(both["prefix_cache"]["remote_pool"]["tokens_loaded"].get<long long>(), 0);
+  const std::string slow_ssd = ::testing::TempDir() + "xs_slow_ssd.yaml";
+  std::ofstream(slow_ssd) << "serving:\n  kv_tiers:\n    ssd_load_efficiency: \"0.05\"\n    remote_load_efficiency: \"1\"\n";
+  auto flipped = serve_json(base + " --kv-pool remote:1TiB --calibration " + slow_ssd);
+  EXPECT_NEAR(flipped["prefix_cache"]["remote_pool"]["tokens_loaded"].get<double>(), static_cast<double>(from_ssd), near);
+  EXPECT_EQ(flipped["prefix_cache"]["ssd_tier"]["tokens_loaded"].get<long long>(), 0);
 }
 
 // A short run is judged against the rate its own arrivals offered (issue 45 item 4: a search
@@ -348,6 +368,27 @@ TEST(ServeCli, SearchOnATraceWithPrefixesShowsTheSearchWithoutTheCache) {
   auto off = run_cli(base + " --prefix-cache off --json");
   ASSERT_EQ(off.exit_code, 0) << off.err;
   EXPECT_FALSE(nlohmann::json::parse(off.out).contains("without_prefix_cache"));
+  EXPECT_FALSE(j.contains("without_offload_tier"));
+}
+
+// With offload tiers the same search also runs without each of them (issue 47 item 5: chips and
+// $/M output tokens with and without each tier), each a search of its own that finds a plan.
+TEST(ServeCli, SearchWithOffloadTiersShowsTheSearchWithoutEach) {
+  const std::string file = conversation_head("xs_search_tiers.csv");
+  const std::string base = "serve --search --system h100-sxm-dgx --model llama3.1-8b --precision fp8 --framework vllm "
+                           "--prefix-cache-tokens 20000 --kv-tier host:64GiB,ssd:1TiB --kv-pool remote:10TiB --arrivals " + file;
+  auto text = run_cli(base);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* column : {"no prefix cache", "no host tier", "no ssd tier", "no remote pool"})
+    EXPECT_NE(text.out.find(column), std::string::npos) << column << ": " << text.out;
+  const auto j = serve_json(base + " --json");
+  ASSERT_TRUE(j.contains("without_offload_tier")) << j.dump();
+  const auto& tiers = j["without_offload_tier"];
+  EXPECT_EQ(tiers.size(), 3u);
+  for (const char* tier : {"host", "ssd", "remote"}) {
+    ASSERT_EQ(tiers[tier].size(), 1u) << tier;
+    EXPECT_TRUE(tiers[tier][0]["found"].get<bool>()) << tier;
+  }
 }
 
 // trace-stats reads the trace alone: no catalog, no engine.

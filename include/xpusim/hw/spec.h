@@ -145,6 +145,13 @@ struct SystemSpec {
   /// Host-to-chip bandwidth per chip, one direction (PCIe or NVLink-C2C): what a KV block kept in
   /// host memory loads back at (docs/serving.md, "KV offload to host memory"). 0 = not stated.
   Sourced<core::ByteRate> host_link_bandwidth_per_chip;
+  /// Host memory of one node (catalog node_name): the bound of its engines' host-memory KV tiers
+  /// (--kv-tier host:SIZE). 0 = not stated.
+  Sourced<core::Bytes> host_memory_per_node;
+  /// Local NVMe data drives of one node and their read bandwidth, shared by the node's chips: the
+  /// bound and the rate of its engines' local-SSD KV tiers (--kv-tier ssd:SIZE). 0 = not stated.
+  Sourced<core::Bytes> local_nvme_per_node;
+  Sourced<core::ByteRate> local_nvme_read_bandwidth_per_node;
   std::string description;
   /// NVLink Fusion domain this system's scale-up fabric belongs to (empty = none): systems of
   /// different chips naming the same domain share one scale-up fabric (a mixed rack), and

@@ -23,9 +23,14 @@ std::string search_text(const std::vector<serve::SearchResult>& results);
 Json software_range_json(const serve::SoftwareRange& r);
 /// The `results` array of a search document (one entry per system searched).
 Json search_results_json(const std::vector<serve::SearchResult>& results);
-/// A trace with shared prefixes: chips and $/M output tokens per system with the prefix cache and
-/// without it (the same search with --prefix-cache off), side by side.
-std::string prefix_cache_contrast_text(const std::vector<serve::SearchResult>& cached,
-                                       const std::vector<serve::SearchResult>& uncached);
+/// The same search with one thing left out: the prefix cache ("prefix cache", --prefix-cache off)
+/// or one KV offload tier ("host tier", "ssd tier", "remote pool").
+struct SearchWithout {
+  std::string what;
+  std::vector<serve::SearchResult> results;
+};
+/// A trace with shared prefixes: chips and $/M output tokens per system as searched and, side by
+/// side, without the prefix cache and without each offload tier the run named.
+std::string search_without_text(const std::vector<serve::SearchResult>& as_run, const std::vector<SearchWithout>& without);
 
 }  // namespace xpusim::report

@@ -15,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "xpusim/config/document.h"
 #include "xpusim/core/diagnostics.h"
@@ -79,5 +80,14 @@ serve::ServeScenario build_serve(const ServeInputs& in);
 /// The plan search of --search / --compare (needs a rate; any other load is ignored; the
 /// system is required unless `compare`, which names its own systems).
 serve::SearchSpec build_search(const ServeInputs& in, bool compare);
+
+/// One KV offload tier the inputs name ("host", "ssd" of --kv-tier; "remote" of --kv-pool) and
+/// the same inputs without it: what a search on a trace sets beside its answer.
+struct WithoutTier {
+  std::string tier;
+  ServeInputs inputs;
+};
+/// Every offload tier the inputs name, in lookup order (host, ssd, remote), each left out once.
+std::vector<WithoutTier> without_each_offload_tier(const ServeInputs& in);
 
 }  // namespace xpusim::scenario

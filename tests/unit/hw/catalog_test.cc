@@ -290,6 +290,34 @@ TEST(CatalogData, TopologiesFromTheReference) {
   EXPECT_TRUE(nvl.scale_out.rail_optimized);
 }
 
+// Issue 47: every system states its node's host memory, local NVMe and their rates (KV offload
+// tiers), an estimate with its range; the Trainium nodes' host memory is hardware.md's per-node
+// (or per-UltraServer over its servers) figure.
+TEST(CatalogData, EveryNodeStatesItsHostMemoryAndLocalNvme) {
+  const auto& cat = real_catalog();
+  for (const auto& id : cat.system_ids()) {
+    const auto& s = cat.system(id);
+    for (const auto* f : {&s.host_memory_per_node, &s.local_nvme_per_node}) {
+      EXPECT_GT(f->value.base(), 0) << id;
+      EXPECT_FALSE(f->source.empty()) << id;
+      if (f->confidence == hw::Confidence::Estimated) {
+        EXPECT_TRUE(f->low && f->high) << id << " estimate without a range";
+      }
+    }
+    for (const auto* f : {&s.local_nvme_read_bandwidth_per_node, &s.host_link_bandwidth_per_chip}) {
+      EXPECT_GT(f->value.base(), 0) << id;
+      if (f->confidence == hw::Confidence::Estimated) {
+        EXPECT_TRUE(f->low && f->high) << id << " estimate without a range";
+      }
+    }
+  }
+  EXPECT_NEAR(core::to_gib(cat.system("trn2-48xl").host_memory_per_node.value), 2048, 1e-9);
+  EXPECT_NEAR(core::to_gib(cat.system("trn1-32xl").host_memory_per_node.value), 512, 1e-9);
+  EXPECT_NEAR(core::to_gib(cat.system("trn3-ultraserver-gen1").host_memory_per_node.value), 8192.0 / 4, 1e-9);
+  EXPECT_NEAR(core::to_gib(cat.system("trn3-ultraserver-gen2").host_memory_per_node.value), 27648.0 / 36, 1e-9);
+  EXPECT_NEAR(core::to_gib(cat.system("h100-sxm-dgx").host_memory_per_node.value), 2048, 1e-9);
+}
+
 TEST(CatalogData, H100At500WRecordsItsPowerCap) {
   const auto& c = real_catalog().chip("h100-sxm-96g-500w");
   ASSERT_TRUE(c.power_cap.has_value());
