@@ -75,7 +75,10 @@ Json prefix_cache_json(const serve::ServeReport& rep) {
     j["remote_pool"] = Json{{"capacity_tokens", rep.kv_remote_tokens},
                             {"blocks_hit", t.blocks_hit_remote},
                             {"tokens_loaded", t.tokens_hit_remote},
-                            {"load_time_s", t.remote_load_s}};
+                            {"load_time_s", t.remote_load_s},
+                            {"blocks_written", t.blocks_written_remote},
+                            {"tokens_written", t.tokens_written_remote},
+                            {"write_time_s", t.remote_write_s}};
   return j;
 }
 
@@ -306,6 +309,11 @@ std::string serve_text(const serve::ServeReport& rep) {
                      "%s tokens shared by every engine\n",
                      core::fmt_int(t.tokens_hit_remote).c_str(), core::fmt_int(t.blocks_hit_remote).c_str(),
                      t.remote_load_s, core::fmt_int(rep.kv_remote_tokens).c_str());
+    if (rep.kv_remote_tokens > 0)
+      o << strformat("  written to the remote pool: %s tokens of %s new blocks, %.3g s of link time in all "
+                     "(outbound, in the background)\n",
+                     core::fmt_int(t.tokens_written_remote).c_str(), core::fmt_int(t.blocks_written_remote).c_str(),
+                     t.remote_write_s);
   }
   o << strformat("energy %.3f J/token%s (site %.3f J/token at PUE %.3g), cost $%.3f per M output tokens%s\n",
                  rep.joules_per_output_token, rep.energy_estimated ? " (estimated)" : "",

@@ -4,14 +4,15 @@
 
 namespace xpusim::serve {
 
-void PrefixCache::touch(BlockId id) {
+bool PrefixCache::touch(BlockId id) {
   const auto it = where_.find(id);
   if (it != where_.end()) {
     order_.splice(order_.end(), order_, it->second);
-    return;
+    return false;
   }
   order_.push_back(id);
   where_.emplace(id, std::prev(order_.end()));
+  return true;
 }
 
 long long PrefixCache::match(std::span<const BlockId> blocks) {
@@ -34,14 +35,16 @@ long long PrefixCache::held(std::span<const BlockId> blocks) const {
   return n;
 }
 
-void PrefixCache::insert(std::span<const BlockId> blocks, std::vector<BlockId>* evicted) {
-  if (capacity_ <= 0) return;
-  for (const BlockId id : blocks) touch(id);
+long long PrefixCache::insert(std::span<const BlockId> blocks, std::vector<BlockId>* evicted) {
+  if (capacity_ <= 0) return 0;
+  long long stored = 0;
+  for (const BlockId id : blocks) stored += touch(id) ? 1 : 0;
   while (static_cast<long long>(where_.size()) > capacity_) {
     if (evicted) evicted->push_back(order_.front());
     where_.erase(order_.front());
     order_.pop_front();
   }
+  return stored;
 }
 
 }  // namespace xpusim::serve

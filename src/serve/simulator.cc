@@ -513,7 +513,14 @@ void Sim::order_offload_tiers() {
 // that evicts to the local SSD (without a host tier, the prefix cache's evictions go to the SSD).
 void Sim::cache_prompt(Engine& en, const ReqState& q) {
   if (q.blocks.empty() || en.prefix.capacity() <= 0) return;
-  remote_.insert(shared_blocks(q));  // written through to the shared pool (no-op without one)
+  // Written through to the shared pool (no-op without one): the blocks it did not hold go out over
+  // each chip's link, its shard each, in the background (outbound; the loads come in).
+  if (const long long written = remote_.insert(shared_blocks(q)); written > 0) {
+    const long long tokens = written * s_.load.trace_block_tokens;
+    res_.prefix.blocks_written_remote += written;
+    res_.prefix.tokens_written_remote += tokens;
+    res_.prefix.remote_write_s += static_cast<double>(tokens) * s_.scheduler.remote_load_seconds_per_token;
+  }
   if (en.host.capacity() <= 0 && en.ssd.capacity() <= 0) {
     en.prefix.insert(shared_blocks(q));
     return;

@@ -26,14 +26,15 @@ class PrefixCache {
 
   /// Stores `blocks` in order (each then the most recently used; held ones refreshed), evicting
   /// the least recently used beyond the capacity; the evicted ids, oldest first, are appended to
-  /// `evicted` when given (a lower tier takes them).
-  void insert(std::span<const BlockId> blocks, std::vector<BlockId>* evicted = nullptr);
+  /// `evicted` when given (a lower tier takes them). Returns how many of them were not held before
+  /// (the blocks a write-through pool receives).
+  long long insert(std::span<const BlockId> blocks, std::vector<BlockId>* evicted = nullptr);
 
   long long size() const { return static_cast<long long>(where_.size()); }
   long long capacity() const { return capacity_; }
 
  private:
-  void touch(BlockId id);
+  bool touch(BlockId id);  ///< true: the block was not held
   long long capacity_;
   std::list<BlockId> order_;  ///< least recently used first
   std::unordered_map<BlockId, std::list<BlockId>::iterator> where_;
@@ -55,6 +56,10 @@ struct PrefixTally {
   /// And for the remote pool every engine shares.
   long long blocks_hit_remote = 0, tokens_hit_remote = 0;
   double remote_load_s = 0;
+  /// The blocks the remote pool received (a prompt's whole blocks it did not hold) and the time
+  /// the engines' links spent sending them, summed over prompts (outbound, beside the loads).
+  long long blocks_written_remote = 0, tokens_written_remote = 0;
+  double remote_write_s = 0;
   /// One request's lookup: its blocks, the leading ones found, its prompt and the tokens served.
   void count(long long request_blocks, long long hit, long long prompt, long long served) {
     ++lookups;

@@ -27,11 +27,13 @@ using xpusim::test::shipped;
 TEST(PrefixCache, MatchesLeadingBlocksAndStopsAtTheFirstMiss) {
   xs::PrefixCache c(10);
   const std::vector<xs::BlockId> a{1, 2, 3};
-  c.insert(a);
+  EXPECT_EQ(c.insert(a), 3);  // blocks newly stored (what a write-through pool receives)
+  EXPECT_EQ(c.insert(std::vector<xs::BlockId>{2, 3, 5}), 1);
+  EXPECT_EQ(xs::PrefixCache(0).insert(a), 0);
   EXPECT_EQ(c.match(std::vector<xs::BlockId>{1, 2, 3, 4}), 3);
   EXPECT_EQ(c.match(std::vector<xs::BlockId>{1, 9, 3}), 1);  // 3 is held, but after a miss
   EXPECT_EQ(c.match(std::vector<xs::BlockId>{9, 1}), 0);
-  EXPECT_EQ(c.size(), 3);
+  EXPECT_EQ(c.size(), 4);
 }
 
 TEST(PrefixCache, EvictsTheLeastRecentlyUsedAndAMatchRefreshes) {
