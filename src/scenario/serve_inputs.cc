@@ -123,6 +123,7 @@ void resolve_names(const ServeInputs& in, serve::ServeScenario& sc, core::Diagno
 void parse_kv_tiers(const std::string& text, serve::ServeScenario& sc, core::Diagnostics& d) {
   const std::string expected = "host:SIZE, ssd:SIZE or both, comma-separated, e.g. host:512GiB,ssd:4TiB (per engine)";
   std::set<std::string> seen;
+  if (!text.empty() && text.back() == ',') return d.error("kv_tier", "ends with a comma", config::brief(text), expected);
   std::stringstream items(text);
   for (std::string item; std::getline(items, item, ',');) {
     const std::size_t colon = item.find(':');

@@ -941,7 +941,8 @@ std::optional<std::string> tier_refusal(const char* tier, core::Bytes size, cons
   if (need <= node.value.base() * (1 + 1e-12)) return std::nullopt;
   const double most = node.value.base() * static_cast<double>(std::max<long long>(1, engine_chips)) / static_cast<double>(on_node);
   return std::string("--kv-tier: the ") + tier + " tier of " + fmt(core::to_gib(size)) + " GiB per engine (engines of " +
-         std::to_string(engine_chips) + (engine_chips == 1 ? " chip, " : " chips, ") + std::to_string(on_node) + " chips on a " + sys.node_name +
+         std::to_string(engine_chips) + (engine_chips == 1 ? " chip, " : " chips, ") + std::to_string(on_node) +
+         (on_node == 1 ? " chip on a " : " chips on a ") + sys.node_name +
          ") needs " + fmt(need / core::gib(1).base()) + " GiB per node, and the node has " +
          fmt(core::to_gib(node.value)) + " GiB (catalog " + field + ", " + hw::confidence_name(node.confidence) +
          "); expected at most " + fmt(most / core::gib(1).base()) +

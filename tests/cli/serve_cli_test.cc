@@ -201,7 +201,7 @@ TEST(ServeCli, HostTierTakesEvictedBlocksAndLoadsThemBack) {
   const auto bad = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --rate 1 --kv-tier remote:4TiB");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--kv-pool"), std::string::npos) << bad.err;
-  for (const char* wrong : {"host:1GiB,host:2GiB", "ssd", "ssd:0GiB", "host:1GiB,disk:1TiB", ","}) {
+  for (const char* wrong : {"host:1GiB,host:2GiB", "ssd", "ssd:0GiB", "host:1GiB,disk:1TiB", ",", "host:1GiB,"}) {
     const auto r = run_cli("serve --system h100-sxm-dgx --model llama3.1-8b --chips 1 --rate 1 --kv-tier '" +
                            std::string(wrong) + "'");
     EXPECT_EQ(r.exit_code, 2) << wrong;

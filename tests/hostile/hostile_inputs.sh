@@ -119,6 +119,7 @@ st("shape.safetensors", {"t": {"dtype": "F32", "shape": [9223372036854775807, 4]
 st("wrap.safetensors", {"t": {"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 0]}})
 open(d+"/deep.safetensors","wb").write(struct.pack("<Q",200000)+b"["*200000)
 open(d+"/hlen.safetensors","wb").write(struct.pack("<Q",2**63)+b"{}")
+st("many.safetensors", {("t%d" % i): {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]} for i in range(200000)}, bytes(4))
 '
 case_ "npy shape overflow"        "2" mx stats "$T/wrap.npy"
 case_ "npy 1e11 elements"         "2" mx stats "$T/huge.npy"
@@ -130,6 +131,7 @@ case_ "safetensors shape int64"   "2" mx stats "$T/shape.safetensors"
 case_ "safetensors shape wrap"    "2" mx stats "$T/wrap.safetensors"
 case_ "safetensors deep header"   "2" mx stats "$T/deep.safetensors"
 case_ "safetensors header 2^63"   "2" mx stats "$T/hlen.safetensors"
+case_ "safetensors 200,000 tensors" "2" mx stats "$T/many.safetensors"
 case_ "tensor file is a directory" "2" mx stats "$T"
 case_ "tensor file /dev/zero"     "2" mx stats /dev/zero
 case_ "gemm output of 2^32 elements" "2" mx gemm "$T/tall.npy" "$T/wide.npy" --format mxfp8_e4m3
