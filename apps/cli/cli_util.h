@@ -3,6 +3,7 @@
 // --catalog-dir) and the calibration (data/calibration/ plus an optional --calibration file).
 
 #include <CLI/CLI.hpp>
+#include <optional>
 
 #include "commands.h"
 #include "xpusim/calib/params.h"
@@ -37,6 +38,14 @@ validation::TrustData load_trust_data();
 /// What a command's JSON names as its data: the catalog (when `uses_catalog`) and the
 /// calibration (when `uses_calibration`: data/calibration plus `calibration_file` if given).
 report::Provenance provenance(bool uses_catalog, bool uses_calibration, const std::string& calibration_file = "");
+
+/// Adds `--cv-sweeps N` (the coordinate-descent sweeps of each cross-validation fold's fit) to a
+/// command that cross-validates.
+void add_cv_sweeps_option(CLI::App& app, std::optional<int>& sweeps);
+/// The sweeps a fold's fit runs: the flag's, checked (1 to the fit's default), else the default;
+/// InputError naming --cv-sweeps when it is out of range or given where no fold runs (`folds`
+/// false, `needs` the flag that would run them).
+int cv_sweeps(const std::optional<int>& sweeps, bool folds, const std::string& needs);
 
 /// Adds `--html FILE` (a self-contained HTML report with charts, docs/html.md) to a command.
 void add_html_option(CLI::App& app, std::string& file);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <chrono>
+#include <optional>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -66,12 +67,15 @@ int run_calibrate(const Args& args) {
                  "its rows are 5% or more) or none")
       ->check(CLI::IsMember({"loso", "model", "none"}));
   app.add_flag("--json", json, "print one JSON document");
+  std::optional<int> sweeps;
+  add_cv_sweeps_option(app, sweeps);
   bool progress = false;
   app.add_flag("--progress", progress, "print a line per line search to stderr (key, rows, elapsed seconds)");
   add_calibration_option(app, calibration_file);
   add_catalog_option(app);
   if (int rc = parse(app, args); rc >= 0) return rc;
   glob = params_globs(glob);
+  const int fold_sweeps = cv_sweeps(sweeps, folds != "none", "--folds loso or model");
 
   std::vector<validation::Row> rows;
   for (const auto& f : files) {
@@ -91,6 +95,7 @@ int run_calibrate(const Args& args) {
   const double t_sensitivity = seconds_since(t0);
 
   validation::FitOptions opt;
+  opt.fold_sweeps = fold_sweeps;
   if (folds == "model") {
     opt.folds = validation::Folds::ByModelWithinLargeSource;
     opt.refit_min_share = 0.05;

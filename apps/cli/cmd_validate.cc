@@ -30,6 +30,7 @@ struct ValidateOptions {
   std::string file;  ///< the files as the report names them ("a.csv, b.csv")
   std::string bands_file, calibration_file, html, rows, cv_folds = "source";
   bool json = false, cv = false, explain = false, progress = false;
+  std::optional<int> cv_sweeps;  ///< a fold fit's coordinate-descent sweeps (unset: the fit's default)
   validation::RowSelection selection;  ///< from `rows`
 };
 
@@ -48,6 +49,7 @@ void add_validate_flags(CLI::App& app, ValidateOptions& o) {
                  "or more rows over several models holds out one model at a time (a fold re-fits the keys of which "
                  "its rows are 5% or more)")
       ->check(CLI::IsMember({"source", "model"}));
+  add_cv_sweeps_option(app, o.cv_sweeps);
   app.add_flag("--progress", o.progress, "with --cv: a line per fold to stderr (fold, keys re-fitted, elapsed seconds)");
   app.add_flag("--explain", o.explain,
                "under each row, what the twin simulated: the plan that ran and where the time went (JSON: rows[].explain)");
@@ -81,6 +83,7 @@ std::vector<validation::RowResult> cross_validate_rows(const std::vector<validat
                                                        const validation::Context& ctx, const calib::Params& params,
                                                        const ValidateOptions& o) {
   validation::FitOptions opt;
+  opt.fold_sweeps = cv_sweeps(o.cv_sweeps, true, "--cv");
   if (o.cv_folds == "model") {
     fitted = rows.size();
     opt.folds = validation::Folds::ByModelWithinLargeSource;
@@ -174,6 +177,7 @@ int run_validate(const Args& args) {
     throw core::InputError(core::Diagnostic{"", 0, "--write-bands", "needs --cv", o.bands_file, "--cv", ""});
   if (o.progress && !o.cv)
     throw core::InputError(core::Diagnostic{"", 0, "--progress", "needs --cv", "", "--cv", ""});
+  cv_sweeps(o.cv_sweeps, o.cv, "--cv");
   if (o.cv_folds != "source" && !o.cv)
     throw core::InputError(core::Diagnostic{"", 0, "--cv-folds", "needs --cv", o.cv_folds, "--cv", ""});
   select_rows(o);

@@ -492,6 +492,7 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
                                 const RowSelection& report) {
   FitOptions fold_opt = opt;
   fold_opt.keys = keys_moving(opt.keys, sensitivity, held_out, opt.refit_min_share);
+  if (opt.fold_sweeps > 0) fold_opt.sweeps = opt.fold_sweeps;
   calib::Params start = *ctx.calibration;
   for (const auto& key : fold_opt.keys) {
     calib::Parameter p = start.get(key);

@@ -189,6 +189,21 @@ TEST(ValidateCvCli, ModelFoldsLeaveSmallSourcesWhole) {
   auto bad = run_cli("validate " + csv + " --cv --cv-folds models");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--cv-folds"), std::string::npos) << bad.err;
+  // --cv-sweeps: each fold's fit in fewer coordinate-descent sweeps; 1 to 3, and only with folds.
+  auto one = run_cli("validate " + csv + " --cv --json --cv-sweeps 1");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(nlohmann::json::parse(one.out)["rows"].size(), nlohmann::json::parse(by_source.out)["rows"].size());
+  for (const std::string& wrong : {"0", "4", "x"}) {
+    auto r = run_cli("validate " + csv + " --cv --cv-sweeps " + wrong);
+    EXPECT_EQ(r.exit_code, 2) << wrong;
+    EXPECT_NE(r.err.find("--cv-sweeps"), std::string::npos) << wrong << ": " << r.err;
+  }
+  auto without = run_cli("validate " + csv + " --cv-sweeps 1");
+  EXPECT_EQ(without.exit_code, 2);
+  EXPECT_NE(without.err.find("needs --cv"), std::string::npos) << without.err;
+  auto no_folds = run_cli("calibrate " + csv + " --folds none --cv-sweeps 1");
+  EXPECT_EQ(no_folds.exit_code, 2);
+  EXPECT_NE(no_folds.err.find("--cv-sweeps: needs --folds"), std::string::npos) << no_folds.err;
 }
 
 // validate --cv --html carries the folds into the page: CV columns in the summary, the table per

@@ -35,6 +35,9 @@ enum class Folds { BySource, ByModelWithinLargeSource };
 struct FitOptions {
   std::vector<std::string> keys;   ///< parameters to fit (fitted kind; empty = none)
   int sweeps = 3;                  ///< coordinate-descent sweeps over `keys`, in key order
+  /// Sweeps of a cross-validation fold's fit (0: `sweeps`). A fold starts from the keys' prior
+  /// centres and moves them by what its held-out rows took away; validate --cv-sweeps.
+  int fold_sweeps = 0;
   int line_evaluations = 16;       ///< golden-section evaluations per line search
   /// Rows a line search evaluates: a key that moves more is searched on about this many of
   /// them, as whole configurations (a TTFT and a TPOT row share one run) evenly spaced over its

@@ -234,6 +234,20 @@ TEST_F(Fit, LeaveOneSourceOutRefitsWithoutTheHeldOutRows) {
   EXPECT_GT(others, 0);
   for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(cv[i].fold, validation::source_of(rows[i].source_url));
 
+  // FitOptions::fold_sweeps: each fold's fit runs that many sweeps (one line search per key and
+  // sweep), the fit on every row its own `sweeps`.
+  auto fast = opt;
+  fast.fold_sweeps = 1;
+  int searches = 0;
+  std::vector<std::string> fast_folds;
+  fast.progress = [&](const std::string&, int) { ++searches; };
+  validation::cross_validate(rows, context(&all.params), sensitivity, fast, &fast_folds);
+  EXPECT_EQ(searches, static_cast<int>(fast_folds.size()));
+  searches = 0;
+  fast.fold_sweeps = 0;  // the fit's own sweeps
+  validation::cross_validate(rows, context(&all.params), sensitivity, fast);
+  EXPECT_EQ(searches, opt.sweeps * static_cast<int>(fast_folds.size()));
+
   // A fold whose rows are less than refit_min_share of the key's rows keeps the fit on every
   // row: the odd source's rows are then predicted as in sample.
   auto shared = opt;
