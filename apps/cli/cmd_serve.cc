@@ -161,7 +161,7 @@ int run_search(const ServeFlags& f, const serve::ServeEnv& env, const std::vecto
   if (serve::rows_with_prefix_blocks(spec.base.load.trace) > 0 && f.in.prefix_cache.value_or(true)) {
     scenario::ServeInputs off = f.in;
     off.prefix_cache = false;
-    without.push_back({"prefix cache", searched(f, scenario::build_search(off, f.compare), env)});
+    without.push_back({report::kWithoutPrefixCache, searched(f, scenario::build_search(off, f.compare), env)});
     for (const auto& w : scenario::without_each_offload_tier(f.in))
       without.push_back({w.tier == "remote" ? "remote pool" : w.tier + " tier",
                          searched(f, scenario::build_search(w.inputs, f.compare), env)});

@@ -398,12 +398,12 @@ std::string search_without_text(const std::vector<serve::SearchResult>& as_run, 
   for (size_t i = 0; i < as_run.size(); ++i) {
     o << strformat("  %-*s %*s", width, as_run[i].system.c_str(), kColumn, cell(as_run[i]).c_str());
     bool cache_changes_nothing = false;
-    for (size_t k = 0; k < without.size(); ++k) {
-      const bool has = i < without[k].results.size();
-      o << strformat(" %*s", kColumn, has ? cell(without[k].results[i]).c_str() : "-");
-      if (k == 0 && has) {
+    for (const auto& w : without) {
+      const bool has = i < w.results.size();
+      o << strformat(" %*s", kColumn, has ? cell(w.results[i]).c_str() : "-");
+      if (w.what == kWithoutPrefixCache && has) {
         const auto& a = as_run[i];
-        const auto& b = without[k].results[i];
+        const auto& b = w.results[i];
         cache_changes_nothing = a.found && b.found && a.best.chips == b.best.chips &&
                                 a.best.dollars_per_million_output_tokens == b.best.dollars_per_million_output_tokens;
       }

@@ -29,6 +29,8 @@ struct SearchWithout {
   std::string what;
   std::vector<serve::SearchResult> results;
 };
+/// SearchWithout::what of the search with --prefix-cache off.
+inline constexpr const char* kWithoutPrefixCache = "prefix cache";
 /// A trace with shared prefixes: chips and $/M output tokens per system as searched and, side by
 /// side, without the prefix cache and without each offload tier the run named.
 std::string search_without_text(const std::vector<serve::SearchResult>& as_run, const std::vector<SearchWithout>& without);
