@@ -168,7 +168,7 @@ void add_cv_sweeps_option(CLI::App& app, std::optional<int>& sweeps) {
                  "coordinate-descent sweeps of each cross-validation fold's fit, 1 to " +
                      std::to_string(validation::FitOptions{}.sweeps) + " (default " +
                      std::to_string(validation::FitOptions{}.sweeps) +
-                     "); 1 is about 2.7x faster on both files with out-of-fold medians within half a point "
+                     "); 1 ran 2.6x faster on both files with out-of-fold medians within half a point "
                      "(docs/performance.md)");
 }
 

@@ -158,11 +158,12 @@ int run_search(const ServeFlags& f, const serve::ServeEnv& env, const std::vecto
   // each offload tier named, beside it (docs/serving.md, "Search and compare"), unless the run
   // already turned the cache off.
   std::vector<report::SearchWithout> without;
+  const std::vector<scenario::WithoutTier> tiers = scenario::without_each_offload_tier(f.in);
   if (serve::rows_with_prefix_blocks(spec.base.load.trace) > 0 && f.in.prefix_cache.value_or(true)) {
     scenario::ServeInputs off = f.in;
     off.prefix_cache = false;
     without.push_back({report::kWithoutPrefixCache, searched(f, scenario::build_search(off, f.compare), env)});
-    for (const auto& w : scenario::without_each_offload_tier(f.in))
+    for (const auto& w : tiers)
       without.push_back({w.tier == "remote" ? "remote pool" : w.tier + " tier",
                          searched(f, scenario::build_search(w.inputs, f.compare), env)});
   }
@@ -170,10 +171,9 @@ int run_search(const ServeFlags& f, const serve::ServeEnv& env, const std::vecto
     nlohmann::ordered_json doc = report::search_document(provenance(true, true, f.calibration_file), f.in, results, f.compare);
     if (!without.empty()) doc["without_prefix_cache"] = report::search_results_json(without.front().results);
     if (without.size() > 1) {
-      nlohmann::ordered_json tiers = nlohmann::ordered_json::object();
-      const auto named = scenario::without_each_offload_tier(f.in);
-      for (size_t k = 1; k < without.size(); ++k) tiers[named[k - 1].tier] = report::search_results_json(without[k].results);
-      doc["without_offload_tier"] = tiers;
+      nlohmann::ordered_json by_tier = nlohmann::ordered_json::object();
+      for (size_t k = 1; k < without.size(); ++k) by_tier[tiers[k - 1].tier] = report::search_results_json(without[k].results);
+      doc["without_offload_tier"] = by_tier;
     }
     std::cout << doc.dump(2) << "\n";
   } else {

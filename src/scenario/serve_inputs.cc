@@ -118,14 +118,21 @@ void resolve_names(const ServeInputs& in, serve::ServeScenario& sc, core::Diagno
 }
 
 // Everything but the load: names, layout, scheduler overrides, speculation, timeouts.
+// The comma-separated items of a --kv-tier value, in order (a trailing empty item dropped).
+std::vector<std::string> kv_tier_items(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) items.push_back(item);
+  return items;
+}
+
 // "host:SIZE", "ssd:SIZE" or both, comma-separated (KV offload below the prefix cache, per
 // engine): the sizes into `sc`, or diagnostics on kv_tier.
 void parse_kv_tiers(const std::string& text, serve::ServeScenario& sc, core::Diagnostics& d) {
   const std::string expected = "host:SIZE, ssd:SIZE or both, comma-separated, e.g. host:512GiB,ssd:4TiB (per engine)";
   std::set<std::string> seen;
   if (!text.empty() && text.back() == ',') return d.error("kv_tier", "ends with a comma", config::brief(text), expected);
-  std::stringstream items(text);
-  for (std::string item; std::getline(items, item, ',');) {
+  for (const std::string& item : kv_tier_items(text)) {
     const std::size_t colon = item.find(':');
     const std::string tier = item.substr(0, colon);
     if (colon == std::string::npos) return d.error("kv_tier", "not a tier and a size", config::brief(item), expected);
@@ -492,11 +499,7 @@ serve::SearchSpec build_search(const ServeInputs& in, bool compare) {
 
 std::vector<WithoutTier> without_each_offload_tier(const ServeInputs& in) {
   std::vector<WithoutTier> out;
-  std::vector<std::string> items;
-  if (in.kv_tier) {
-    std::stringstream list(*in.kv_tier);
-    for (std::string item; std::getline(list, item, ',');) items.push_back(item);
-  }
+  const std::vector<std::string> items = in.kv_tier ? kv_tier_items(*in.kv_tier) : std::vector<std::string>{};
   for (const char* tier : {"host", "ssd"}) {
     const std::string prefix = std::string(tier) + ":";
     std::vector<std::string> rest;

@@ -937,9 +937,11 @@ std::optional<std::string> tier_refusal(const char* tier, core::Bytes size, cons
                                         long long engine_chips) {
   if (size.base() <= 0 || node.value.base() <= 0) return std::nullopt;
   const long long on_node = chips_on_node(sc, sys);
-  const double need = size.base() * static_cast<double>(on_node) / static_cast<double>(std::max<long long>(1, engine_chips));
-  if (need <= node.value.base() * (1 + 1e-12)) return std::nullopt;
-  const double most = node.value.base() * static_cast<double>(std::max<long long>(1, engine_chips)) / static_cast<double>(on_node);
+  // Engines on the node per engine's share of it: a share above 1 (an engine spanning nodes) gives it more.
+  const double engines_per_node = static_cast<double>(on_node) / static_cast<double>(std::max<long long>(1, engine_chips));
+  const double need = size.base() * engines_per_node;
+  if (need <= node.value.base()) return std::nullopt;
+  const double most = node.value.base() / engines_per_node;
   return std::string("--kv-tier: the ") + tier + " tier of " + fmt(core::to_gib(size)) + " GiB per engine (engines of " +
          std::to_string(engine_chips) + (engine_chips == 1 ? " chip, " : " chips, ") + std::to_string(on_node) +
          (on_node == 1 ? " chip on a " : " chips on a ") + sys.node_name +
