@@ -42,7 +42,8 @@ report::Provenance provenance(bool uses_catalog, bool uses_calibration, const st
 /// Adds `--cv-sweeps N` (the coordinate-descent sweeps of each cross-validation fold's fit) to a
 /// command that cross-validates.
 void add_cv_sweeps_option(CLI::App& app, std::optional<int>& sweeps);
-/// The sweeps a fold's fit runs: the flag's, checked (1 to the fit's default), else the default;
+/// The sweeps a fold's fit runs: the flag's, checked (1 to the fit's sweeps), else the folds'
+/// default (FitOptions::fold_sweeps);
 /// InputError naming --cv-sweeps when it is out of range or given where no fold runs (`folds`
 /// false, `needs` the flag that would run them).
 int cv_sweeps(const std::optional<int>& sweeps, bool folds, const std::string& needs);

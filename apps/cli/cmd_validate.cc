@@ -30,7 +30,7 @@ struct ValidateOptions {
   std::string file;  ///< the files as the report names them ("a.csv, b.csv")
   std::string bands_file, calibration_file, html, rows, cv_folds = "source";
   bool json = false, cv = false, explain = false, progress = false;
-  std::optional<int> cv_sweeps;  ///< a fold fit's coordinate-descent sweeps (unset: the fit's default)
+  std::optional<int> cv_sweeps;  ///< a fold fit's coordinate-descent sweeps (unset: FitOptions::fold_sweeps)
   validation::RowSelection selection;  ///< from `rows`
 };
 

@@ -135,13 +135,15 @@ class Fitter {
     return loss;
   }
 
-  /// One golden-section line search in log space over `rows`, or over an evenly spaced subset of
+  /// One line search (search()) in log space over `rows`, or over an evenly spaced subset of
   /// opt_.line_rows of them when there are more; keeps the current value unless a trial beats it
   /// on the rows searched. Every row of `rows` then holds its residual at the kept value.
   void line_search(const Coordinate& c, const std::vector<int>& rows) {
     const std::vector<int> searched = evenly_spaced(rows, opt_.line_rows);
+    const double start = params_.get(c.key).value.quantity.value;
     search(c, searched);
-    if (searched.size() == rows.size()) return;
+    // Unsearched rows hold their residuals while the value stays where it was.
+    if (searched.size() == rows.size() || params_.get(c.key).value.quantity.value == start) return;
     std::vector<double> res;
     evaluate(c, std::log(params_.get(c.key).value.quantity.value), rows, res);
     for (size_t j = 0; j < rows.size(); ++j) residual_[rows[j]] = res[j];
@@ -183,37 +185,88 @@ class Fitter {
     return out;
   }
 
-  /// Golden-section search of the key over `rows`, whose stored residuals hold at the current value.
+  /// A trial value of the key and the loss of the rows searched there.
+  struct Point {
+    double x, loss;
+  };
+
+  /// A line search of the key over `rows` (whose stored residuals hold at the current value x0),
+  /// in log space within [c.lower, c.upper]: first a bracket around x0 (steps of opt_.line_step,
+  /// growing by the golden ratio while the loss falls), then golden-section refinement of the
+  /// bracket down to opt_.line_tolerance; opt_.line_evaluations trials at most. Keeps the best
+  /// value tried, or x0 when none beats it.
   void search(const Coordinate& c, const std::vector<int>& rows) {
-    struct Trial {
-      double x, loss;
-      std::vector<double> residuals;
-    };
     std::vector<double> res;
     const double x0 = std::log(params_.get(c.key).value.quantity.value);
-    Trial best{x0, current_loss(c, x0, rows, res), res};
+    Point best{x0, current_loss(c, x0, rows, res)};
+    std::vector<double> best_residuals = res;
+    int left = opt_.line_evaluations;
     auto consider = [&](double x) {
-      const double loss = evaluate(c, x, rows, res);
-      if (loss < best.loss) best = Trial{x, loss, res};
-      return loss;
+      --left;
+      const Point p{x, evaluate(c, x, rows, res)};
+      if (p.loss < best.loss) best = p, best_residuals = res;
+      return p;
     };
-    const double ratio = (std::sqrt(5.0) - 1.0) / 2.0;
-    double a = c.lower, b = c.upper;
-    double xc = b - ratio * (b - a), xd = a + ratio * (b - a);
-    double fc = consider(xc), fd = consider(xd);
-    for (int k = 2; k < opt_.line_evaluations; ++k) {
-      if (fc <= fd) {
-        b = xd, xd = xc, fd = fc;
-        xc = b - ratio * (b - a);
-        fc = consider(xc);
-      } else {
-        a = xc, xc = xd, fc = fd;
-        xd = a + ratio * (b - a);
-        fd = consider(xd);
+    double lo = c.lower, hi = c.upper;
+    const Point mid = bracket(c, best, lo, hi, left, consider);
+    refine(mid, lo, hi, left, consider);
+    params_.set(with_value(params_.get(c.key), std::exp(best.x)));
+    for (size_t j = 0; j < rows.size(); ++j) residual_[rows[j]] = best_residuals[j];
+  }
+
+  /// Narrows [lo, hi] to three points around the lowest loss found walking from `start`: up by
+  /// opt_.line_step, else down, the step growing by the golden ratio while the loss falls (or a
+  /// bound is reached). Returns the middle point (the lowest).
+  template <class Consider>
+  Point bracket(const Coordinate& c, Point start, double& lo, double& hi, const int& left, Consider& consider) const {
+    constexpr double kGolden = 1.6180339887498949;
+    auto at = [&](double x) { return std::clamp(x, c.lower, c.upper); };
+    double step = opt_.line_step;
+    int dir = 1;
+    Point next{start.x, start.loss};
+    if (at(start.x + step) != start.x && left > 0) next = consider(at(start.x + step));
+    if (!(next.loss < start.loss)) {
+      if (next.x != start.x) hi = next.x;
+      dir = -1;
+      next = start;
+      if (at(start.x - step) != start.x && left > 0) next = consider(at(start.x - step));
+      if (!(next.loss < start.loss)) {
+        if (next.x != start.x) lo = next.x;
+        return start;
       }
     }
-    params_.set(with_value(params_.get(c.key), std::exp(best.x)));
-    for (size_t j = 0; j < rows.size(); ++j) residual_[rows[j]] = best.residuals[j];
+    Point far = start, mid = next;
+    while (left > 0) {
+      step *= kGolden;
+      const double x = at(mid.x + dir * step);
+      if (x == mid.x) break;  // at a bound: the bracket runs to it
+      const Point p = consider(x);
+      if (!(p.loss < mid.loss)) {
+        (dir > 0 ? hi : lo) = p.x;
+        break;
+      }
+      far = mid, mid = p;
+    }
+    (dir > 0 ? lo : hi) = far.x;
+    return mid;
+  }
+
+  /// Golden-section refinement of the bracket [lo, hi] around `mid` (the lowest loss in it) until
+  /// it is narrower than opt_.line_tolerance or the trials run out.
+  template <class Consider>
+  void refine(Point mid, double lo, double hi, const int& left, Consider& consider) const {
+    constexpr double kGoldenSection = 0.3819660112501051;  // (3 - sqrt 5) / 2
+    while (left > 0 && hi - lo > opt_.line_tolerance) {
+      const bool above = hi - mid.x > mid.x - lo;  // probe the wider side
+      const double x = above ? mid.x + kGoldenSection * (hi - mid.x) : mid.x - kGoldenSection * (mid.x - lo);
+      const Point p = consider(x);
+      if (p.loss < mid.loss) {
+        (above ? lo : hi) = mid.x;
+        mid = p;
+      } else {
+        (above ? hi : lo) = p.x;
+      }
+    }
   }
 
   const std::vector<Row>& rows_;
@@ -335,14 +388,20 @@ FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const C
     coordinates.push_back(coordinate_of(p, opt.search_factor));
   }
   std::map<std::string, int> sensitive_count;
+  // The sweeps stop once one moves no key by line_tolerance or more (converged).
   for (int sweep = 0; sweep < opt.sweeps; ++sweep) {
+    double largest_move = 0;
     for (const auto& c : coordinates) {
       const auto it = sensitivity.find(c.key);
       const std::vector<int> rows_k = it == sensitivity.end() ? std::vector<int>{} : fitter.fitted_rows(it->second);
       sensitive_count[c.key] = static_cast<int>(rows_k.size());
+      const double before = fitter.params().get(c.key).value.quantity.value;
       if (!rows_k.empty()) fitter.line_search(c, rows_k);  // else the prior keeps the start value
+      const double after = fitter.params().get(c.key).value.quantity.value;
+      largest_move = std::max(largest_move, std::fabs(std::log(after / before)));
       if (opt.progress) opt.progress(c.key, static_cast<int>(rows_k.size()));
     }
+    if (largest_move < opt.line_tolerance) break;
   }
   result.loss_end = fitter.data_loss();
   result.params = fitter.params();
@@ -404,6 +463,16 @@ std::vector<int> rows_moved_in(const Sensitivity& sensitivity, const std::string
     for (int i : it->second)
       if (train.count(i)) out.push_back(i);
   return out;
+}
+
+/// The rows of `train` that at least one of `keys` moves, in order.
+std::vector<int> rows_moved_by_any(const Sensitivity& sensitivity, const std::vector<std::string>& keys,
+                                   const std::vector<int>& train) {
+  const std::set<int> in_train(train.begin(), train.end());
+  std::set<int> moved;
+  for (const auto& key : keys)
+    for (int i : rows_moved_in(sensitivity, key, in_train)) moved.insert(i);
+  return {moved.begin(), moved.end()};
 }
 
 /// The log-space median (the fit works in log space) of `key`'s parameter in the other stacks
@@ -503,7 +572,10 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
   fold_ctx.calibration = &start;
   FitResult fold;
   if (!fold_opt.keys.empty()) {
-    fold = fit(rows, train, fold_ctx, sensitivity, fold_opt);
+    // Only the training rows a re-fitted key moves enter the fit: the others add a constant.
+    const std::vector<int> moved = rows_moved_by_any(sensitivity, fold_opt.keys, train);
+    fold.params = start;
+    if (!moved.empty()) fold = fit(rows, moved, fold_ctx, sensitivity, fold_opt);
     borrow_from_sibling_stacks(rows, train, ctx, sensitivity, fold_opt.keys, opt.keys, fold.params);
     fold_ctx.calibration = &fold.params;
   }

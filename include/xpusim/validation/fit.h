@@ -2,9 +2,10 @@
 // Fitting the `fitted` parameters of data/calibration/ to measurements (xpusim calibrate), and
 // leave-one-source-out cross-validation. docs/calibration.md describes the objective (soft-L1
 // over ln(predicted / measured), trust-C rows down-weighted, a log-normal prior around the
-// shipped value), the optimiser (cyclic coordinate descent, golden-section line search in log
-// space, fixed sweeps and order: deterministic) and the speed-ups (sensitive rows per parameter,
-// analytical training executor inside the optimiser).
+// shipped value), the optimiser (cyclic coordinate descent until converged, line searches in log
+// space that bracket from the current value and narrow by golden sections, fixed rules and order:
+// deterministic) and the speed-ups (sensitive rows per parameter, analytical training executor
+// inside the optimiser).
 
 #include <functional>
 #include <map>
@@ -34,11 +35,20 @@ enum class Folds { BySource, ByModelWithinLargeSource };
 
 struct FitOptions {
   std::vector<std::string> keys;   ///< parameters to fit (fitted kind; empty = none)
-  int sweeps = 3;                  ///< coordinate-descent sweeps over `keys`, in key order
-  /// Sweeps of a cross-validation fold's fit (0: `sweeps`). A fold starts from the keys' prior
-  /// centres and moves them by what its held-out rows took away; validate --cv-sweeps.
-  int fold_sweeps = 0;
-  int line_evaluations = 16;       ///< golden-section evaluations per line search
+  /// Coordinate-descent sweeps over `keys`, in key order, at most: the sweeps stop once one
+  /// moves no key by line_tolerance or more (converged).
+  int sweeps = 3;
+  /// Sweeps of a cross-validation fold's fit, at most (0: `sweeps`). A fold starts from the keys'
+  /// prior centres (the fit on every row) and moves them by what its held-out rows took away, the
+  /// first sweep nearly all of it (docs/calibration.md); validate --cv-sweeps.
+  int fold_sweeps = 1;
+  int line_evaluations = 16;       ///< trials per line search, at most
+  /// A line search's first step from the current value, in ln (0.03: 3 %); the step grows by the
+  /// golden ratio while the loss falls, and the bracket found is then narrowed by golden sections.
+  double line_step = 0.03;
+  /// A line search stops once its bracket is narrower than this, in ln (0.03: 3 %); a sweep that
+  /// moves no key by as much ends the fit.
+  double line_tolerance = 0.03;
   /// Rows a line search evaluates: a key that moves more is searched on about this many of
   /// them, as whole configurations (a TTFT and a TPOT row share one run) evenly spaced over its
   /// rows (in file order, so across systems, models and stacks); all its rows are then predicted
