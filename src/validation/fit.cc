@@ -22,6 +22,14 @@ namespace xpusim::validation {
 
 namespace {
 
+/// Indices into `which` (rows of `rows`) with the first row of each configuration ahead of the
+/// rest (first_of_each_configuration), for predictions that share a ServeRunCache.
+std::vector<size_t> configurations_first(const std::vector<Row>& rows, const std::vector<int>& which) {
+  std::vector<std::string> keys;
+  for (int i : which) keys.push_back(configuration_key(rows[static_cast<size_t>(i)]));
+  return first_of_each_configuration(keys);
+}
+
 /// ln(predicted / measured) of an ok prediction.
 double log_residual(const Row& row, const Prediction& p) { return std::log(p.predicted / row.value); }
 
@@ -351,10 +359,17 @@ Sensitivity find_sensitive_rows(const std::vector<Row>& rows, const Context& ctx
     const double v = original.value.quantity.value;
     const bool room_above = !original.range_high || v * 1.1 <= original.range_high->quantity.value;
     params.set(with_value(original, room_above ? v * 1.1 : v / 1.1));
+    // A configuration's rows (TTFT and TPOT) share one serve run. Not in the first pass: a row
+    // handed a run another thread made would log no key that run read.
+    ServeRunCache runs;
+    Context perturbed = local;
+    perturbed.serve_runs = &runs;
+    const std::vector<size_t> order = configurations_first(rows, candidates);
     std::vector<char> moved(candidates.size(), 0);
-    core::parallel_for(candidates.size(), threads, [&](size_t j) {
+    core::parallel_for(order.size(), threads, [&](size_t k) {
+      const size_t j = order[k];
       const int i = candidates[j];
-      const Prediction p = predict_row(rows[i], local).prediction;
+      const Prediction p = predict_row(rows[i], perturbed).prediction;
       moved[j] = !usable(rows[i], p) || std::fabs(std::log(p.predicted / base[i].predicted)) > 1e-9;
     });
     auto& list = out[key];
@@ -581,8 +596,12 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
   }
   fold_fit.values = refitted_values(fold_opt.keys, *ctx.calibration, *fold_ctx.calibration, sensitivity, train);
   fold_ctx.analytical_train = false;
+  ServeRunCache runs;  // a configuration's rows share one serve run
+  fold_ctx.serve_runs = &runs;
+  const std::vector<size_t> order = configurations_first(rows, held_out);
   std::vector<RowResult> out(held_out.size());
-  core::parallel_for(held_out.size(), opt.threads, [&](size_t j) {
+  core::parallel_for(order.size(), opt.threads, [&](size_t k) {
+    const size_t j = order[k];
     if (report.keeps(rows[held_out[j]])) out[j] = predict_row(rows[held_out[j]], fold_ctx);
   });
   return out;
