@@ -118,6 +118,28 @@ TEST_F(Fit, RecoversAKnownParameterFromSyntheticMeasurements) {
   EXPECT_LT(subset.loss_end, 0.01 * subset.loss_start);
 }
 
+// A value far from the start: measurements generated with gemm_efficiency × 0.5 (ln −0.69). The
+// line search walks down in steps growing by the golden ratio from 3 % (0.03, 0.05, 0.08, 0.13,
+// 0.21, 0.34: past the value after six trials), brackets it and narrows the bracket, within its
+// 16 trials; the fit lands within 2 %.
+TEST_F(Fit, FindsAValueFarFromWhereItStarts) {
+  auto rows = hopper_rows();
+  ASSERT_GE(rows.size(), 5u);
+  const double truth = shipped_->get(kKey).value.quantity.value * 0.5;
+  calib::Params perturbed = *shipped_;
+  perturbed.set(validation::with_value(perturbed.get(kKey), truth));
+  const auto truth_ctx = context(&perturbed);
+  for (auto& r : rows) r.value = validation::predict_row(r, truth_ctx).prediction.predicted;
+  const auto ctx = context(shipped_);
+  const auto sensitivity = validation::find_sensitive_rows(rows, ctx, {kKey});
+  validation::FitOptions opt;
+  opt.keys = {kKey};
+  opt.prior_weight = 0;
+  opt.sweeps = 1;
+  const auto fit = validation::fit(rows, {}, ctx, sensitivity, opt);
+  EXPECT_NEAR(fit.values[0].fitted / truth, 1.0, 0.02);
+}
+
 // The sensitivity pass perturbs a key only on the rows whose prediction reads it
 // (calib::ReadLog); it finds what perturbing the key on every row finds, on train rows and on
 // serving rows of three stacks.
