@@ -52,6 +52,9 @@ class Fit : public ::testing::Test {
         out.push_back(r);
     return out;
   }
+  /// hopper_rows() measured as the model predicts them with kKey at `factor` times its shipped
+  /// value; `truth` receives that value.
+  std::vector<validation::Row> synthetic_rows(double factor, double& truth) const;
   static hw::Catalog* catalog_;
   static calib::Params* shipped_;
 };
@@ -59,6 +62,16 @@ hw::Catalog* Fit::catalog_ = nullptr;
 calib::Params* Fit::shipped_ = nullptr;
 
 const char* kKey = "compute.nvidia-hopper.gemm_efficiency";
+
+std::vector<validation::Row> Fit::synthetic_rows(double factor, double& truth) const {
+  auto rows = hopper_rows();
+  truth = shipped_->get(kKey).value.quantity.value * factor;
+  calib::Params perturbed = *shipped_;
+  perturbed.set(validation::with_value(perturbed.get(kKey), truth));
+  const auto truth_ctx = context(&perturbed);
+  for (auto& r : rows) r.value = validation::predict_row(r, truth_ctx).prediction.predicted;
+  return rows;
+}
 
 TEST_F(Fit, FittedKeysAreTheFittedParametersTheGlobMatches) {
   const auto keys = validation::fitted_keys(*shipped_, "compute.nvidia-hopper.*");
@@ -81,14 +94,9 @@ TEST_F(Fit, WithValueKeepsTheUnitOfTheText) {
 // Measurements generated with gemm_efficiency × 1.08: the fit (no prior) recovers it within 1 %,
 // searching every row or a subset of them.
 TEST_F(Fit, RecoversAKnownParameterFromSyntheticMeasurements) {
-  auto rows = hopper_rows();
+  double truth = 0;
+  const auto rows = synthetic_rows(1.08, truth);
   ASSERT_GE(rows.size(), 5u);
-  const double truth = shipped_->get(kKey).value.quantity.value * 1.08;
-  calib::Params perturbed = *shipped_;
-  perturbed.set(validation::with_value(perturbed.get(kKey), truth));
-  const auto truth_ctx = context(&perturbed);
-  for (auto& r : rows) r.value = validation::predict_row(r, truth_ctx).prediction.predicted;
-
   const auto ctx = context(shipped_);
   const auto sensitivity = validation::find_sensitive_rows(rows, ctx, {kKey});
   EXPECT_EQ(sensitivity.at(kKey).size(), rows.size());
@@ -123,13 +131,9 @@ TEST_F(Fit, RecoversAKnownParameterFromSyntheticMeasurements) {
 // 0.21, 0.34: past the value after six trials), brackets it and narrows the bracket, within its
 // 16 trials; the fit lands within 2 %.
 TEST_F(Fit, FindsAValueFarFromWhereItStarts) {
-  auto rows = hopper_rows();
+  double truth = 0;
+  const auto rows = synthetic_rows(0.5, truth);
   ASSERT_GE(rows.size(), 5u);
-  const double truth = shipped_->get(kKey).value.quantity.value * 0.5;
-  calib::Params perturbed = *shipped_;
-  perturbed.set(validation::with_value(perturbed.get(kKey), truth));
-  const auto truth_ctx = context(&perturbed);
-  for (auto& r : rows) r.value = validation::predict_row(r, truth_ctx).prediction.predicted;
   const auto ctx = context(shipped_);
   const auto sensitivity = validation::find_sensitive_rows(rows, ctx, {kKey});
   validation::FitOptions opt;
