@@ -17,6 +17,13 @@ namespace {
 /// A fixture CSV: the header and the public file's H100 train rows.
 std::string hopper_fixture() { return xpusim::test::write_hopper_rows("calibrate_fixture"); }
 
+/// `xpusim ARGS` is refused as bad input (exit 2) with a message holding `says`.
+void expect_cv_refusal(const std::string& args, const std::string& says) {
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 2) << args;
+  EXPECT_NE(r.err.find(says), std::string::npos) << args << ": " << r.err;
+}
+
 std::string slurp(const std::string& path) {
   std::stringstream ss;
   ss << std::ifstream(path).rdbuf();
@@ -183,28 +190,17 @@ TEST(ValidateCvCli, ModelFoldsLeaveSmallSourcesWhole) {
   EXPECT_EQ(progress.out, by_source.out);
   EXPECT_NE(progress.err.find("fold 1/2"), std::string::npos) << progress.err;
   EXPECT_NE(progress.err.find("fold 2/2"), std::string::npos) << progress.err;
-  auto no_cv = run_cli("validate " + csv + " --cv-folds model");
-  EXPECT_EQ(no_cv.exit_code, 2);
-  EXPECT_NE(no_cv.err.find("--cv-folds"), std::string::npos) << no_cv.err;
-  auto bad = run_cli("validate " + csv + " --cv --cv-folds models");
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("--cv-folds"), std::string::npos) << bad.err;
+  expect_cv_refusal("validate " + csv + " --cv-folds model", "--cv-folds");
+  expect_cv_refusal("validate " + csv + " --cv --cv-folds models", "--cv-folds");
   // --cv-sweeps: each fold's fit in up to N coordinate-descent sweeps (default 1); 1 to 3, and
   // only with folds.
   auto three = run_cli("validate " + csv + " --cv --json --cv-sweeps 3");
   ASSERT_EQ(three.exit_code, 0) << three.err;
   EXPECT_EQ(nlohmann::json::parse(three.out)["rows"].size(), nlohmann::json::parse(by_source.out)["rows"].size());
-  for (const char* wrong : {"0", "4", "x"}) {
-    auto r = run_cli("validate " + csv + " --cv --cv-sweeps " + wrong);
-    EXPECT_EQ(r.exit_code, 2) << wrong;
-    EXPECT_NE(r.err.find("--cv-sweeps"), std::string::npos) << wrong << ": " << r.err;
-  }
-  auto without = run_cli("validate " + csv + " --cv-sweeps 1");
-  EXPECT_EQ(without.exit_code, 2);
-  EXPECT_NE(without.err.find("needs --cv"), std::string::npos) << without.err;
-  auto no_folds = run_cli("calibrate " + csv + " --folds none --cv-sweeps 1");
-  EXPECT_EQ(no_folds.exit_code, 2);
-  EXPECT_NE(no_folds.err.find("--cv-sweeps: needs --folds"), std::string::npos) << no_folds.err;
+  for (const char* wrong : {"0", "4", "x"})
+    expect_cv_refusal("validate " + csv + " --cv --cv-sweeps " + wrong, "--cv-sweeps");
+  expect_cv_refusal("validate " + csv + " --cv-sweeps 1", "needs --cv");
+  expect_cv_refusal("calibrate " + csv + " --folds none --cv-sweeps 1", "--cv-sweeps: needs --folds");
 }
 
 // validate --cv --html carries the folds into the page: CV columns in the summary, the table per

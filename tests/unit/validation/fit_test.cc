@@ -33,6 +33,8 @@ TEST(SourceOf, RepositoryPaperDoiOrHost) {
   for (const auto& c : cases) EXPECT_EQ(validation::source_of(c.url), c.source) << c.url;
 }
 
+const char* kKey = "compute.nvidia-hopper.gemm_efficiency";
+
 class Fit : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -55,13 +57,19 @@ class Fit : public ::testing::Test {
   /// hopper_rows() measured as the model predicts them with kKey at `factor` times its shipped
   /// value; `truth` receives that value.
   std::vector<validation::Row> synthetic_rows(double factor, double& truth) const;
+  /// A fit of kKey alone with no prior (the optimiser on its own).
+  static validation::FitOptions one_key_fit() {
+    validation::FitOptions opt;
+    opt.keys = {kKey};
+    opt.prior_weight = 0;
+    return opt;
+  }
   static hw::Catalog* catalog_;
   static calib::Params* shipped_;
 };
 hw::Catalog* Fit::catalog_ = nullptr;
 calib::Params* Fit::shipped_ = nullptr;
 
-const char* kKey = "compute.nvidia-hopper.gemm_efficiency";
 
 std::vector<validation::Row> Fit::synthetic_rows(double factor, double& truth) const {
   auto rows = hopper_rows();
@@ -100,9 +108,7 @@ TEST_F(Fit, RecoversAKnownParameterFromSyntheticMeasurements) {
   const auto ctx = context(shipped_);
   const auto sensitivity = validation::find_sensitive_rows(rows, ctx, {kKey});
   EXPECT_EQ(sensitivity.at(kKey).size(), rows.size());
-  validation::FitOptions opt;
-  opt.keys = {kKey};
-  opt.prior_weight = 0;
+  auto opt = one_key_fit();
   const auto fit = validation::fit(rows, {}, ctx, sensitivity, opt);
   ASSERT_EQ(fit.values.size(), 1u);
   EXPECT_NEAR(fit.values[0].fitted / truth, 1.0, 0.01);
@@ -136,9 +142,7 @@ TEST_F(Fit, FindsAValueFarFromWhereItStarts) {
   ASSERT_GE(rows.size(), 5u);
   const auto ctx = context(shipped_);
   const auto sensitivity = validation::find_sensitive_rows(rows, ctx, {kKey});
-  validation::FitOptions opt;
-  opt.keys = {kKey};
-  opt.prior_weight = 0;
+  auto opt = one_key_fit();
   opt.sweeps = 1;
   const auto fit = validation::fit(rows, {}, ctx, sensitivity, opt);
   EXPECT_NEAR(fit.values[0].fitted / truth, 1.0, 0.02);
@@ -248,9 +252,7 @@ TEST_F(Fit, LeaveOneSourceOutRefitsWithoutTheHeldOutRows) {
   }
   const auto ctx = context(shipped_);
   const auto sensitivity = validation::find_sensitive_rows(rows, ctx, {kKey});
-  validation::FitOptions opt;
-  opt.keys = {kKey};
-  opt.prior_weight = 0;
+  auto opt = one_key_fit();
   const auto all = validation::fit(rows, {}, ctx, sensitivity, opt);
   const auto cv = validation::cross_validate(rows, context(&all.params), sensitivity, opt);
   ASSERT_EQ(cv.size(), rows.size());
