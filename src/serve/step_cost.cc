@@ -82,6 +82,10 @@ workload::LayerShard StepCostModel::shard(long long tokens, bool prompt) const {
   s.tp = attention_tp();
   s.ep = plan_.plan.ep;
   s.etp = std::max(1, s.tp / std::max(1, plan_.plan.ep));  // experts ep-ways inside the tp group
+  // The expert-parallel group holds max(1, ep/tp) engines' distinct tokens (DP attention: ep of
+  // them; TP attention: one set, every rank's); each rank's experts get 1/ep of their routes.
+  const int ep = std::max(1, s.ep);
+  s.expert_row_share = static_cast<double>(std::max(1, ep / std::max(1, s.tp))) / ep;
   return s;
 }
 

@@ -54,6 +54,48 @@ double expected_touched_experts(long long local, long long experts, long long to
 
 namespace {
 
+// E[max of n standard normals] = ∫ x·n·φ(x)·Φ(x)^(n−1) dx, by the trapezoid rule over ±9
+// (deterministic; the tails beyond add under 1e-9 for n ≤ 10^6).
+double integrate_max_of_normals(int n) {
+  constexpr int kSteps = 1800;
+  constexpr double kSpan = 9.0, kDx = 2.0 * kSpan / kSteps;
+  const double inv_sqrt_2pi = 1.0 / std::sqrt(2.0 * M_PI);
+  double sum = 0.0;
+  for (int i = 0; i <= kSteps; ++i) {
+    const double x = -kSpan + kDx * i;
+    const double cdf = 0.5 * std::erfc(-x / std::sqrt(2.0));
+    const double f = x * n * inv_sqrt_2pi * std::exp(-0.5 * x * x) * std::pow(cdf, n - 1);
+    sum += (i == 0 || i == kSteps) ? 0.5 * f : f;
+  }
+  return sum * kDx;
+}
+
+}  // namespace
+
+double expected_max_of_normals(int n) {
+  if (n <= 1) return 0.0;
+  // Expert-parallel degrees up to 64 from a table built once (a step cost asks per layer kind).
+  constexpr int kTabulated = 64;
+  static const std::vector<double> table = [] {
+    std::vector<double> t(kTabulated + 1, 0.0);
+    for (int i = 2; i <= kTabulated; ++i) t[static_cast<size_t>(i)] = integrate_max_of_normals(i);
+    return t;
+  }();
+  return n <= kTabulated ? table[static_cast<size_t>(n)] : integrate_max_of_normals(n);
+}
+
+double busiest_rank_touched_experts(long long local, long long experts, long long top_k, long long tokens, int ranks) {
+  const double mean = expected_touched_experts(local, experts, top_k, tokens);
+  if (ranks <= 1 || local <= 0) return mean;
+  // Each local expert is touched independently with probability p (to first order): a rank's
+  // count has variance local·p·(1 − p), and the step waits for the busiest of `ranks` ranks.
+  const double p = mean / static_cast<double>(local);
+  const double sd = std::sqrt(static_cast<double>(local) * p * (1.0 - p));
+  return std::min(static_cast<double>(local), mean + expected_max_of_normals(ranks) * sd);
+}
+
+namespace {
+
 long long div_up(long long a, long long b) { return (a + b - 1) / b; }
 
 Op gemm(std::string name, GemmRole role, long long m, long long n, long long k, long long count = 1) {
@@ -182,8 +224,9 @@ long long running_experts(const ModelSpec& md, const LayerShard& s, long long lo
   if (s.expert_rows == LayerShard::ExpertRows::Balanced) return local;
   const long long tp = std::max(1, s.tp);
   const long long group_tokens = tokens * std::max<long long>(1, s.ep / tp);
-  const double touched =
-      expected_touched_experts(local, md.moe.num_experts, md.moe.experts_per_token, group_tokens);
+  // The expert-parallel ranks synchronise every layer: the step runs at the busiest rank's count.
+  const double touched = busiest_rank_touched_experts(local, md.moe.num_experts, md.moe.experts_per_token,
+                                                      group_tokens, std::max(1, s.ep));
   return std::clamp<long long>(static_cast<long long>(std::ceil(touched - 1e-9)), 1, local);
 }
 
@@ -193,13 +236,14 @@ void add_moe_mlp(const ModelSpec& md, const LayerShard& s, const LayerDims& d, i
     const auto& e = md.moe;
     ops.push_back(gemm("router", GemmRole::Other, tokens, e.num_experts, h));
     ops.push_back(elementwise("router_softmax_topk", 4.0 * static_cast<double>(tokens) * e.num_experts));
-    // Balanced routing: this chip's experts process tokens·top_k rows in total, spread over
-    // num_experts/ep local experts (grouped GEMM), each expert's FFN split over etp chips.
+    // Balanced routing: this chip's experts process their share of the tokens·top_k rows
+    // (expert_row_share), spread over num_experts/ep local experts (grouped GEMM), each
+    // expert's FFN split over etp chips.
     const long long local_experts = std::max<long long>(1, e.num_experts / s.ep);
     const long long etp = std::max<long long>(1, s.etp > 0 ? s.etp : s.tp);
     const long long eff = std::max<long long>(1, e.expert_ffn / etp);  // this chip's slice of an expert
     const long long rows_total =
-      static_cast<long long>(std::ceil(static_cast<double>(tokens * e.experts_per_token) * s.expert_load - 1e-9));
+      static_cast<long long>(std::ceil(static_cast<double>(tokens * e.experts_per_token) * s.expert_load * s.expert_row_share - 1e-9));
     const long long gemms = running_experts(md, s, local_experts, tokens);  // grouped-GEMM members that run
     long long rows_per_expert = std::max<long long>(1, div_up(rows_total, gemms));
     if (s.expert_rows == LayerShard::ExpertRows::Blockwise && s.expert_block > 0)

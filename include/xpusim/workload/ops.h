@@ -112,6 +112,12 @@ struct LayerShard {
   ExpertRows expert_rows = ExpertRows::Balanced;
   /// Tokens this (the busiest) expert-parallel rank receives over the mean (1 = balanced).
   double expert_load = 1.0;
+  /// Share of the shard's tokens·top_k routed rows that this chip's experts receive. 1 when
+  /// every rank of the expert-parallel group brings tokens of its own (training's expert data
+  /// parallelism, DP attention); 1/ep when the experts sit ep-ways inside a tensor-parallel
+  /// group whose ranks all hold the same tokens (serving with TP attention): each rank then
+  /// runs only the rows routed to its own ep-th of the experts.
+  double expert_row_share = 1.0;
   long long expert_block = 0;  ///< Blockwise: rows per block
   /// LoRA fine-tuning (training): > 0 freezes every base weight and adds adapters of this rank
   /// (lora_adapter_ops) to lora_targets; 0 = every weight trains.
@@ -122,6 +128,12 @@ struct LayerShard {
 /// Expected experts, of `local` on this chip out of `experts`, that at least one of `tokens`
 /// tokens routes to (each picks `top_k` distinct experts uniformly): local·(1 − (1 − k/E)^T).
 double expected_touched_experts(long long local, long long experts, long long top_k, long long tokens);
+/// Expected maximum of n independent standard normal variables (0 for n ≤ 1; 1.4236 for 8).
+double expected_max_of_normals(int n);
+/// The touched experts of the busiest of `ranks` expert-parallel ranks, each holding `local`
+/// experts: the mean count plus expected_max_of_normals(ranks) standard deviations of a rank's
+/// count (local·p·(1 − p), p the chance an expert is touched), at most `local`.
+double busiest_rank_touched_experts(long long local, long long experts, long long top_k, long long tokens, int ranks);
 
 /// Forward operators of layer `layer` (0-based) for one shard.
 std::vector<Op> layer_ops(const ModelSpec& m, int layer, const LayerShard& s);

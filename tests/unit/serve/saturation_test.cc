@@ -88,6 +88,21 @@ TEST(Saturation, TouchedExpertsFollowUniformRouting) {
   EXPECT_DOUBLE_EQ(wl::expected_touched_experts(16, 128, 4, 0), 0.0);
 }
 
+// The busiest of n expert-parallel ranks. The expected maximum of two standard normals is
+// 1/sqrt(pi), of three 3/(2 sqrt(pi)). One token of gpt-oss-120b (128 experts, top 4) on 4 ranks of
+// 32: p = 4/128 per expert, a rank's count has mean 1 and variance 32·p·(1 − p) = 0.96875, so the
+// busiest rank runs 1 + 1.0294·0.9843 experts (1.0294 the expected maximum of four normals). A
+// prompt that touches every expert leaves no spread; one rank is the mean.
+TEST(Saturation, TheBusiestExpertRankRunsMoreThanTheMean) {
+  EXPECT_NEAR(wl::expected_max_of_normals(1), 0.0, 1e-12);
+  EXPECT_NEAR(wl::expected_max_of_normals(2), 1.0 / std::sqrt(M_PI), 1e-6);
+  EXPECT_NEAR(wl::expected_max_of_normals(3), 1.5 / std::sqrt(M_PI), 1e-6);
+  EXPECT_NEAR(wl::expected_max_of_normals(4), 1.0294, 1e-4);
+  EXPECT_NEAR(wl::busiest_rank_touched_experts(32, 128, 4, 1, 4), 1.0 + 1.0294 * std::sqrt(0.96875), 1e-3);
+  EXPECT_NEAR(wl::busiest_rank_touched_experts(32, 128, 4, 1, 1), 1.0, 1e-12);
+  EXPECT_NEAR(wl::busiest_rank_touched_experts(32, 128, 4, 100000, 8), 32.0, 1e-9);
+}
+
 long long expert_gemms(const wl::ModelSpec& m, long long tokens, wl::LayerShard::ExpertRows rows,
                        long long* rows_per_expert, long long block = 0) {
   wl::LayerShard s;
@@ -139,6 +154,23 @@ TEST(Saturation, SkippingIdleExpertsCutsBatchOneDecodeToTheActiveWeights) {
   const double ba = a.cost(decode(512)).hbm_bytes.base(), bb = b.cost(decode(512)).hbm_bytes.base();
   EXPECT_GT(bb, 0.9 * a.memory().weights.base());
   EXPECT_LT(ba, 0.15 * bb);
+}
+
+// Experts ep-ways inside the tensor-parallel group: the eight ranks of a TP 8 engine hold the
+// same prompt tokens, so with EP 8 each rank runs the rows routed to its own eighth of the
+// experts, whole, and with EP 1 (expert TP 8) every row on an eighth of each expert's FFN. Either
+// way a rank does 1/8 of the step's expert math: the step's FLOPs are the same.
+TEST(Saturation, ExpertParallelInsideTheTensorGroupSplitsTheExpertMath) {
+  const auto& sys = catalog().system("h100-sxm-dgx");
+  const auto m = model("qwen3-235b-a22b");
+  const auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, "", sys.chip, shipped());
+  const auto mem = xpusim::mapping::memory_params(shipped());
+  xs::ReplicaPlan ep8, ep1;
+  ep8.plan.tp = ep1.plan.tp = 8;
+  ep8.plan.ep = 8;
+  const xs::StepCostModel a(sys, m, ep8, prof, mem, nullptr), b(sys, m, ep1, prof, mem, nullptr);
+  const auto prompt = mixed(1, 4096);
+  EXPECT_NEAR(a.cost(prompt).flops.base(), b.cost(prompt).flops.base(), 1e-3 * b.cost(prompt).flops.base());
 }
 
 }  // namespace

@@ -23,15 +23,21 @@ const workload::Op& op_named(const std::vector<workload::Op>& ops, const std::st
   return ops.front();
 }
 
-}  // namespace
-
-TEST(MoeLoad, TheBusiestRankRunsItsShareOfRowsTimesTheImbalance) {
-  const auto m = workload::load_model("qwen3-30b-a3b", kMoeLoadModels);
+// 4,096 tokens on 8 expert-parallel ranks, each expert whole on its rank.
+workload::LayerShard eight_rank_shard() {
   workload::LayerShard s;
   s.batch = 1;
   s.seq = 4096;
   s.ep = 8;
   s.etp = 1;
+  return s;
+}
+
+}  // namespace
+
+TEST(MoeLoad, TheBusiestRankRunsItsShareOfRowsTimesTheImbalance) {
+  const auto m = workload::load_model("qwen3-30b-a3b", kMoeLoadModels);
+  workload::LayerShard s = eight_rank_shard();
   const auto balanced = workload::layer_ops(m, 0, s);
   // Balanced: 4,096 tokens × 8 choices = 32,768 rows over the 16 local experts: 2,048 each.
   EXPECT_EQ(op_named(balanced, "expert_up").m, 2048);
@@ -46,4 +52,20 @@ TEST(MoeLoad, TheBusiestRankRunsItsShareOfRowsTimesTheImbalance) {
   // Attention and the router see the rank's own tokens, as balanced.
   EXPECT_EQ(op_named(busy, "router").m, op_named(balanced, "router").m);
   EXPECT_EQ(op_named(busy, "qkv_proj").m, op_named(balanced, "qkv_proj").m);
+}
+
+// Experts placed ep-ways inside a tensor-parallel group (serving with TP attention): the eight
+// ranks hold the same 4,096 tokens, so the group routes 32,768 rows once and each rank's 16
+// experts run 1/8 of them, 256 rows each, not the 2,048 of a rank that brings its own tokens.
+TEST(MoeLoad, RanksThatShareTheirTokensSplitTheRoutedRows) {
+  const auto m = workload::load_model("qwen3-30b-a3b", kMoeLoadModels);
+  workload::LayerShard s = eight_rank_shard();
+  s.tp = 8;
+  s.expert_row_share = 1.0 / 8;
+  const auto shared = workload::layer_ops(m, 0, s);
+  EXPECT_EQ(op_named(shared, "expert_up").m, 32768 / 8 / 16);
+  EXPECT_EQ(op_named(shared, "expert_up").count, 16);
+  EXPECT_DOUBLE_EQ(op_named(shared, "moe_dispatch").elements, 2.0 * (32768 / 8) * 2048);
+  // The router still scores every token the rank holds.
+  EXPECT_EQ(op_named(shared, "router").m, 4096);
 }
