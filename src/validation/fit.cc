@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "xpusim/core/check.h"
+#include "xpusim/core/diagnostics.h"
 #include "xpusim/core/format.h"
 #include "xpusim/core/parallel.h"
 #include "xpusim/validation/row_scenario.h"
@@ -315,9 +316,16 @@ bool matches_any(const std::string& globs, const std::string& key) {
 
 std::vector<std::string> fitted_keys(const calib::Params& params, const std::string& glob) {
   std::vector<std::string> out;
-  for (const auto& [key, p] : params.all())
-    if (p.kind == calib::Kind::Fitted && !p.value.is_flag && (glob.empty() || matches_any(glob, key)))
-      out.push_back(key);
+  for (const auto& [key, p] : params.all()) {
+    if (p.kind != calib::Kind::Fitted || p.value.is_flag || !(glob.empty() || matches_any(glob, key))) continue;
+    // The search runs in log space around the documented value: it needs a positive one.
+    if (!(p.prior.quantity.value > 0) || !(p.value.quantity.value > 0))
+      core::fail(key, "a fitted parameter is searched in log space around its documented value, which must be positive",
+                 p.prior.text + (p.value.text != p.prior.text ? " (value " + p.value.text + ")" : ""),
+                 "a positive documented value in the shipped calibration (an assumed key set to 0 cannot be fitted; "
+                 "give it a positive value and `kind: fitted` in data/calibration)");
+    out.push_back(key);
+  }
   return out;
 }
 

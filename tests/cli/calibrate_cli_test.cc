@@ -18,7 +18,7 @@ namespace {
 std::string hopper_fixture() { return xpusim::test::write_hopper_rows("calibrate_fixture"); }
 
 /// `xpusim ARGS` is refused as bad input (exit 2) with a message holding `says`.
-void expect_cv_refusal(const std::string& args, const std::string& says) {
+void expect_refusal(const std::string& args, const std::string& says) {
   const auto r = run_cli(args);
   EXPECT_EQ(r.exit_code, 2) << args;
   EXPECT_NE(r.err.find(says), std::string::npos) << args << ": " << r.err;
@@ -77,6 +77,17 @@ TEST(CalibrateCli, GlobMatchingNoFittedParameterIsAnInputError) {
   auto r = run_cli("calibrate " + hopper_fixture() + " --params 'compute.nvidia-ampere.hbm_*'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--params: matches no fitted parameter"), std::string::npos) << r.err;
+}
+
+// An assumed key whose shipped value is 0, marked fitted by the user's overrides: the log-space
+// search has no centre, so it is bad input naming the key (it was an internal error).
+TEST(CalibrateCli, FittingAKeyDocumentedAtZeroIsAnInputError) {
+  const std::string overrides = testing::TempDir() + "/fit_a_zero_key.yaml";
+  std::ofstream(overrides) << "serving:\n  frameworks:\n    sglang:\n      layer_overhead:\n"
+                              "        value: \"10 us\"\n        kind: fitted\n";
+  expect_refusal("calibrate " + hopper_fixture() + " --calibration " + overrides +
+                        " --params serving.frameworks.sglang.layer_overhead --folds none",
+                    "serving.frameworks.sglang.layer_overhead: a fitted parameter is searched in log space");
 }
 
 TEST(CalibrateCli, LeaveOneSourceOutAddsCvFigures) {
@@ -190,17 +201,17 @@ TEST(ValidateCvCli, ModelFoldsLeaveSmallSourcesWhole) {
   EXPECT_EQ(progress.out, by_source.out);
   EXPECT_NE(progress.err.find("fold 1/2"), std::string::npos) << progress.err;
   EXPECT_NE(progress.err.find("fold 2/2"), std::string::npos) << progress.err;
-  expect_cv_refusal("validate " + csv + " --cv-folds model", "--cv-folds");
-  expect_cv_refusal("validate " + csv + " --cv --cv-folds models", "--cv-folds");
+  expect_refusal("validate " + csv + " --cv-folds model", "--cv-folds");
+  expect_refusal("validate " + csv + " --cv --cv-folds models", "--cv-folds");
   // --cv-sweeps: each fold's fit in up to N coordinate-descent sweeps (default 1); 1 to 3, and
   // only with folds.
   auto three = run_cli("validate " + csv + " --cv --json --cv-sweeps 3");
   ASSERT_EQ(three.exit_code, 0) << three.err;
   EXPECT_EQ(nlohmann::json::parse(three.out)["rows"].size(), nlohmann::json::parse(by_source.out)["rows"].size());
   for (const char* wrong : {"0", "4", "x"})
-    expect_cv_refusal("validate " + csv + " --cv --cv-sweeps " + wrong, "--cv-sweeps");
-  expect_cv_refusal("validate " + csv + " --cv-sweeps 1", "needs --cv");
-  expect_cv_refusal("calibrate " + csv + " --folds none --cv-sweeps 1", "--cv-sweeps: needs --folds");
+    expect_refusal("validate " + csv + " --cv --cv-sweeps " + wrong, "--cv-sweeps");
+  expect_refusal("validate " + csv + " --cv-sweeps 1", "needs --cv");
+  expect_refusal("calibrate " + csv + " --folds none --cv-sweeps 1", "--cv-sweeps: needs --folds");
 }
 
 // validate --cv --html carries the folds into the page: CV columns in the summary, the table per
