@@ -58,7 +58,12 @@ struct CvGate {
 // and a fold's fit runs one sweep (docs/calibration.md, "Optimiser"; 852 s → 140 s): infer
 // 14.48/90.99, train 7.37/19.65 (with three sweeps: 14.73/91.10, 7.37/19.44). Gates at the
 // one-sweep figures rounded up to 0.1; ratchets from here.
-const CvGate kCvGates[] = {{"train", 7.4, 19.7}, {"infer", 14.5, 91.0}};
+// Re-based on 2026-12-07 (stop 63), a judgment written down here: TensorRT-LLM's per-step cost
+// became a step and a per-layer overhead (docs/serving.md, "Fitted on both files"). No training
+// prediction changed in sample, but the GPU folds re-fit compute.gpu_tiles.prologue_k on
+// training and serving rows together (as at stop 33): train 7.37/19.65 → 7.52/19.77; infer
+// 14.48/90.99 → 14.48/90.85.
+const CvGate kCvGates[] = {{"train", 7.6, 19.8}, {"infer", 14.5, 90.9}};
 
 TEST(CalibratePublicFile, EveryFoldPredictsItsRowsWithinTheCvGates) {
   const hw::Catalog catalog = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");

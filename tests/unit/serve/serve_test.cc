@@ -95,20 +95,22 @@ TEST(StepCost, HostWorkPerSequenceBoundsALargeBatchAndHidesBehindALongDeviceStep
   prof.host_time_per_sequence = seconds(50e-6);
   const xs::StepCostModel with_host(sys, model, xs::ReplicaPlan{}, prof, memory(), nullptr);
   const xs::StepCostModel without(sys, model, xs::ReplicaPlan{}, device_only, memory(), nullptr);
+  // The step's fixed costs: its overhead and each layer's.
+  const double fixed = prof.step_overhead.base() + prof.layer_overhead.base() * model.layers;
   // 2,048 short sequences: the device step is a few ms, the host's 2,048 × 50 us = 102.4 ms
-  // bounds it (overlap scheduler: max(device, host) + step_overhead).
+  // bounds it (overlap scheduler: max(device, host) + the fixed costs).
   xs::StepWork big;
   big.decode_seqs = 2048;
   big.decode_context = 2048 * 256.0;
-  const double device = without.time(big).base() - prof.step_overhead.base();
+  const double device = without.time(big).base() - fixed;
   ASSERT_LT(device, 2048 * 50e-6);
-  EXPECT_NEAR(with_host.time(big).base(), 2048 * 50e-6 + prof.step_overhead.base(), 1e-9);
-  EXPECT_NEAR(with_host.cost(big).overhead.base(), 2048 * 50e-6 - device + prof.step_overhead.base(), 1e-9);
+  EXPECT_NEAR(with_host.time(big).base(), 2048 * 50e-6 + fixed, 1e-9);
+  EXPECT_NEAR(with_host.cost(big).overhead.base(), 2048 * 50e-6 - device + fixed, 1e-9);
   // 4 sequences with long contexts: 200 us of host work hides behind the device step.
   xs::StepWork small;
   small.decode_seqs = 4;
   small.decode_context = 4 * 32768.0;
-  ASSERT_GT(without.time(small).base() - prof.step_overhead.base(), 4 * 50e-6);
+  ASSERT_GT(without.time(small).base() - fixed, 4 * 50e-6);
   EXPECT_DOUBLE_EQ(with_host.time(small).base(), without.time(small).base());
 }
 
