@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
 
 namespace xpusim::workload {
 
@@ -81,7 +83,13 @@ double expected_max_of_normals(int n) {
     for (int i = 2; i <= kTabulated; ++i) t[static_cast<size_t>(i)] = integrate_max_of_normals(i);
     return t;
   }();
-  return n <= kTabulated ? table[static_cast<size_t>(n)] : integrate_max_of_normals(n);
+  if (n <= kTabulated) return table[static_cast<size_t>(n)];
+  // Wider groups (wide EP over a rack) once each, shared by the threads of a run.
+  static std::mutex wide_lock;
+  static std::map<int, double> wide;
+  const std::lock_guard<std::mutex> hold(wide_lock);
+  const auto it = wide.find(n);
+  return it != wide.end() ? it->second : wide.emplace(n, integrate_max_of_normals(n)).first->second;
 }
 
 double busiest_rank_touched_experts(long long local, long long experts, long long top_k, long long tokens, int ranks) {

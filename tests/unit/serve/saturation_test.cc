@@ -98,6 +98,10 @@ TEST(Saturation, TheBusiestExpertRankRunsMoreThanTheMean) {
   EXPECT_NEAR(wl::expected_max_of_normals(2), 1.0 / std::sqrt(M_PI), 1e-6);
   EXPECT_NEAR(wl::expected_max_of_normals(3), 1.5 / std::sqrt(M_PI), 1e-6);
   EXPECT_NEAR(wl::expected_max_of_normals(4), 1.0294, 1e-4);
+  // Beyond the table (wide EP over a rack): 100 normals, 2.5076 (Tippett's tables); once computed,
+  // the same value again.
+  EXPECT_NEAR(wl::expected_max_of_normals(100), 2.5076, 1e-3);
+  EXPECT_EQ(wl::expected_max_of_normals(100), wl::expected_max_of_normals(100));
   EXPECT_NEAR(wl::busiest_rank_touched_experts(32, 128, 4, 1, 4), 1.0 + 1.0294 * std::sqrt(0.96875), 1e-3);
   EXPECT_NEAR(wl::busiest_rank_touched_experts(32, 128, 4, 1, 1), 1.0, 1e-12);
   EXPECT_NEAR(wl::busiest_rank_touched_experts(32, 128, 4, 100000, 8), 32.0, 1e-9);
