@@ -21,9 +21,10 @@ namespace xpusim::cli {
 
 namespace {
 // Rows predicted (in parallel) and written per batch when validate streams. A batch keeps the
-// serve runs its rows share until it is written: both files took 3.2 s at 64, 3.3 s at 256,
-// 3.45 s at 1,024 (docs/performance.md, "Both files in under 3 s").
-constexpr std::size_t kStreamBatch = 64;
+// serve runs its rows share until it is written, and its threads idle while its last rows run:
+// with runs of quiet steps interpolated, both files take 2.3 s at 256 and 2.5 s at 64 (142 and
+// 121 MB; docs/performance.md, "Runs of quiet steps from a line").
+constexpr std::size_t kStreamBatch = 256;
 
 struct ValidateOptions {
   std::vector<std::string> files;

@@ -55,6 +55,13 @@ struct ReqState {
 };
 
 struct PrefillJob { int req; long long done; };
+
+/// A step's time and what it charges the chips: the served model's step and its draft's steps.
+struct StepCharge {
+  double seconds = 0;
+  StepCost step, draft;
+  double draft_steps = 0;
+};
 struct Chunk { int req; long long tokens; };
 
 struct HeapItem {
@@ -146,7 +153,10 @@ class Sim {
   bool form_static(Engine& en);
   StepWork static_step_work(const Engine& en) const;
   StepWork continuous_step_work(const Engine& en) const;
+  StepCharge charge(const Engine& en, const StepWork& w) const;
   double step_seconds(const Engine& en, const StepWork& w);
+  SimTime skip_quiet_steps(int e, SimTime t);
+  bool kv_grows_past_cap(const Engine& en) const;
   void record_step(int e, const StepWork& w, SimTime t, SimTime dt);
   void step_done(int e, SimTime t);
   void static_step_done(Engine& en, SimTime t);
@@ -334,10 +344,7 @@ void Sim::join_decode(Engine& en, int r) {
 
 void Sim::preempt_for_growth(Engine& en) {
   if (s_.scheduler.kv_policy != KvPolicy::OnDemand) return;
-  const double blk = static_cast<double>(std::max<long long>(1, s_.scheduler.block_size));
-  const double tu = static_cast<double>(en.token_units);
-  auto need = [&] { return kv_used(en) + tu * (a_ * static_cast<double>(en.n_dec) + blk * running(en)); };
-  while (en.n_dec > 1 && need() > static_cast<double>(en.kv_cap)) {
+  while (kv_grows_past_cap(en)) {
     // Newest running decode sequence goes back to the front of the queue (recompute).
     while (!en.dec_stack.empty()) {
       auto [r, st] = en.dec_stack.back();
@@ -628,25 +635,33 @@ void Sim::add_activity(const StepCost& c, core::Dtype math, double times, int po
   }
 }
 
-// The step's time, with its activity (per chip of the engine) added to the run's.
-double Sim::step_seconds(const Engine& en, const StepWork& work) {
+// The step's time and activity (per chip of the engine).
+StepCharge Sim::charge(const Engine& en, const StepWork& work) const {
   const auto& shapes = s_.scheduler.static_shapes;
   StepWork compiled;
   if (shapes.on()) compiled = compiled_decode(shapes, s_.scheduler.batch_size(), work);
   const StepWork& w = shapes.on() ? compiled : work;
-  const StepCost c = en.cost->cost(w);
-  add_activity(c, en.cost->plan().plan.math_dtype, 1.0, en.pool);
-  double secs = c.total.base();
+  StepCharge c;
+  c.step = en.cost->cost(w);
+  c.seconds = c.step.total.base();
   if (w.decode_seqs > 0 && s_.spec.draft_len > 0 && s_.spec.draft) {
     // Draft model: draft_len sequential single-token steps at the same batch and context.
     StepWork d;
     d.decode_seqs = w.decode_seqs;
     d.decode_context = w.decode_context;
-    const StepCost dc = s_.spec.draft->cost(d);
-    add_activity(dc, s_.spec.draft->plan().plan.math_dtype, s_.spec.draft_len, en.pool);
-    secs += s_.spec.draft_len * dc.total.base();
+    c.draft = s_.spec.draft->cost(d);
+    c.draft_steps = s_.spec.draft_len;
+    c.seconds += s_.spec.draft_len * c.draft.total.base();
   }
-  return secs;
+  return c;
+}
+
+// The step's time, with its activity added to the run's.
+double Sim::step_seconds(const Engine& en, const StepWork& work) {
+  const StepCharge c = charge(en, work);
+  add_activity(c.step, en.cost->plan().plan.math_dtype, 1.0, en.pool);
+  if (c.draft_steps > 0) add_activity(c.draft, s_.spec.draft->plan().plan.math_dtype, c.draft_steps, en.pool);
+  return c.seconds;
 }
 
 // Time-weighted batch and KV use, the sampled timeline of engine 0, and the trace.
@@ -703,6 +718,7 @@ void Sim::try_start(int e, SimTime t, bool after_step) {
     finish_decodes(en, t);
     en.chunks.clear();
     after_step = true;
+    t = skip_quiet_steps(e, t);
   }
 }
 
@@ -715,6 +731,104 @@ bool Sim::quiet_step(const Engine& en, SimTime end) const {
   if (!en.waiting.empty() && running(en) < static_cast<double>(s_.scheduler.max_num_seqs)) return false;
   if (!en.heap.empty() && en.heap.top().finish_step <= en.dec_steps + 1) return false;
   return end <= kClockLimit && end < next_event_time();
+}
+
+// Whether a step formed now would preempt a decoding sequence to make room for the batch's
+// growth (on-demand KV: the cache, its next token per sequence and a block per sequence).
+bool Sim::kv_grows_past_cap(const Engine& en) const {
+  if (s_.scheduler.kv_policy != KvPolicy::OnDemand || en.n_dec <= 1) return false;
+  const double blk = static_cast<double>(std::max<long long>(1, s_.scheduler.block_size));
+  const double tu = static_cast<double>(en.token_units);
+  const double need = kv_used(en) + tu * (a_ * static_cast<double>(en.n_dec) + blk * running(en));
+  return need > static_cast<double>(en.kv_cap);
+}
+
+namespace {
+
+/// Whether `mid`, taken at `share` of the way from `a` to `b`, lies on their line (to 1e-9).
+bool on_the_line(double a, double b, double mid, double share) {
+  const double line = a + (b - a) * share;
+  return std::fabs(mid - line) <= 1e-9 * std::max(std::fabs(a), std::fabs(b));
+}
+
+/// What `steps` steps charge whose costs lie on the line from `a` (share 0) to `b` (share 1),
+/// `share` being the sum of their places on it.
+StepCost along_the_line(const StepCost& a, const StepCost& b, double steps, double share) {
+  StepCost s;
+  s.flops = core::flops(a.flops.base() * steps + (b.flops.base() - a.flops.base()) * share);
+  s.hbm_bytes = core::bytes(a.hbm_bytes.base() * steps + (b.hbm_bytes.base() - a.hbm_bytes.base()) * share);
+  s.scale_up_bytes =
+      core::bytes(a.scale_up_bytes.base() * steps + (b.scale_up_bytes.base() - a.scale_up_bytes.base()) * share);
+  s.scale_out_bytes =
+      core::bytes(a.scale_out_bytes.base() * steps + (b.scale_out_bytes.base() - a.scale_out_bytes.base()) * share);
+  return s;
+}
+
+}  // namespace
+
+// The quiet steps (quiet_step) that follow from `t`, run without forming and costing each: at a
+// fixed batch each adds the same tokens of context, and the step's cost is affine in the context
+// (the KV cache read grows with it) unless a roofline bound, the host's exposed work or an
+// attention window changes sides within the run, which three trial steps test. Each step then
+// takes its time from the line between the run's first and last step; the steps, their order
+// and their bookkeeping are those of the queue. Returns the end of the last step run.
+SimTime Sim::skip_quiet_steps(int e, SimTime t) {
+  constexpr long long kShortestRun = 16;  // below this the trial steps cost more than they save
+  Engine& en = engine(e);
+  if (s_.queue_every_step || is_static() || s_.scheduler.static_shapes.on() || en.n_dec <= 0 ||
+      !en.prefilling.empty() || en.heap.empty())
+    return t;
+  if (!en.waiting.empty() && running(en) < static_cast<double>(s_.scheduler.max_num_seqs)) return t;
+  StepWork w;
+  w.decode_seqs = en.n_dec;
+  w.decode_q = decode_q();
+  const double ctx0 = en.ctx_sum, grow = a_ * static_cast<double>(en.n_dec);
+  auto at = [&](long long i) {
+    w.decode_context = ctx0 + grow * static_cast<double>(i);
+    return charge(en, w);
+  };
+  const StepCharge first = at(0);
+  // Steps that finish no sequence (the heap's first finishes at its finish_step) and, at the
+  // first step's pace (steps only grow), end before the next event.
+  const SimTime next = next_event_time();
+  const double pace = std::max(1.0, first.seconds * core::kPicosecondsPerSecond);
+  const double by_time = static_cast<double>(std::min(next, kClockLimit) - t) / pace;
+  const long long run = std::min<long long>(en.heap.top().finish_step - 1 - en.dec_steps,
+                                            static_cast<long long>(std::min(by_time, 1e15)) + 1);
+  if (run < kShortestRun) return t;
+  const long long last = run - 1;
+  const StepCharge end = at(last);
+  for (long long i : {last / 4, last / 2, 3 * last / 4}) {
+    const StepCharge mid = at(i);
+    const double f = static_cast<double>(i) / static_cast<double>(last);
+    if (!on_the_line(first.seconds, end.seconds, mid.seconds, f) ||
+        !on_the_line(first.step.hbm_bytes.base(), end.step.hbm_bytes.base(), mid.step.hbm_bytes.base(), f) ||
+        !on_the_line(first.step.flops.base(), end.step.flops.base(), mid.step.flops.base(), f))
+      return t;
+  }
+  double share = 0, steps = 0;
+  for (long long i = 0; i < run && !kv_grows_past_cap(en); ++i) {
+    const double f = static_cast<double>(i) / static_cast<double>(last);
+    const SimTime dt =
+        std::max<SimTime>(1, to_sim_time(core::seconds(first.seconds + (end.seconds - first.seconds) * f)));
+    if (t + dt > kClockLimit || t + dt >= next) break;
+    w.decode_context = en.ctx_sum;
+    en.cutoff = en.step_start;
+    en.step_start = t;
+    record_step(e, w, t, dt);
+    t += dt;
+    advance_clock(t);
+    count_emitted(en, t);
+    finish_decodes(en, t);
+    share += f;
+    steps += 1;
+  }
+  res_.interpolated_steps += static_cast<long long>(steps);
+  add_activity(along_the_line(first.step, end.step, steps, share), en.cost->plan().plan.math_dtype, 1.0, en.pool);
+  if (first.draft_steps > 0)
+    add_activity(along_the_line(first.draft, end.draft, steps, share), s_.spec.draft->plan().plan.math_dtype,
+                 first.draft_steps, en.pool);
+  return t;
 }
 
 // The time of the next queued event or open-loop arrival (kNever: none).

@@ -366,6 +366,9 @@ struct SimResult {
   long long requests = 0;           ///< completed
   long long preemptions = 0;
   long long steps = 0;
+  /// Of `steps`, the quiet decode steps timed from the line through their run's first and last
+  /// step (the step cost is affine in the context there) rather than costed one by one.
+  long long interpolated_steps = 0;
   long long input_tokens = 0, output_tokens = 0;
   core::Seconds duration;           ///< first arrival to last completion
   core::Seconds busy_time;          ///< Σ over engines of time spent in steps

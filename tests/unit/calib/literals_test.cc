@@ -51,6 +51,8 @@ const std::vector<Allowed> kAllowlist = {
      "plan-search bounds (enumeration, not a prediction): tp up to 64, pipeline stages up to 16, DP-attention expert "
      "groups up to 8 domains"},
     {"serve/simulator.cc", {"0.999999", "100", "10"}, "acceptance clamp below 1, Poisson warm-up: drop the first 10% of >= 100 requests"},
+    {"serve/simulator.cc", {"16", "4", "3"},
+     "runs of quiet steps: interpolated from 16 steps on (performance only), tested on the line at their quartiles"},
     {"serve/latency_stats.cc", {"0.90", "0.99"}, "p90/p99 definitions"},
     {"serve/step_cost.cc", {"16", "1025"}, "memo table sizes (2^16 tokens, 1024 + 1 initial entries): performance only"},
     {"serve/rng.h", {"11", "9007199254740992.0", "6.283185307179586"}, "uniform double from 53 random bits, 2π (Box-Muller)"},
