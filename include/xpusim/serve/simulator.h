@@ -352,7 +352,8 @@ struct SimSpec {
   int timeline_samples = 200;  ///< samples of KV use and batch size over time
   TraceSpec trace;             ///< the serving timeline (off by default)
   /// Every step's end goes through the event queue, quiet decode steps too (they are otherwise
-  /// run back to back, docs/serving.md "Speed"): the reference run the tests compare with.
+  /// run back to back, their runs timed from a line; docs/serving.md "Speed"): the reference
+  /// run the tests compare with.
   bool queue_every_step = false;
 };
 
