@@ -55,6 +55,7 @@ struct ReqState {
 };
 
 struct PrefillJob { int req; long long done; };
+struct Chunk { int req; long long tokens; };
 
 /// A step's time and what it charges the chips: the served model's step and its draft's steps.
 struct StepCharge {
@@ -62,7 +63,6 @@ struct StepCharge {
   StepCost step, draft;
   double draft_steps = 0;
 };
-struct Chunk { int req; long long tokens; };
 
 struct HeapItem {
   long long finish_step;
@@ -764,6 +764,21 @@ StepCost along_the_line(const StepCost& a, const StepCost& b, double steps, doub
   return s;
 }
 
+/// Whether the charges of the steps between 0 and `last` (`at(i)`, the step i steps on) lie on
+/// the line from `first` to `end`: three trial steps at the quartiles, on time, bytes and FLOPs.
+template <class At>
+bool charges_on_the_line(At& at, const StepCharge& first, const StepCharge& end, long long last) {
+  for (long long i : {last / 4, last / 2, 3 * last / 4}) {
+    const StepCharge mid = at(i);
+    const double f = static_cast<double>(i) / static_cast<double>(last);
+    if (!on_the_line(first.seconds, end.seconds, mid.seconds, f) ||
+        !on_the_line(first.step.hbm_bytes.base(), end.step.hbm_bytes.base(), mid.step.hbm_bytes.base(), f) ||
+        !on_the_line(first.step.flops.base(), end.step.flops.base(), mid.step.flops.base(), f))
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // The quiet steps (quiet_step) that follow from `t`, run without forming and costing each: at a
@@ -798,14 +813,7 @@ SimTime Sim::skip_quiet_steps(int e, SimTime t) {
   if (run < kShortestRun) return t;
   const long long last = run - 1;
   const StepCharge end = at(last);
-  for (long long i : {last / 4, last / 2, 3 * last / 4}) {
-    const StepCharge mid = at(i);
-    const double f = static_cast<double>(i) / static_cast<double>(last);
-    if (!on_the_line(first.seconds, end.seconds, mid.seconds, f) ||
-        !on_the_line(first.step.hbm_bytes.base(), end.step.hbm_bytes.base(), mid.step.hbm_bytes.base(), f) ||
-        !on_the_line(first.step.flops.base(), end.step.flops.base(), mid.step.flops.base(), f))
-      return t;
-  }
+  if (!charges_on_the_line(at, first, end, last)) return t;
   double share = 0, steps = 0;
   for (long long i = 0; i < run && !kv_grows_past_cap(en); ++i) {
     const double f = static_cast<double>(i) / static_cast<double>(last);
