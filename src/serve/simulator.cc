@@ -157,6 +157,7 @@ class Sim {
   double step_seconds(const Engine& en, const StepWork& w);
   SimTime skip_quiet_steps(int e, SimTime t);
   bool kv_grows_past_cap(const Engine& en) const;
+  bool decodes_alone(const Engine& en) const;
   void record_step(int e, const StepWork& w, SimTime t, SimTime dt);
   void step_done(int e, SimTime t);
   void static_step_done(Engine& en, SimTime t);
@@ -726,11 +727,16 @@ void Sim::try_start(int e, SimTime t, bool after_step) {
 // changes no other engine, no request's state and nothing the next step's admission reads
 // (nothing waits, or the batch is full), so the event queue would hand it straight back.
 bool Sim::quiet_step(const Engine& en, SimTime end) const {
-  if (s_.queue_every_step || is_static() || !en.step_decodes || !en.chunks.empty() || !en.prefilling.empty())
-    return false;
-  if (!en.waiting.empty() && running(en) < static_cast<double>(s_.scheduler.max_num_seqs)) return false;
+  if (!en.step_decodes || !en.chunks.empty() || !decodes_alone(en)) return false;
   if (!en.heap.empty() && en.heap.top().finish_step <= en.dec_steps + 1) return false;
   return end <= kClockLimit && end < next_event_time();
+}
+
+// Whether the engine's next steps can only decode its running batch: quiet steps are on, no
+// prompt is in flight, and nothing waits or the batch is full (what the admission reads).
+bool Sim::decodes_alone(const Engine& en) const {
+  if (s_.queue_every_step || is_static() || !en.prefilling.empty()) return false;
+  return en.waiting.empty() || running(en) >= static_cast<double>(s_.scheduler.max_num_seqs);
 }
 
 // Whether a step formed now would preempt a decoding sequence to make room for the batch's
@@ -754,13 +760,12 @@ bool on_the_line(double a, double b, double mid, double share) {
 /// What `steps` steps charge whose costs lie on the line from `a` (share 0) to `b` (share 1),
 /// `share` being the sum of their places on it.
 StepCost along_the_line(const StepCost& a, const StepCost& b, double steps, double share) {
+  auto sum = [&](auto first, auto last) { return first * steps + (last - first) * share; };
   StepCost s;
-  s.flops = core::flops(a.flops.base() * steps + (b.flops.base() - a.flops.base()) * share);
-  s.hbm_bytes = core::bytes(a.hbm_bytes.base() * steps + (b.hbm_bytes.base() - a.hbm_bytes.base()) * share);
-  s.scale_up_bytes =
-      core::bytes(a.scale_up_bytes.base() * steps + (b.scale_up_bytes.base() - a.scale_up_bytes.base()) * share);
-  s.scale_out_bytes =
-      core::bytes(a.scale_out_bytes.base() * steps + (b.scale_out_bytes.base() - a.scale_out_bytes.base()) * share);
+  s.flops = sum(a.flops, b.flops);
+  s.hbm_bytes = sum(a.hbm_bytes, b.hbm_bytes);
+  s.scale_up_bytes = sum(a.scale_up_bytes, b.scale_up_bytes);
+  s.scale_out_bytes = sum(a.scale_out_bytes, b.scale_out_bytes);
   return s;
 }
 
@@ -790,10 +795,7 @@ bool charges_on_the_line(At& at, const StepCharge& first, const StepCharge& end,
 SimTime Sim::skip_quiet_steps(int e, SimTime t) {
   constexpr long long kShortestRun = 16;  // below this the trial steps cost more than they save
   Engine& en = engine(e);
-  if (s_.queue_every_step || is_static() || s_.scheduler.static_shapes.on() || en.n_dec <= 0 ||
-      !en.prefilling.empty() || en.heap.empty())
-    return t;
-  if (!en.waiting.empty() && running(en) < static_cast<double>(s_.scheduler.max_num_seqs)) return t;
+  if (!decodes_alone(en) || s_.scheduler.static_shapes.on() || en.n_dec <= 0 || en.heap.empty()) return t;
   StepWork w;
   w.decode_seqs = en.n_dec;
   w.decode_q = decode_q();
