@@ -49,8 +49,6 @@ constexpr long long kOfflineRequestsPerEngine = 3000;   // trtllm-bench style of
 constexpr long long kPrefillOnlyRequestsPerChip = 64;   // prompt-only (TTFT) offline rows
 constexpr long long kPoissonMinRequests = 4000;         // a Poisson run: at least this many arrivals,
 constexpr double kPoissonMinSeconds = 120;              // and at least this many seconds of them
-constexpr long long kClosedLoopMinRequests = 200;       // a closed loop: at least this many requests,
-constexpr long long kClosedLoopRoundsPerClient = 8;     // and this many per client
 
 /// What the notes say about the benchmark, read once.
 struct RowNotes {
@@ -344,9 +342,7 @@ core::Result<bool> apply_server(const RowNotes& notes, long long concurrency, Ro
   load.arrival = ArrivalKind::ClosedLoop;
   load.concurrency = concurrency;
   load.output_stop_hazard = -1;  // the benchmark client's early stops: the calibration's hazard
-  load.requests = std::max<long long>(kClosedLoopMinRequests, kClosedLoopRoundsPerClient * concurrency);
-  rs.assumptions.push_back("closed loop at concurrency " + std::to_string(concurrency) + " (AIPerf style), " +
-                           std::to_string(load.requests) + " requests");
+  rs.benchmark_loop = true;  // its request count: size_benchmark_loop, from the calibration
   return true;
 }
 
@@ -554,6 +550,22 @@ void flag_beyond_context(const Row& row, long long context, Prediction& p) {
 
 }  // namespace
 
+void size_benchmark_loop(const calib::Params& params, RowScenario& rs) {
+  if (!rs.benchmark_loop) return;
+  const std::string key = "serving.closed_loop.benchmark_requests_per_client";
+  const double measured = params.number(key);
+  if (!(measured >= 1))
+    core::fail(key, "a closed-loop benchmark measures at least one request per client", core::fmt_num(measured),
+               "a count of at least 1");
+  const long long warmup = std::llround(params.number("serving.closed_loop.warmup_requests_per_client"));
+  auto& load = rs.scenario.load;
+  load.requests = load.concurrency * (std::llround(measured) + std::max<long long>(0, warmup));
+  rs.assumptions.push_back("closed loop at concurrency " + std::to_string(load.concurrency) + " (AIPerf style), " +
+                           std::to_string(load.requests) + " requests: " + std::to_string(std::llround(measured)) +
+                           " measured per client after the warm-up (" + key +
+                           ", assumed, range 5..40; the source records no request count)");
+}
+
 Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long long request_cap, ServeRunCache* runs) {
   Prediction p;
   try {
@@ -563,7 +575,9 @@ Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long lo
       p.reason = rs.error();
       return p;
     }
-    serve::ServeScenario sc = rs->scenario;
+    RowScenario sized = *rs;
+    size_benchmark_loop(*env.calibration, sized);
+    serve::ServeScenario sc = sized.scenario;
     if (request_cap > 0) sc.load.requests = std::min(sc.load.requests, request_cap);
     auto rep = runs ? runs->run(sc, env) : serve::run_scenario(sc, env);
     if (!rep) {
@@ -573,7 +587,7 @@ Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long lo
     }
     p.predicted = metric_value(*rep, rs->metric);
     p.framework = rep->framework;
-    p.assumptions = rs->assumptions;
+    p.assumptions = sized.assumptions;
     for (const auto& a : rep->assumptions) p.assumptions.push_back(a);
     p.explain = explain_serve(*rep);
     flag_beyond_context(row, rep->model_context, p);

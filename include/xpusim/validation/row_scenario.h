@@ -29,10 +29,20 @@ struct RowScenario {
   serve::ServeScenario scenario;
   RowMetric metric = RowMetric::OutputTokensPerS;
   std::vector<std::string> assumptions;
+  /// A closed-loop benchmark row: the run holds as many requests per client as the benchmark's
+  /// (serving.closed_loop.benchmark_requests_per_client plus the warm-up), set by
+  /// size_benchmark_loop, since the clients' drift apart grows with the run's length.
+  bool benchmark_loop = false;
 };
 
 /// The scenario for an infer row; an error (reason) when the row cannot be simulated.
 core::Result<RowScenario> scenario_for_row(const Row& row, const hw::Catalog& catalog);
+
+/// A closed-loop benchmark row's request count from the calibration: concurrency x (measured
+/// requests per client + warm-up requests per client), with the assumption stated; no-op for
+/// other rows. Throws core::InputError when the calibration asks for fewer than one measured
+/// request per client.
+void size_benchmark_loop(const calib::Params& params, RowScenario& rs);
 
 /// The figure the row's metric names, from a report.
 double metric_value(const serve::ServeReport& rep, RowMetric m);

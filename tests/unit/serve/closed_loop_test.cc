@@ -119,12 +119,15 @@ TEST(ClosedLoop, TheReportStatesSpreadAndWarmUp) {
   sc.load.requests = 16;
   const auto rep = xs::run_scenario(sc, env());
   ASSERT_TRUE(rep) << rep.error();
-  EXPECT_EQ(rep->sim.warmup_requests, 4);
+  const long long per_client =
+      std::llround(env().calibration->number("serving.closed_loop.warmup_requests_per_client"));
+  ASSERT_GE(per_client, 1);  // the shipped warm-up; 16 requests leave each client one measured
+  EXPECT_EQ(rep->sim.warmup_requests, 4 * per_client);
   const auto it = std::find_if(rep->assumptions.begin(), rep->assumptions.end(),
                                [](const std::string& a) { return a.rfind("closed loop:", 0) == 0; });
   ASSERT_NE(it, rep->assumptions.end());
   EXPECT_NE(it->find("serving.closed_loop.start_spread"), std::string::npos) << *it;
-  EXPECT_NE(it->find("4 warm-up requests"), std::string::npos) << *it;
+  EXPECT_NE(it->find(std::to_string(4 * per_client) + " warm-up requests"), std::string::npos) << *it;
 }
 
 }  // namespace

@@ -59,15 +59,27 @@ using test::Gate;  // groups: "metric" or "metric/system"
 // calibrate` on both files; 3.18 ms a step could not hold gpt-oss-120b's measured 2.29 ms steps.
 // TPOT 12.1/34.5 → 11.6/34.2, B200 13.4/37.0 → 12.3/36.0, H200 p90 36.4 → 33.6. Three gates moved
 // up: TTFT median 40.5 → 40.6, TPOT median on H200 11.4 → 12.0 and p90 on H100 29.2 → 30.1.
+// Re-based (2026-12-07, stop 65), a judgment written down here: a closed-loop row's run holds
+// the benchmark's request count, concurrency x (10 measured + 2 warm-up) per client
+// (serving.closed_loop.benchmark_requests_per_client, the Dynamo genai-perf sweep convention),
+// instead of max(200, 8 x clients) of the simulator's choosing, on which the hazard 3e-5 had been
+// chosen: the drift apart grows with the run, so the two were fitted together. The hazard chosen
+// again at the stated count, 5e-6, is the better one out of fold (TTFT 41.3/91.1 -> 36.4/92.2,
+// every system's out-of-fold TTFT median and p90 equal or lower than at 1e-5). In sample the TTFT
+// median falls 40.6 -> 37.3 and every TTFT median with it; the p90 gates move up: TTFT 83.8 ->
+// 91.4, H100 78.4 -> 85.1, B200 82.2 -> 83.2, H200 120.7 -> 161.9 (rows measured below lock-step:
+// SGLang 0.5.6 Llama-3.1-8B at 4,000-8,000-token prompts, DeepSeek-V3 SGLang at 8,192, Llama-3.1-70B
+// at 16 clients), TPOT p90 34.2 -> 34.9, B200 36.0 -> 36.7, H200 33.6 -> 36.8, TPOT B200 median
+// 12.3 -> 12.33.
 const Gate kGates[] = {
-    {"ttft_ms", 40.7, 83.8},
-    {"tpot_ms", 11.7, 34.2},
-    {"ttft_ms/b200-hgx", 43.1, 82.2},
-    {"ttft_ms/h100-sxm-dgx", 34.3, 78.4},
-    {"ttft_ms/h200-sxm-hgx", 48.3, 120.7},
-    {"tpot_ms/b200-hgx", 12.3, 36.0},
-    {"tpot_ms/h100-sxm-dgx", 11.2, 30.1},
-    {"tpot_ms/h200-sxm-hgx", 12.0, 33.6},
+    {"ttft_ms", 37.4, 91.5},
+    {"tpot_ms", 11.6, 34.9},
+    {"ttft_ms/b200-hgx", 36.6, 83.3},
+    {"ttft_ms/h100-sxm-dgx", 33.1, 85.2},
+    {"ttft_ms/h200-sxm-hgx", 45.8, 162.0},
+    {"tpot_ms/b200-hgx", 12.4, 36.7},
+    {"tpot_ms/h100-sxm-dgx", 10.9, 29.8},
+    {"tpot_ms/h200-sxm-hgx", 12.0, 36.8},
 };
 
 

@@ -9,6 +9,8 @@
 #include <regex>
 
 #include "../shipped_data.h"
+#include "xpusim/core/diagnostics.h"
+#include "xpusim/validation/fit.h"
 #include "xpusim/validation/row.h"
 #include "xpusim/serve/simulator.h"
 #include "xpusim/validation/row_scenario.h"
@@ -226,6 +228,66 @@ TEST(MlperfServer, RateAndStatisticComeFromTheFixedPhrasing) {
   ASSERT_TRUE(rs) << rs.error();
   EXPECT_EQ(rs->metric, validation::RowMetric::TpotMean);
   EXPECT_DOUBLE_EQ(rs->scenario.load.rate_per_s, 75.0);
+}
+
+/// A closed-loop benchmark row of the silicon set's kind: Llama-3.1-8B fp8 on one H100, vLLM.
+validation::Row closed_loop_row(long long clients) {
+  auto r = mlperf_server_row("ttft_ms", "");
+  r.id = "test-closed-loop";
+  r.chips = 1;
+  r.model = "llama3.1-8b";
+  r.tp = 1;
+  r.in_len = 1024;
+  r.out_len = 1024;
+  r.batch_or_concurrency = clients;
+  r.notes = "closed-loop concurrency " + std::to_string(clients) + " clients; framework: vllm";
+  return r;
+}
+
+// The run is as long as the benchmark's: each client's measured requests plus its warm-up, both
+// read from the calibration, whatever the concurrency (no floor of the simulator's own).
+TEST(ClosedLoopRow, HoldsTheBenchmarksRequestsPerClientAndItsWarmUp) {
+  const std::string key = "serving.closed_loop.benchmark_requests_per_client";
+  calib::Params params = test::shipped();
+  const long long warmup = std::llround(params.number("serving.closed_loop.warmup_requests_per_client"));
+  for (const long long clients : {1LL, 4LL, 16LL, 512LL}) {
+    const auto rs = validation::scenario_for_row(closed_loop_row(clients), test::catalog());
+    ASSERT_TRUE(rs) << rs.error();
+    EXPECT_TRUE(rs->benchmark_loop);
+    for (const double measured : {5.0, 10.0, 40.0}) {
+      params.set(validation::with_value(params.get(key), measured));
+      auto sized = *rs;
+      validation::size_benchmark_loop(params, sized);
+      EXPECT_EQ(sized.scenario.load.requests, clients * (std::llround(measured) + warmup)) << clients << " clients";
+      EXPECT_NE(sized.assumptions.back().find(key), std::string::npos) << sized.assumptions.back();
+    }
+  }
+}
+
+TEST(ClosedLoopRow, FewerThanOneMeasuredRequestPerClientIsAnInputErrorNamingTheKey) {
+  const std::string key = "serving.closed_loop.benchmark_requests_per_client";
+  calib::Params params = test::shipped();
+  params.set(validation::with_value(params.get(key), 0.0));
+  const auto rs = validation::scenario_for_row(closed_loop_row(8), test::catalog());
+  ASSERT_TRUE(rs) << rs.error();
+  auto sized = *rs;
+  try {
+    validation::size_benchmark_loop(params, sized);
+    FAIL() << "no error for 0 requests per client";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+  }
+}
+
+// Rows of other loads keep the request count their own rule gives.
+TEST(ClosedLoopRow, OtherLoadsAreNotSizedAsABenchmarkLoop) {
+  const auto rs = validation::scenario_for_row(
+      mlperf_server_row("ttft_ms", "TTFT statistic: mean; server (Poisson, 75 QPS)"), test::catalog());
+  ASSERT_TRUE(rs) << rs.error();
+  EXPECT_FALSE(rs->benchmark_loop);
+  auto sized = *rs;
+  validation::size_benchmark_loop(test::shipped(), sized);
+  EXPECT_EQ(sized.scenario.load.requests, rs->scenario.load.requests);
 }
 
 TEST(MlperfServer, AMissingRateIsUnsupportedAndNamed) {
