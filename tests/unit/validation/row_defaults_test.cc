@@ -259,7 +259,11 @@ TEST(ClosedLoopRow, HoldsTheBenchmarksRequestsPerClientAndItsWarmUp) {
       auto sized = *rs;
       validation::size_benchmark_loop(params, sized);
       EXPECT_EQ(sized.scenario.load.requests, clients * (std::llround(measured) + warmup)) << clients << " clients";
-      EXPECT_NE(sized.assumptions.back().find(key), std::string::npos) << sized.assumptions.back();
+      const std::string& said = sized.assumptions.back();
+      EXPECT_NE(said.find(key), std::string::npos) << said;
+      EXPECT_NE(said.find(std::to_string(std::llround(measured)) + " measured per client"), std::string::npos) << said;
+      const auto& range = params.get(key);
+      EXPECT_NE(said.find("range " + range.range_low->text + ".." + range.range_high->text), std::string::npos) << said;
     }
   }
 }
