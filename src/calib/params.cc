@@ -257,6 +257,12 @@ void walk_override(const Json& node, const std::string& prefix, const std::strin
 
 std::string kind_name(Kind k) { return k == Kind::Fitted ? "fitted" : "assumed"; }
 
+std::string as_stated(const Parameter& p) {
+  std::string out = p.key + ", " + kind_name(p.kind);
+  if (p.range_low && p.range_high) out += ", range " + p.range_low->text + ".." + p.range_high->text;
+  return out;
+}
+
 std::string unit_kind(const Value& v) {
   if (v.is_flag) return "a flag";
   const auto& q = v.quantity;

@@ -558,20 +558,21 @@ void prepare_load(ServeScenario& sc, const workload::ModelSpec& model, const cal
 }
 
 // A closed loop's steady state as the run assumed it: the clients' start spread and warm-up.
-void add_closed_loop_note(const LoadSpec& load, ServeReport& rep) {
+void add_closed_loop_note(const LoadSpec& load, const calib::Params& params, ServeReport& rep) {
   if (load.arrival != ArrivalKind::ClosedLoop) return;
+  auto stated = [&](const char* name) { return calib::as_stated(params.get(std::string("serving.closed_loop.") + name)); };
   const double span = rep.sim.client_start_span.base();
   rep.assumptions.push_back(
       "closed loop: " + std::to_string(load.concurrency) + " clients " +
       (span > 0 ? "started spread over " + core::fmt_num(span, 3) + " s (" + core::fmt_num(load.start_spread, 3) +
-                      " x one request's estimated end-to-end time; serving.closed_loop.start_spread, assumed, range 0..1)"
+                      " x one request's estimated end-to-end time; " + stated("start_spread") + ")"
                 : std::string("started together, in lock-step (serving.closed_loop.start_spread 0)")) +
       "; " + std::to_string(rep.sim.warmup_requests) + " warm-up requests (the first " +
-      std::to_string(load.warmup_per_client) +
-      " of each client; serving.closed_loop.warmup_requests_per_client, assumed, range 0..2) left out of the latency figures" +
+      std::to_string(load.warmup_per_client) + " of each client; " + stated("warmup_requests_per_client") +
+      ") left out of the latency figures" +
       (load.output_stop_hazard > 0
-           ? "; outputs end early with probability " + core::fmt_num(load.output_stop_hazard, 3) +
-                 " per token (EOS; serving.closed_loop.output_stop_hazard, assumed), capped at out_len"
+           ? "; outputs end early with probability " + core::fmt_num(load.output_stop_hazard, 3) + " per token (EOS; " +
+                 stated("output_stop_hazard") + "), capped at out_len"
            : std::string()));
 }
 
@@ -806,7 +807,7 @@ core::Result<ServeReport> run_hetero(const ServeScenario& in, const ServeEnv& en
   const SimSpec spec = hetero_spec(sc, pre, dec, params, rep);
   rep.sim = simulate(spec);
   assess_overload(spec, params, rep);
-  add_closed_loop_note(sc.load, rep);
+  add_closed_loop_note(sc.load, params, rep);
   add_prefix_cache_note(sc, spec, rep);
   fill_hetero_report(sc, spec, pre, dec, params, rep);
   return rep;
@@ -1032,7 +1033,7 @@ core::Result<ServeReport> run_scenario(const ServeScenario& in, const ServeEnv& 
   rep.sim = simulate(b.spec);
   assess_overload(b.spec, params, rep);
   add_sim_notes(model, rep);
-  add_closed_loop_note(sc.load, rep);
+  add_closed_loop_note(sc.load, params, rep);
   add_prefix_cache_note(sc, b.spec, rep);
   rep.scenario = sc;
   rep.model_context = model.max_position;

@@ -552,22 +552,18 @@ void flag_beyond_context(const Row& row, long long context, Prediction& p) {
 
 void size_benchmark_loop(const calib::Params& params, RowScenario& rs) {
   if (!rs.benchmark_loop) return;
-  const std::string key = "serving.closed_loop.benchmark_requests_per_client";
-  const calib::Parameter& per_client = params.get(key);
-  const double measured = params.number(key);
+  const calib::Parameter& per_client = params.get("serving.closed_loop.benchmark_requests_per_client");
+  const double measured = params.number(per_client.key);
   if (!(measured >= 1))
-    core::fail(key, "a closed-loop benchmark measures at least one request per client", core::fmt_num(measured),
-               "a count of at least 1");
+    core::fail(per_client.key, "a closed-loop benchmark measures at least one request per client",
+               core::fmt_num(measured), "a count of at least 1");
   const long long count = std::llround(measured);
   const long long warmup = std::max<long long>(0, std::llround(params.number("serving.closed_loop.warmup_requests_per_client")));
   auto& load = rs.scenario.load;
   load.requests = load.concurrency * (count + warmup);
-  const std::string range = per_client.range_low && per_client.range_high
-                                ? ", range " + per_client.range_low->text + ".." + per_client.range_high->text
-                                : std::string();
   rs.assumptions.push_back("closed loop at concurrency " + std::to_string(load.concurrency) + ", " +
                            std::to_string(load.requests) + " requests: " + std::to_string(count) +
-                           " measured per client after its warm-up (" + key + ", assumed" + range +
+                           " measured per client after its warm-up (" + calib::as_stated(per_client) +
                            "; the source records no request count)");
 }
 

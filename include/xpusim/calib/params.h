@@ -50,6 +50,10 @@ struct Parameter {
 /// "a plain number", "a time", "a flag"… for messages and `calibration show`.
 std::string unit_kind(const Value& v);
 
+/// How an output names the parameter an answer assumed: "<key>, assumed, range <low>..<high>"
+/// (the kind, and the range when the parameter has one).
+std::string as_stated(const Parameter& p);
+
 // Versioned software stacks as data (data/calibration/stacks/<layer>.yaml): for each stack (a
 // serving framework), the version ranges that behave alike, what each range does (its
 // documented behaviour, topic by topic), the settings in which it differs from the stack's

@@ -77,6 +77,14 @@ TEST_F(CalibFiles, ReadsUnitsFractionsAndFlags) {
   EXPECT_EQ(p.sections("model"), std::vector<std::string>{"family"});
 }
 
+// An answer names the parameter it assumed with its kind and, where it has one, its range.
+TEST_F(CalibFiles, AParameterIsStatedWithItsKindAndRange) {
+  write("model.yaml", kSmall);
+  const calib::Params p = calib::load_directory(dir());
+  EXPECT_EQ(calib::as_stated(p.get("model.family.efficiency")), "model.family.efficiency, fitted, range 0..1");
+  EXPECT_EQ(calib::as_stated(p.get("model.family.overhead")), "model.family.overhead, assumed");
+}
+
 TEST_F(CalibFiles, WrongUnitNamesKeyValueAndExpectedUnit) {
   write("model.yaml", kSmall);
   const calib::Params p = calib::load_directory(dir());
