@@ -578,7 +578,7 @@ Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long lo
     }
     RowScenario sized = *rs;
     size_benchmark_loop(*env.calibration, sized);
-    serve::ServeScenario sc = sized.scenario;
+    serve::ServeScenario& sc = sized.scenario;
     if (request_cap > 0) sc.load.requests = std::min(sc.load.requests, request_cap);
     auto rep = runs ? runs->run(sc, env) : serve::run_scenario(sc, env);
     if (!rep) {
