@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -87,6 +88,7 @@ class Fitter {
     ctx_.serving_request_cap = opt.inner_request_cap;
     residual_.assign(rows.size(), 0.0);
     in_fit_.assign(rows.size(), 0);
+    stale_.assign(rows.size(), 0);
     for (const Row& row : rows) config_.push_back(configuration_key(row));
     std::vector<Prediction> p;
     predict(use, p);
@@ -103,6 +105,7 @@ class Fitter {
 
   double weight(int i) const { return rows_[i].trust == "C" ? opt_.trust_c_weight : 1.0; }
 
+  /// The rows' loss at the current values; residual_ must be up to date (refresh_all()).
   double data_loss() const {
     double sum = 0;
     for (size_t i = 0; i < rows_.size(); ++i)
@@ -146,16 +149,40 @@ class Fitter {
 
   /// One line search (search()) in log space over `rows`, or over an evenly spaced subset of
   /// opt_.line_rows of them when there are more; keeps the current value unless a trial beats it
-  /// on the rows searched. Every row of `rows` then holds its residual at the kept value.
+  /// on the rows searched. When the value moved, the unsearched rows' residuals are out of date:
+  /// they are predicted again when a later search or the final loss needs them (refresh()), not
+  /// here, so rows no later search reads cost nothing.
   void line_search(const Coordinate& c, const std::vector<int>& rows) {
     const std::vector<int> searched = evenly_spaced(rows, opt_.line_rows);
+    refresh(searched);
     const double start = params_.get(c.key).value.quantity.value;
     search(c, searched);
-    // Unsearched rows hold their residuals while the value stays where it was.
     if (searched.size() == rows.size() || params_.get(c.key).value.quantity.value == start) return;
-    std::vector<double> res;
-    evaluate(c, std::log(params_.get(c.key).value.quantity.value), rows, res);
-    for (size_t j = 0; j < rows.size(); ++j) residual_[rows[j]] = res[j];
+    for (int i : rows) stale_[i] = 1;
+    for (int i : searched) stale_[i] = 0;
+  }
+
+  /// Predicts again the rows of `rows` whose residuals a key's move left out of date.
+  void refresh(const std::vector<int>& rows) {
+    std::vector<int> out_of_date;
+    for (int i : rows)
+      if (stale_[i]) out_of_date.push_back(i);
+    if (out_of_date.empty()) return;
+    std::vector<Prediction> p;
+    predict(out_of_date, p);
+    for (size_t j = 0; j < out_of_date.size(); ++j) {
+      const int i = out_of_date[j];
+      residual_[i] = usable(rows_[i], p[j]) ? log_residual(rows_[i], p[j]) : kUnpredictableResidual;
+      stale_[i] = 0;
+    }
+  }
+
+  /// Brings every row's residual up to date (for data_loss()).
+  void refresh_all() {
+    std::vector<int> all;
+    for (size_t i = 0; i < rows_.size(); ++i)
+      if (in_fit_[i]) all.push_back(static_cast<int>(i));
+    refresh(all);
   }
 
  private:
@@ -284,6 +311,7 @@ class Fitter {
   Context ctx_;
   std::vector<double> residual_;
   std::vector<char> in_fit_;  // not vector<bool>: written from several threads
+  std::vector<char> stale_;   ///< 1: the residual predates a key's move (refresh())
   std::vector<std::string> config_;  ///< each row's configuration_key
 };
 
@@ -426,7 +454,11 @@ FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const C
     }
     if (largest_move < opt.line_tolerance) break;
   }
-  result.loss_end = fitter.data_loss();
+  result.loss_end = std::numeric_limits<double>::quiet_NaN();
+  if (opt.final_loss) {
+    fitter.refresh_all();
+    result.loss_end = fitter.data_loss();
+  }
   result.params = fitter.params();
   for (const auto& c : coordinates) {
     const auto& p = result.params.get(c.key);
@@ -585,6 +617,7 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
   FitOptions fold_opt = opt;
   fold_opt.keys = keys_moving(opt.keys, sensitivity, held_out, opt.refit_min_share);
   if (opt.fold_sweeps > 0) fold_opt.sweeps = opt.fold_sweeps;
+  fold_opt.final_loss = false;  // only the fold's values are used
   calib::Params start = *ctx.calibration;
   for (const auto& key : fold_opt.keys) {
     calib::Parameter p = start.get(key);

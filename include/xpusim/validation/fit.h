@@ -51,8 +51,9 @@ struct FitOptions {
   double line_tolerance = 0.03;
   /// Rows a line search evaluates: a key that moves more is searched on about this many of
   /// them, as whole configurations (a TTFT and a TPOT row share one run) evenly spaced over its
-  /// rows (in file order, so across systems, models and stacks); all its rows are then predicted
-  /// once at the value kept. 0: every row. 512 rows are about 256 serving configurations.
+  /// rows (in file order, so across systems, models and stacks); its other rows are predicted
+  /// again at the value kept when a later search (or the final loss) reads them. 0: every row.
+  /// 512 rows are about 256 serving configurations.
   int line_rows = 512;
   double soft_l1_scale = 0.10;     ///< soft-L1 transition, in ln(pred/measured)
   double trust_c_weight = 0.5;     ///< weight of a row with trust C (A and B: 1)
@@ -62,6 +63,9 @@ struct FitOptions {
   /// minimum query count. The reported figures simulate every request.
   long long inner_request_cap = 24576;
   int threads = core::default_threads();  ///< rows predicted in parallel (results do not depend on it)
+  /// Predict every row at the values kept, for FitResult::loss_end. A cross-validation fold's
+  /// fit, whose loss nothing reads, skips it (its loss_end is then NaN).
+  bool final_loss = true;
   Folds folds = Folds::BySource;   ///< cross_validate's folds
   /// A source of at least this many rows, over two or more models, folds by model
   /// (Folds::ByModelWithinLargeSource).
@@ -91,7 +95,7 @@ struct FittedValue {
 struct FitResult {
   calib::Params params;             ///< the start parameters with the fitted values
   std::vector<FittedValue> values;  ///< in key order
-  double loss_start = 0, loss_end = 0;
+  double loss_start = 0, loss_end = 0;  ///< loss_end: NaN without FitOptions::final_loss
   int rows_used = 0;                ///< rows predicted (status ok) at the start
 };
 
