@@ -101,6 +101,7 @@ class Fitter {
   }
 
   int rows_used() const { return static_cast<int>(std::count(in_fit_.begin(), in_fit_.end(), 1)); }
+  long long predictions() const { return predictions_; }
   calib::Params& params() { return params_; }
 
   double weight(int i) const { return rows_[i].trust == "C" ? opt_.trust_c_weight : 1.0; }
@@ -189,7 +190,8 @@ class Fitter {
   /// The predictions of `rows` at the current parameters, in parallel. The rows of one
   /// configuration (a TTFT and a TPOT row) share one serve run, its first row started ahead of
   /// the others.
-  void predict(const std::vector<int>& rows, std::vector<Prediction>& out) const {
+  void predict(const std::vector<int>& rows, std::vector<Prediction>& out) {
+    predictions_ += static_cast<long long>(rows.size());
     ServeRunCache runs;
     Context ctx = ctx_;
     ctx.serve_runs = &runs;
@@ -313,6 +315,7 @@ class Fitter {
   std::vector<char> in_fit_;  // not vector<bool>: written from several threads
   std::vector<char> stale_;   ///< 1: the residual predates a key's move (refresh())
   std::vector<std::string> config_;  ///< each row's configuration_key
+  long long predictions_ = 0;        ///< rows predicted so far (FitResult::predictions)
 };
 
 std::vector<std::string> split_key(const std::string& key) {
@@ -460,6 +463,7 @@ FitResult fit(const std::vector<Row>& rows, const std::vector<int>& use, const C
     result.loss_end = fitter.data_loss();
   }
   result.params = fitter.params();
+  result.predictions = fitter.predictions();
   for (const auto& c : coordinates) {
     const auto& p = result.params.get(c.key);
     FittedValue v{c.key, std::exp(c.prior_center), p.value.quantity.value, p.value.text, sensitive_count[c.key]};
@@ -636,6 +640,7 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
     fold_ctx.calibration = &fold.params;
   }
   fold_fit.values = refitted_values(fold_opt.keys, *ctx.calibration, *fold_ctx.calibration, sensitivity, train);
+  fold_fit.predictions = fold.predictions;
   fold_ctx.analytical_train = false;
   ServeRunCache runs;  // a configuration's rows share one serve run
   fold_ctx.serve_runs = &runs;
@@ -678,7 +683,7 @@ std::vector<RowResult> cross_validate(const std::vector<Row>& rows, const Contex
     std::vector<int> train, held_out;
     for (size_t i = 0; i < rows.size(); ++i) (label[i] == fold ? held_out : train).push_back(static_cast<int>(i));
     if (train.empty()) continue;
-    FoldFit fold_fit{fold, {}};
+    FoldFit fold_fit{fold, {}, 0};
     const auto predicted = run_fold(rows, train, held_out, ctx, sensitivity, opt, fold_fit, report);
     for (size_t j = 0; j < held_out.size(); ++j) {
       out[held_out[j]] = predicted[j];

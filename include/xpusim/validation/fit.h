@@ -97,6 +97,9 @@ struct FitResult {
   std::vector<FittedValue> values;  ///< in key order
   double loss_start = 0, loss_end = 0;  ///< loss_end: NaN without FitOptions::final_loss
   int rows_used = 0;                ///< rows predicted (status ok) at the start
+  /// Row predictions the fit made (the start, every trial, the rows predicted again): its work,
+  /// which unlike its seconds does not depend on the machine.
+  long long predictions = 0;
 };
 
 /// One leave-one-source-out fold: the source it held out and the keys it re-fitted (those that
@@ -105,6 +108,7 @@ struct FitResult {
 struct FoldFit {
   std::string source;
   std::vector<FittedValue> values;  ///< in key order
+  long long predictions = 0;        ///< row predictions of the fold's fit (FitResult::predictions)
 };
 
 /// Which rows each parameter moves: every row is predicted once with the start values and once

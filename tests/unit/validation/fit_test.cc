@@ -134,7 +134,18 @@ TEST_F(Fit, RecoversAKnownParameterFromSyntheticMeasurements) {
   // reported is the one every row gives, predicted afresh, at the values kept.
   auto none = opt;
   none.keys.clear();
-  EXPECT_DOUBLE_EQ(validation::fit(rows, {}, context(&subset.params), sensitivity, none).loss_start, subset.loss_end);
+  const auto afresh = validation::fit(rows, {}, context(&subset.params), sensitivity, none);
+  EXPECT_DOUBLE_EQ(afresh.loss_start, subset.loss_end);
+  // The work, counted: a fit of no key predicts each row once. Without the final loss (a
+  // cross-validation fold's fit) the same search ends at the same value, having predicted the
+  // rows outside the three searched ones once fewer.
+  EXPECT_EQ(afresh.predictions, static_cast<long long>(rows.size()));
+  auto foldlike = opt;
+  foldlike.final_loss = false;
+  const auto no_loss = validation::fit(rows, {}, ctx, sensitivity, foldlike);
+  EXPECT_EQ(no_loss.values[0].fitted_text, subset.values[0].fitted_text);
+  EXPECT_TRUE(std::isnan(no_loss.loss_end));
+  EXPECT_EQ(subset.predictions - no_loss.predictions, subset.rows_used - 3);
 }
 
 // A value far from the start: measurements generated with gemm_efficiency × 0.5 (ln −0.69). The
