@@ -122,12 +122,11 @@ int run_calibrate(const Args& args) {
   if (folds != "none") run.cv = validation::cross_validate(rows, fitted_ctx, sensitivity, opt, &run.folds, &run.fold_fits);
   if (run.folds.empty()) run.cv.clear();  // one source: no fold ran, so there are no CV figures
   const double t_cv = seconds_since(t0);
-  long long fold_predictions = 0;
-  for (const auto& f : run.fold_fits) fold_predictions += f.predictions;
   std::cerr << core::strformat(
       "calibrate: %zu rows, %zu parameters; sensitivity %.1f s, fit %.1f s (%lld row predictions), %zu folds %.1f s "
       "(%lld row predictions in their fits)\n",
-      rows.size(), opt.keys.size(), t_sensitivity, t_fit, run.fit.predictions, run.folds.size(), t_cv, fold_predictions);
+      rows.size(), opt.keys.size(), t_sensitivity, t_fit, run.fit.predictions, run.folds.size(), t_cv,
+      validation::fold_predictions(run.fold_fits));
 
   if (!out_file.empty()) {
     const std::string command = "xpusim calibrate" + (glob.empty() ? "" : " --params '" + glob + "'");

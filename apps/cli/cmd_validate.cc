@@ -104,10 +104,9 @@ std::vector<validation::RowResult> cross_validate_rows(const std::vector<validat
   std::vector<validation::FoldFit> fits;
   auto out = validation::cross_validate(rows, ctx, sensitivity, opt, &folds, &fits, o.selection);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-  long long predictions = 0;
-  for (const auto& f : fits) predictions += f.predictions;
   std::cerr << "xpusim validate: " << folds.size() << " folds (" << o.cv_folds << ") of " << opt.keys.size()
-            << " parameters in " << took.count() << " s (" << predictions << " row predictions in their fits)\n";
+            << " parameters in " << took.count() << " s (" << validation::fold_predictions(fits)
+            << " row predictions in their fits)\n";
   return out;
 }
 

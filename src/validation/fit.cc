@@ -48,6 +48,11 @@ double soft_l1(double residual, double scale) {
 /// The loss a row contributes when a trial value makes it unpredictable: a factor-10 miss.
 constexpr double kUnpredictableResidual = 2.302585092994046;
 
+/// A row's residual in the fit: its log residual, or a factor-10 miss when it is unpredictable.
+double fit_residual(const Row& row, const Prediction& p) {
+  return usable(row, p) ? log_residual(row, p) : kUnpredictableResidual;
+}
+
 /// The fixed per-parameter quantities of the objective: the prior (log-normal around the
 /// start value, width from the range) and the search interval in log space.
 struct Coordinate {
@@ -128,10 +133,9 @@ class Fitter {
     double loss = opt_.prior_weight * prior_loss(c, x);
     std::vector<Prediction> p;
     predict(rows, p);
-    out.assign(rows.size(), kUnpredictableResidual);
+    out.resize(rows.size());
     for (size_t j = 0; j < rows.size(); ++j) {
-      const Row& row = rows_[rows[j]];
-      if (usable(row, p[j])) out[j] = log_residual(row, p[j]);
+      out[j] = fit_residual(rows_[rows[j]], p[j]);
       loss += weight(rows[j]) * soft_l1(out[j], opt_.soft_l1_scale);
     }
     return loss;
@@ -173,7 +177,7 @@ class Fitter {
     predict(out_of_date, p);
     for (size_t j = 0; j < out_of_date.size(); ++j) {
       const int i = out_of_date[j];
-      residual_[i] = usable(rows_[i], p[j]) ? log_residual(rows_[i], p[j]) : kUnpredictableResidual;
+      residual_[i] = fit_residual(rows_[i], p[j]);
       stale_[i] = 0;
     }
   }
@@ -654,6 +658,12 @@ std::vector<RowResult> run_fold(const std::vector<Row>& rows, const std::vector<
 }
 
 }  // namespace
+
+long long fold_predictions(const std::vector<FoldFit>& fits) {
+  long long n = 0;
+  for (const auto& f : fits) n += f.predictions;
+  return n;
+}
 
 std::vector<std::string> fold_labels(const std::vector<Row>& rows, const FitOptions& opt) {
   std::map<std::string, std::set<std::string>> models;

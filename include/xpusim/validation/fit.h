@@ -111,6 +111,9 @@ struct FoldFit {
   long long predictions = 0;        ///< row predictions of the fold's fit (FitResult::predictions)
 };
 
+/// The row predictions of the folds' fits together (the work of a cross-validation).
+long long fold_predictions(const std::vector<FoldFit>& fits);
+
 /// Which rows each parameter moves: every row is predicted once with the start values and once
 /// per key with that key moved by 10 % in log space; key → row indices (into `rows`).
 using Sensitivity = std::map<std::string, std::vector<int>>;
