@@ -164,6 +164,7 @@ FrameworkProfile framework_profile(Framework f, const std::string& version, cons
   p.layer_overhead = k.seconds("layer_overhead");
   p.host_time_per_sequence = k.seconds("host_time_per_sequence");
   p.eager_operator_host_time = k.seconds("eager_operator_host_time");
+  p.moe_eager_operators = k.number("moe_eager_operators");
   p.prefill_efficiency = k.number("prefill_efficiency");
   p.prefill_step_overhead = k.seconds("prefill_step_overhead");
   p.max_num_seqs = k.count("max_num_seqs");

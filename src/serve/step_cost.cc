@@ -118,8 +118,12 @@ void StepCostModel::count_layer_kinds() {
     // Megatron TP: one all-reduce after each row-parallel output (one for a parallel block).
     tp_reductions_per_chip_ += model_.layer_tp_regions(i);
   }
-  for (const auto& k : kinds_)
-    operators_per_forward_ += static_cast<double>(k.count) * static_cast<double>(workload::layer_ops(model_, k.layer, shard(1, false)).size());
+  // Operators a prompt step dispatches from the host (eager_operator_host_time each): the layer
+  // model's, and in a routed-expert layer the routing kernels it folds together.
+  for (const auto& k : kinds_) {
+    const double ops = static_cast<double>(workload::layer_ops(model_, k.layer, shard(1, false)).size());
+    operators_per_forward_ += static_cast<double>(k.count) * (ops + (k.moe ? profile_.moe_eager_operators : 0.0));
+  }
 }
 
 void StepCostModel::describe_recurrent(Kind& k) const {

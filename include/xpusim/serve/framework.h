@@ -97,6 +97,11 @@ struct FrameworkProfile {
   /// Python dispatch and kernel launches, issued while the device runs (only the part the
   /// device time does not cover is exposed, as host_time_per_sequence's).
   core::Seconds eager_operator_host_time;
+  /// Operators a routed-expert layer's prompt step dispatches from the host beyond the layer
+  /// model's (routing, activation quantisation, token permutation and their reductions, which
+  /// workload::layer_ops folds into its router and dispatch operators), each at
+  /// eager_operator_host_time; 0 where the stack compiles or fuses them.
+  double moe_eager_operators = 0;
   core::Seconds layer_overhead;  ///< per layer per iteration (collective launch/sync latency)
   /// Host work per running sequence per iteration (the executor loop's bookkeeping, sampling
   /// and responses). The host prepares step n+1 while the device runs step n, so a step takes

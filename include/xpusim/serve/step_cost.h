@@ -195,8 +195,9 @@ class StepCostModel {
   void describe_recurrent(Kind& k) const;
   std::vector<Kind> kinds_;
   int attention_layers_per_chip_ = 0;
-  /// Operators of one forward pass on this chip (its layers' workload::layer_ops): what the host
-  /// dispatches one by one in a step outside CUDA graphs.
+  /// Operators of one forward pass on this chip (its layers' workload::layer_ops, plus
+  /// FrameworkProfile::moe_eager_operators per routed-expert layer): what the host dispatches one
+  /// by one in a step outside CUDA graphs.
   double operators_per_forward_ = 0;
   /// Attention layers on this chip by their KV heads on the chip (one entry unless they vary).
   std::vector<std::pair<double, int>> kv_head_groups_;

@@ -199,6 +199,43 @@ TEST(StepCost, PromptStepsPayTheHostDispatchOfEveryOperatorTheDeviceDoesNotCover
   EXPECT_EQ(xs::framework_profile(xs::Framework::TensorRtLlm, "0.6.1", sys.chip, shipped()).eager_operator_host_time.base(), 0.0);
 }
 
+// A routed-expert layer's prompt step dispatches its routing chain (top-k, quantisation,
+// permutation) operator by operator: moe_eager_operators more per MoE layer, none in a dense
+// layer, none in a decode step (CUDA graph); the compiled stacks (vLLM V1) have none.
+TEST(StepCost, RoutedExpertLayersDispatchTheirRoutingChainInPromptSteps) {
+  const auto& sys = catalog().system("b200-hgx");
+  auto model = xpusim::test::model("deepseek-v2-lite");  // its first layer is dense
+  auto prof = xs::framework_profile(xs::Framework::Sglang, "", sys.chip, shipped());
+  EXPECT_GT(prof.moe_eager_operators, 0.0);
+  EXPECT_GT(xs::framework_profile(xs::Framework::TensorRtLlm, "", sys.chip, shipped()).moe_eager_operators, 0.0);
+  EXPECT_EQ(xs::framework_profile(xs::Framework::Vllm, "", sys.chip, shipped()).moe_eager_operators, 0.0);
+  prof.host_time_per_sequence = seconds(0);
+  prof.eager_operator_host_time = seconds(100e-6);
+  auto folded = prof;
+  folded.moe_eager_operators = 0;
+  prof.moe_eager_operators = 10;
+  const xs::StepCostModel routed(sys, model, xs::ReplicaPlan{}, prof, memory(), nullptr);
+  const xs::StepCostModel layer_model(sys, model, xs::ReplicaPlan{}, folded, memory(), nullptr);
+  int moe_layers = 0;
+  for (int i = 0; i < model.layers; ++i) moe_layers += model.layer_is_moe(i) ? 1 : 0;
+  ASSERT_GT(moe_layers, 0);
+  ASSERT_LT(moe_layers, model.layers);
+  xs::StepWork prompt;
+  xs::add_prefill_chunk(0.0, 64.0, 0, prompt);
+  prompt.prefill_seqs = prompt.sampled_prefills = 1;
+  // A 64-token prompt is host-bound either way (the layer model's operators alone bound it), so
+  // the difference is the routing chain's dispatch.
+  double operators = 0;
+  for (int i = 0; i < model.layers; ++i)
+    operators += static_cast<double>(xpusim::workload::layer_ops(model, i, xpusim::workload::LayerShard{}).size());
+  ASSERT_NEAR(layer_model.time(prompt).base(), operators * 100e-6 + prof.step_overhead.base(), 1e-9);
+  EXPECT_NEAR(routed.time(prompt).base() - layer_model.time(prompt).base(), moe_layers * 10 * 100e-6, 1e-9);
+  xs::StepWork decode;
+  decode.decode_seqs = 8;
+  decode.decode_context = 8 * 1024.0;
+  EXPECT_DOUBLE_EQ(routed.time(decode).base(), layer_model.time(decode).base());
+}
+
 TEST(StepCost, TensorRtLlmBefore1p0HasNoPerSequenceHostWork) {
   const auto& sys = catalog().system("h100-sxm-dgx");
   auto prof = xs::framework_profile(xs::Framework::TensorRtLlm, "", sys.chip, shipped());

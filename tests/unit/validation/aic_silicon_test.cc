@@ -71,13 +71,21 @@ using test::Gate;  // groups: "metric" or "metric/system"
 // SGLang 0.5.6 Llama-3.1-8B at 4,000-8,000-token prompts, DeepSeek-V3 SGLang at 8,192, Llama-3.1-70B
 // at 16 clients), TPOT p90 34.2 -> 34.9, B200 36.0 -> 36.7, H200 33.6 -> 36.8, TPOT B200 median
 // 12.3 -> 12.33.
+// Re-based (2026-12-07, stop 67), a judgment written down here: a routed-expert layer's prompt
+// step dispatches its routing chain from the host, 12 operators more per MoE layer on the eager
+// PyTorch stacks (serving.frameworks.<fw>.moe_eager_operators, assumed by enumeration; docs/
+// serving.md "Prompt steps outside CUDA graphs"). Out of fold the silicon TTFT goes 36.4/92.2 ->
+// 35.6/91.2 (TPOT 14.1/36.8 -> 14.2/36.9). In sample the TTFT median falls 37.3 -> 36.3, H100
+// 33.1 -> 32.6, H200 45.8 -> 43.4; four gates move up by under 0.6 point: TTFT p90 91.4 -> 91.7,
+// B200 TTFT median 36.6 -> 36.61 and p90 83.3 -> 83.8 (gpt-oss-120b on TensorRT-LLM, which
+// measures no such floor), TPOT B200 p90 36.7 -> 36.9 (decodes sharing those prompt steps).
 const Gate kGates[] = {
-    {"ttft_ms", 37.4, 91.5},
-    {"tpot_ms", 11.6, 34.9},
-    {"ttft_ms/b200-hgx", 36.6, 83.3},
-    {"ttft_ms/h100-sxm-dgx", 33.1, 85.2},
-    {"ttft_ms/h200-sxm-hgx", 45.8, 162.0},
-    {"tpot_ms/b200-hgx", 12.4, 36.7},
+    {"ttft_ms", 36.4, 91.7},
+    {"tpot_ms", 11.6, 34.8},
+    {"ttft_ms/b200-hgx", 36.7, 83.8},
+    {"ttft_ms/h100-sxm-dgx", 32.7, 85.2},
+    {"ttft_ms/h200-sxm-hgx", 43.4, 162.0},
+    {"tpot_ms/b200-hgx", 12.3, 36.9},
     {"tpot_ms/h100-sxm-dgx", 10.9, 29.8},
     {"tpot_ms/h200-sxm-hgx", 12.0, 36.8},
 };
