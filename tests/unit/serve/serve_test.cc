@@ -39,6 +39,22 @@ xs::ServeScenario base() {
   return s;
 }
 
+/// The operators of one forward pass of the layer model: what an eager step dispatches.
+double forward_operators(const xpusim::workload::ModelSpec& model) {
+  double operators = 0;
+  for (int i = 0; i < model.layers; ++i)
+    operators += static_cast<double>(xpusim::workload::layer_ops(model, i, xpusim::workload::LayerShard{}).size());
+  return operators;
+}
+
+/// A step that prefills one prompt of `tokens` tokens as one chunk (add_prefill_chunk).
+xs::StepWork chunked_prompt(long long tokens) {
+  xs::StepWork w;
+  xs::add_prefill_chunk(0.0, static_cast<double>(tokens), 0, w);
+  w.prefill_seqs = w.sampled_prefills = 1;
+  return w;
+}
+
 /// A scenario run as given, then with speculative decoding of `draft_len` tokens at `acceptance`
 /// (drafted by `draft_model`, "" for the folded-in draft, "mtp" for the model's own module).
 struct DraftRuns {
@@ -171,24 +187,16 @@ TEST(StepCost, PromptStepsPayTheHostDispatchOfEveryOperatorTheDeviceDoesNotCover
   const xs::StepCostModel eager(sys, model, xs::ReplicaPlan{}, prof, memory(), nullptr);
   const xs::StepCostModel device_only(sys, model, xs::ReplicaPlan{}, graphs, memory(), nullptr);
   // The operators of one forward pass: every layer's operators of the layer model.
-  double operators = 0;
-  for (int i = 0; i < model.layers; ++i)
-    operators += static_cast<double>(xpusim::workload::layer_ops(model, i, xpusim::workload::LayerShard{}).size());
+  const double operators = forward_operators(model);
   ASSERT_GT(operators, 10.0 * model.layers);
   const double dispatch = operators * 100e-6;
-  auto prompt = [](long long tokens) {
-    xs::StepWork w;
-    xs::add_prefill_chunk(0.0, static_cast<double>(tokens), 0, w);
-    w.prefill_seqs = w.sampled_prefills = 1;
-    return w;
-  };
   // A short prompt: the device finishes first, the host's dispatch bounds the step.
-  const auto short_prompt = prompt(64);
+  const auto short_prompt = chunked_prompt(64);
   const double device = device_only.time(short_prompt).base() - prof.step_overhead.base();
   ASSERT_LT(device, dispatch);
   EXPECT_NEAR(eager.time(short_prompt).base(), dispatch + prof.step_overhead.base(), 1e-9);
   // A long prompt covers the dispatch; a decode step runs in its CUDA graph.
-  const auto long_prompt = prompt(16384);
+  const auto long_prompt = chunked_prompt(16384);
   ASSERT_GT(device_only.time(long_prompt).base() - prof.step_overhead.base(), dispatch);
   EXPECT_DOUBLE_EQ(eager.time(long_prompt).base(), device_only.time(long_prompt).base());
   xs::StepWork decode;
@@ -220,15 +228,10 @@ TEST(StepCost, RoutedExpertLayersDispatchTheirRoutingChainInPromptSteps) {
   for (int i = 0; i < model.layers; ++i) moe_layers += model.layer_is_moe(i) ? 1 : 0;
   ASSERT_GT(moe_layers, 0);
   ASSERT_LT(moe_layers, model.layers);
-  xs::StepWork prompt;
-  xs::add_prefill_chunk(0.0, 64.0, 0, prompt);
-  prompt.prefill_seqs = prompt.sampled_prefills = 1;
+  const auto prompt = chunked_prompt(64);
   // A 64-token prompt is host-bound either way (the layer model's operators alone bound it), so
   // the difference is the routing chain's dispatch.
-  double operators = 0;
-  for (int i = 0; i < model.layers; ++i)
-    operators += static_cast<double>(xpusim::workload::layer_ops(model, i, xpusim::workload::LayerShard{}).size());
-  ASSERT_NEAR(layer_model.time(prompt).base(), operators * 100e-6 + prof.step_overhead.base(), 1e-9);
+  ASSERT_NEAR(layer_model.time(prompt).base(), forward_operators(model) * 100e-6 + prof.step_overhead.base(), 1e-9);
   EXPECT_NEAR(routed.time(prompt).base() - layer_model.time(prompt).base(), moe_layers * 10 * 100e-6, 1e-9);
   xs::StepWork decode;
   decode.decode_seqs = 8;
