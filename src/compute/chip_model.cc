@@ -201,7 +201,8 @@ OpTime ChipModel::scan_time(const workload::Op& op, bool bwd, double act_b) cons
 OpTime ChipModel::gemm_time(const workload::Op& op, const Precision& p, bool bwd, bool dgrad_only) const {
   OpTime out;
   const double act_b = core::bytes_per_element(p.activations);
-  const Dtype d = best_dtype(op.adapter ? Dtype::Bf16 : p.gemm);
+  // Adapters and the weights a checkpoint keeps unquantized run in bf16 whatever the plan's format.
+  const Dtype d = best_dtype(op.adapter || op.unquantized ? Dtype::Bf16 : p.gemm);
   out.dtype = d;
   const double util = std::max(1e-3, gemm_utilisation(op, d));
   const double f = op.flops() * (bwd ? 2.0 : 1.0);  // dgrad + wgrad; forward or dgrad alone: 1
@@ -210,7 +211,7 @@ OpTime ChipModel::gemm_time(const workload::Op& op, const Precision& p, bool bwd
   const double mk = static_cast<double>(op.m) * static_cast<double>(op.k) * cnt;
   const double mn = static_cast<double>(op.m) * static_cast<double>(op.n) * cnt;
   const double kn = static_cast<double>(op.k) * static_cast<double>(op.n) * cnt;
-  const double wb = core::bytes_per_element(p.weights);
+  const double wb = core::bytes_per_element(op.unquantized ? workload::unquantized_weight_dtype(p.weights) : p.weights);
   // Forward reads W, X and writes Y; dgrad alone reads W, dY and writes dX (the same bytes).
   double bytes = kn * wb + (mk + mn) * act_b;
   if (bwd) bytes = 2.0 * bytes + kn * 4.0;  // read W, dY, X; write dX, dW (fp32 accumulate)

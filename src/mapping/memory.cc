@@ -362,25 +362,35 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
   const std::vector<int> layers = stage_layers(model.layers, plan.pp, 1, r);
   const bool first = r == 0, last = r == plan.pp - 1;
   double dense = 0, routed = 0;
+  double unquantized = 0;  // of `dense`: the weights the checkpoint keeps in bf16 (ModelSpec::unquantized)
   double kv_elements = 0;  // Σ over this stage's layers of the KV elements each keeps per sequence
   double state = 0;  // Σ over this stage's recurrent layers of one sequence's state per chip
   for (int i : layers) {
     const LayerParams lp = workload::layer_params(model, i);
     dense += lp.non_routed();
     routed += lp.routed();
+    if (model.unquantized.attention) unquantized += lp.attention();
+    if (model.unquantized.router) unquantized += lp.router_matmul + lp.router_bias;
     kv_elements += d(model.layer_context(i, context)) * workload::kv_elements_per_token_layer(model, i, plan.tp);
     state += state_layer_chip(model, i, plan);
   }
-  if (first) dense += workload::embedding_params(model);
+  if (first) {
+    dense += workload::embedding_params(model);
+    if (model.unquantized.embedding) unquantized += workload::embedding_params(model);
+  }
   if (last) {
     dense += d(model.hidden);
-    dense += model.tied_embeddings ? (plan.pp > 1 ? d(model.vocab) * d(model.hidden) : 0.0)
-                                   : workload::lm_head_params(model);
+    const double head = model.tied_embeddings ? (plan.pp > 1 ? d(model.vocab) * d(model.hidden) : 0.0)
+                                              : workload::lm_head_params(model);
+    dense += head;
+    if (model.unquantized.lm_head) unquantized += head;
   }
   const double wb = core::bytes_per_element(plan.weight_dtype);
+  const double wb16 = core::bytes_per_element(workload::unquantized_weight_dtype(plan.weight_dtype));
   ServeMemory mem;
   // Experts: ep-ways within the tp group of the stage, each expert tensor-split over tp/ep.
-  mem.weights = core::bytes(wb * (dense / plan.tp + routed / std::max(plan.tp, plan.ep)));
+  mem.weights = core::bytes((wb * (dense - unquantized) + wb16 * unquantized) / plan.tp +
+                            wb * routed / std::max(plan.tp, plan.ep));
   mem.kv_cache = core::bytes(d(sequences) * kv_elements * core::bytes_per_element(plan.kv_dtype));
   if (state > 0) mem.kv_cache += core::bytes(d(sequences) * state);
   // Transient activations of one step of `step_tokens` tokens: residual stream and norm output

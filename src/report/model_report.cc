@@ -6,6 +6,7 @@
 
 #include "xpusim/core/dtype.h"
 #include "xpusim/core/format.h"
+#include "xpusim/core/suggest.h"
 
 namespace xpusim::report {
 
@@ -268,11 +269,24 @@ void shape_text(std::ostream& o, const ModelSpec& m) {
   for (const auto& note : m.approximations) o << "  approximate " << note << "\n";
 }
 
+/// The modules a quantized checkpoint keeps in bf16 (ModelSpec::unquantized), comma-separated.
+std::string unquantized_modules(const ModelSpec& m) {
+  std::vector<std::string> out;
+  if (m.unquantized.attention) out.push_back("attention");
+  if (m.unquantized.router) out.push_back("router");
+  if (m.unquantized.embedding) out.push_back("embedding");
+  if (m.unquantized.lm_head) out.push_back("LM head");
+  return core::join(out);
+}
+
 void bytes_text(std::ostream& o, const ModelFigures& f) {
   o << "  weights    ";
   for (auto dt : kWeightDtypes)
     o << " " << core::dtype_name(dt) << " " << bytes(workload::weight_bytes(f.model, dt))
       << (dt == core::Dtype::Nvfp4 ? "" : ",");
+  if (f.model.unquantized.any())
+    o << "\n              (" << unquantized_modules(f.model) << " kept in bf16 by the checkpoint's "
+      << "quantization_config: " << bytes(core::bytes(workload::unquantized_params(f.model) * 2.0)) << ")";
   o << "\n  kv cache   ";
   if (f.model.attention_layers() == 0) {
     o << " none (no attention layer: each sequence holds only its recurrent state)\n";
@@ -321,6 +335,7 @@ Json model_show_document(const Provenance& provenance, const std::string& what, 
   j["params_embedding"] = as_count(f.params.embedding);
   j["params_lm_head"] = as_count(f.params.lm_head);
   j["params_matmul_active"] = as_count(f.params.matmul_active);
+  j["params_unquantized"] = as_count(workload::unquantized_params(f.model));
   j["seq_len"] = f.seq_len;
   j["context"] = f.context;
   j["train_flop_per_token"] = {{"model", f.train_none.model},

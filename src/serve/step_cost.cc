@@ -71,6 +71,7 @@ workload::LayerShard StepCostModel::shard(long long tokens, bool prompt) const {
   workload::LayerShard s;
   s.expert_rows = profile_.moe_skip_idle_experts ? Rows::Touched : Rows::Balanced;
   s.expert_load = plan_.plan.moe_load_imbalance;
+  s.checkpoint_formats = true;  // a served checkpoint's bf16 modules run in bf16
   if (prompt && profile_.moe_prefill_block > 0) {
     s.expert_rows = Rows::Blockwise;
     s.expert_block = profile_.moe_prefill_block;

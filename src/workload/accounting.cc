@@ -353,7 +353,21 @@ double decode_flops_per_token(const ModelSpec& m, long long context) {
 }
 
 core::Bytes weight_bytes(const ModelSpec& m, core::Dtype dtype) {
-  return core::bytes(count_params(m).total * core::bytes_per_element(dtype));
+  const double unq = unquantized_params(m);
+  return core::bytes((count_params(m).total - unq) * core::bytes_per_element(dtype) +
+                     unq * core::bytes_per_element(unquantized_weight_dtype(dtype)));
+}
+
+double unquantized_params(const ModelSpec& m) {
+  if (!m.unquantized.any()) return 0.0;
+  double n = over_layers(m, [&](int i) {
+    const LayerParams lp = layer_params(m, i);
+    return (m.unquantized.attention ? lp.attention() : 0.0) +
+           (m.unquantized.router ? lp.router_matmul + lp.router_bias : 0.0);
+  });
+  if (m.unquantized.embedding) n += embedding_params(m);
+  if (m.unquantized.lm_head) n += lm_head_params(m);
+  return n;
 }
 
 core::Bytes active_weight_bytes(const ModelSpec& m, core::Dtype dtype) {

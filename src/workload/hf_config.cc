@@ -977,6 +977,36 @@ void read_falcon(FieldReader& r, ModelSpec& m) {
 
 /// Reads the fields of m.family; a multimodal wrapper reads its text_config instead, and
 /// m.family becomes the text model's type.
+/// The modules a quantized checkpoint keeps in bf16: quantization_config.modules_to_not_convert,
+/// module-name patterns as Hugging Face writes them ("model.layers.*.self_attn", "lm_head").
+/// Names it does not recognise (a single layer's module, a vision tower) are stated as
+/// approximations, not silently dropped.
+void read_unquantized_modules(FieldReader& r, ModelSpec& m) {
+  const Json* qc = r.object("quantization_config", false);
+  if (qc == nullptr) return;
+  FieldReader q(*qc, r.path_of("quantization_config"), r.diagnostics(), /*strict=*/false);
+  const Json* names = q.array("modules_to_not_convert", false);
+  if (names == nullptr) return;
+  std::vector<std::string> unread;
+  for (const Json& v : *names) {
+    if (!v.is_string()) {
+      r.diagnostics().error(q.path_of("modules_to_not_convert"), "an entry is not a string", config::brief(v),
+                            "module names such as \"model.layers.*.self_attn\"");
+      continue;
+    }
+    const std::string s = v.get<std::string>();
+    auto has = [&](const char* part) { return s.find(part) != std::string::npos; };
+    if (has("self_attn") || has(".attn") || has("attention")) m.unquantized.attention = true;
+    else if (has("router") || (has("mlp.gate") && !has("gate_proj") && !has("gate_up"))) m.unquantized.router = true;
+    else if (has("embed_tokens") || has("wte")) m.unquantized.embedding = true;
+    else if (has("lm_head")) m.unquantized.lm_head = true;
+    else unread.push_back(s);
+  }
+  if (!unread.empty())
+    m.approximations.push_back("quantization_config.modules_to_not_convert: " + core::join(unread) +
+                               " not modelled apart (their weights take the plan's format)");
+}
+
 void read_family(FieldReader& r, ModelSpec& m) {
   const auto& types = supported_types();
   if (m.family.empty()) return;
@@ -1146,6 +1176,7 @@ ModelSpec load_model(const std::string& path_or_id, const std::string& models_di
   m.source_path = path;
   m.family = r.str("model_type");
   read_family(r, m);
+  read_unquantized_modules(r, m);
   m.max_position_stated = doc.contains("max_position_embeddings") || doc.contains("n_positions") ||
                           doc.contains("max_seq_len");
   if (diags.empty()) check_shape(m, diags);

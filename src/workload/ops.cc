@@ -346,6 +346,11 @@ void add_linear_attention_mixer(const ModelSpec& md, const LayerDims& d, std::ve
 
 }  // namespace
 
+core::Dtype unquantized_weight_dtype(core::Dtype plan_weights) {
+  return core::bytes_per_element(plan_weights) < core::bytes_per_element(core::Dtype::Bf16) ? core::Dtype::Bf16
+                                                                                              : plan_weights;
+}
+
 std::string lora_targets_name(LoraTargets t) { return t == LoraTargets::Attention ? "attention" : "all-linear"; }
 
 std::optional<LoraTargets> parse_lora_targets(const std::string& name) {
@@ -384,6 +389,16 @@ void add_linear_replacement(const char* name, const LayerDims& d, double act, st
   ops.push_back(elementwise("linear_norm", 2.0 * act));
   ops.push_back(gemm(name, GemmRole::Other, d.tokens, d.hidden, std::max<long long>(1, d.hidden / d.tp)));
   ops.push_back(elementwise("linear_residual", 3.0 * act));
+}
+
+/// The GEMMs whose weights the checkpoint keeps in bf16 (ModelSpec::unquantized).
+void mark_unquantized(const ModelSpec& md, const LayerShard& s, std::vector<Op>& ops) {
+  if (!s.checkpoint_formats || (!md.unquantized.attention && !md.unquantized.router)) return;
+  for (Op& op : ops) {
+    if (op.kind != OpKind::Gemm) continue;
+    const bool attention = op.role == GemmRole::QkvProjection || op.name == "o_proj";
+    if ((md.unquantized.attention && attention) || (md.unquantized.router && op.name == "router")) op.unquantized = true;
+  }
 }
 
 }  // namespace
@@ -440,6 +455,7 @@ std::vector<Op> layer_ops(const ModelSpec& md, int layer, const LayerShard& s) {
     }
     ops.push_back(elementwise("mlp_residual", 3.0 * act));
   }
+  mark_unquantized(md, s, ops);
   apply_lora(ops, s.lora_rank, s.lora_targets);
   return ops;
 }
@@ -450,6 +466,7 @@ std::vector<Op> head_ops(const ModelSpec& md, const LayerShard& s) {
   std::vector<Op> ops;
   ops.push_back(elementwise("final_norm", 2.0 * static_cast<double>(tokens * md.hidden)));
   ops.push_back(gemm("lm_head", GemmRole::Other, tokens, div_up(md.vocab, s.tp), md.hidden));
+  ops.back().unquantized = s.checkpoint_formats && md.unquantized.lm_head;
   // Softmax cross-entropy over the vocabulary in fp32: write, read and rewrite the logits
   // (3 passes of 4-byte values = 6 bf16-element passes).
   ops.push_back(elementwise("softmax_loss", 6.0 * static_cast<double>(tokens) *

@@ -45,7 +45,7 @@ const std::set<std::string> kUnitless = {
     "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "max_position", "sliding_window", "experts",
     "experts_per_token", "expert_ffn", "shared_experts", "moe_layers", "q_lora_rank", "kv_lora_rank",
     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "params_total", "params_active", "params_embedding",
-    "params_lm_head", "params_matmul_active", "context",
+    "params_lm_head", "params_matmul_active", "params_unquantized", "context",
     // model: a hybrid's Mamba-2 mixer (docs/models.md, Hybrid models)
     "mamba_layers", "attention_layers", "mlp_layers", "state", "groups", "conv_kernel", "chunk",
     "linear_attention_layers", "key_heads", "value_heads", "key_dim", "value_dim", "mamba_version", "dt_rank",

@@ -149,7 +149,12 @@ double prefill_flops_per_token(const ModelSpec& m, long long prompt_len);
 /// Forward FLOPs of one decode step of one sequence whose context (incl. the new token) is L.
 double decode_flops_per_token(const ModelSpec& m, long long context);
 
-/// Bytes of all weights stored in `dtype` (norms and biases kept in bf16 are ignored).
+/// Parameters a quantized checkpoint keeps in bf16 (ModelSpec::unquantized): its attention and
+/// router weights, embedding and LM head as its quantization_config lists them; 0 for most models.
+double unquantized_params(const ModelSpec& m);
+
+/// Bytes of all weights stored in `dtype`, those the checkpoint keeps unquantized in bf16
+/// (unquantized_params; norms and biases kept in bf16 are ignored).
 core::Bytes weight_bytes(const ModelSpec& m, core::Dtype dtype);
 /// Bytes of the weights one decode step must read (active experts only when the batch is 1).
 core::Bytes active_weight_bytes(const ModelSpec& m, core::Dtype dtype);

@@ -145,6 +145,18 @@ struct ModelSpec {
   bool qk_norm = false;        ///< per-head q/k RMSNorm (qwen3)
   bool parallel_attn = false;  ///< attention and MLP read the same input (falcon, gptj)
   bool attn_sinks = false;     ///< gpt-oss learned sinks (one scalar per head)
+  /// Modules a quantized checkpoint keeps in bf16 whatever the plan's weight format
+  /// (quantization_config.modules_to_not_convert: gpt-oss keeps its attention, router, embedding
+  /// and LM head in bf16 beside the MXFP4 experts). Their GEMMs run in bf16 and their weights
+  /// are stored and read at 2 bytes.
+  struct Unquantized {
+    bool attention = false;  ///< q/k/v/o (MLA: q_a, q_b, kv_a, kv_b, o) projections
+    bool router = false;     ///< the MoE router
+    bool embedding = false;
+    bool lm_head = false;
+    bool any() const { return attention || router || embedding || lm_head; }
+  };
+  Unquantized unquantized;
   MoeSpec moe;
   MlaSpec mla;
   SparseAttentionSpec dsa;     ///< DeepSeek Sparse Attention of every attention layer (deepseek_v32)

@@ -64,6 +64,9 @@ struct Op {
   /// A LoRA adapter's GEMM (lora_adapter_ops): runs in bf16 whatever the base layers' precision
   /// (frameworks keep adapters out of their fp8/fp4 recipes).
   bool adapter = false;
+  /// The weight is one the checkpoint keeps in bf16 (ModelSpec::unquantized): the GEMM runs in
+  /// bf16 and reads its weight at 2 bytes whatever the plan's formats.
+  bool unquantized = false;
 
   double flops() const;  ///< forward FLOPs of this op
   /// A routed expert's op (expert_up, expert_act, expert_down): sharded by ep, not tp.
@@ -101,6 +104,9 @@ struct LayerShard {
   /// experts ep-ways inside the tp group use tp/ep).
   int etp = 0;
   bool sequence_parallel = true;
+  /// Serving a quantized checkpoint: the modules it keeps in bf16 (ModelSpec::unquantized) run in
+  /// bf16 (Op::unquantized). Training leaves it off: its recipes set their own formats.
+  bool checkpoint_formats = false;
   /// How a MoE layer's grouped expert GEMM spends its rows (serving; training keeps Balanced).
   enum class ExpertRows {
     Balanced,    ///< every local expert gets tokens·top_k/local rows (all weights read)
@@ -134,6 +140,11 @@ double expected_max_of_normals(int n);
 /// experts: the mean count plus expected_max_of_normals(ranks) standard deviations of a rank's
 /// count (local·p·(1 − p), p the chance an expert is touched), at most `local`.
 double busiest_rank_touched_experts(long long local, long long experts, long long top_k, long long tokens, int ranks);
+
+/// The format a checkpoint keeps an unquantized weight in (Op::unquantized, ModelSpec::
+/// unquantized) under a plan whose weights are `plan_weights`: bf16, unless the plan's format is
+/// no narrower.
+core::Dtype unquantized_weight_dtype(core::Dtype plan_weights);
 
 /// Forward operators of layer `layer` (0-based) for one shard.
 std::vector<Op> layer_ops(const ModelSpec& m, int layer, const LayerShard& s);

@@ -77,6 +77,31 @@ TEST(ChipModel, DecodeGemvIsBoundByWeightBytes) {
               1e-9);
 }
 
+// A weight the checkpoint keeps in bf16 (Op::unquantized, gpt-oss's attention beside its MXFP4
+// experts) is read at 2 bytes and multiplied in bf16 with no activation cast, whatever the plan's
+// formats: the batch-1 GEMV above at 2 bytes a weight and one kernel.
+TEST(ChipModel, AnUnquantizedWeightIsReadAndMultipliedInBf16) {
+  const auto& chip = catalog().chip("h200-sxm");
+  const compute::ChipModel m(chip, compute::calibration_for(chip, shipped()));
+  auto op = gemm(1, 8192, 8192);
+  op.unquantized = true;
+  auto p = prec(Dtype::Mxfp4);
+  p.weights = Dtype::Mxfp4;
+  const auto t = m.time(op, p, compute::Pass::Forward);
+  EXPECT_EQ(t.dtype, Dtype::Bf16);
+  const double bytes = 8192.0 * 8192.0 * 2.0 + (8192.0 + 8192.0) * 2.0;
+  EXPECT_NEAR(core::to_bytes(t.hbm_bytes), bytes, 1.0);
+  EXPECT_NEAR(core::to_seconds(t.time),
+              bytes / (chip.hbm_bandwidth.value.base() * m.calibration().hbm_efficiency) +
+                  core::to_seconds(m.calibration().kernel_overhead),
+              1e-9);
+  // Under a bf16 or wider plan the flag changes nothing.
+  p = prec(Dtype::Bf16);
+  const auto wide = m.time(op, p, compute::Pass::Forward);
+  op.unquantized = false;
+  EXPECT_EQ(core::to_seconds(wide.time), core::to_seconds(m.time(op, p, compute::Pass::Forward).time));
+}
+
 // Trainium TensorE: a contraction of 129 rows needs two passes of the 128-row array, so it runs
 // at 129/256 of the rate of K = 256 per FLOP.
 TEST(ChipModel, TrainiumTileQuantisationOnTheContraction) {

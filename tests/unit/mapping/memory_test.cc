@@ -340,6 +340,22 @@ TEST(ServeMemory, WeightsAndKvOfDenseReplica) {
   EXPECT_DOUBLE_EQ(B(mem.workspace), B(kMem.workspace));
 }
 
+// gpt-oss-120b's checkpoint keeps attention, router, embedding and LM head in bf16: on one chip
+// at MXFP4 its weights are the checkpoint's bytes (workload::weight_bytes, derived in
+// accounting_test); at TP 4 its dense part splits four ways, the experts by max(tp, ep).
+TEST(ServeMemory, CheckpointBf16ModulesAtTwoBytes) {
+  const ModelSpec m = workload::load_model("gpt-oss-120b", kModels);
+  ServePlan p;
+  p.tp = 1, p.weight_dtype = core::Dtype::Mxfp4;
+  const double one = B(mapping::serve_memory_per_chip(m, p, 1, 1024, kMem).weights);
+  EXPECT_NEAR(rel(one, B(workload::weight_bytes(m, core::Dtype::Mxfp4))), 0, 1e-12);
+  p.tp = 4;
+  const double unq = workload::unquantized_params(m), routed = workload::count_params(m).routed_total;
+  const double mx = core::bytes_per_element(core::Dtype::Mxfp4);
+  const double four = ((workload::count_params(m).total - routed - unq) * mx + unq * 2.0) / 4 + routed * mx / 4;
+  EXPECT_NEAR(rel(B(mapping::serve_memory_per_chip(m, p, 1, 1024, kMem).weights), four), 0, 1e-12);
+}
+
 TEST(ServeMemory, SlidingLayersCapTheCache) {
   const ModelSpec m = workload::load_model("gpt-oss-120b", kModels);
   ServePlan p;

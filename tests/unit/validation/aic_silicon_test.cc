@@ -79,14 +79,26 @@ using test::Gate;  // groups: "metric" or "metric/system"
 // 33.1 -> 32.6, H200 45.8 -> 43.4; four gates move up by under 0.6 point: TTFT p90 91.4 -> 91.7,
 // B200 TTFT median 36.6 -> 36.61 and p90 83.3 -> 83.8 (gpt-oss-120b on TensorRT-LLM, which
 // measures no such floor), TPOT B200 p90 36.7 -> 36.9 (decodes sharing those prompt steps).
+// Re-based (2026-12-07, stop 68), a judgment written down here: a checkpoint's bf16 modules
+// (quantization_config.modules_to_not_convert; gpt-oss keeps attention, router, embedding and LM
+// head in bf16 beside its MXFP4 experts) are served in bf16 at 2 bytes a weight (docs/models.md,
+// docs/validation.md "Stop 68"). Out of fold the silicon figures hold: TTFT 35.6/91.2 -> 35.7/90.6, TPOT 14.2/36.9 -> 14.2/36.8. In sample the TTFT
+// median falls 36.3 -> 35.9 (B200 36.6 -> 35.7, H200 43.4 -> 42.6: gpt-oss's bf16 attention makes
+// its prompts slower, as measured) and the TPOT median 11.6 -> 11.5 (H200 gpt-oss 7.8 -> 6.0%).
+// Two gates move up: TPOT p90 34.8 -> 35.1 and on B200 36.9 -> 39.5, with the B200 TPOT median
+// 12.33 -> 12.39 and H100's 10.90 -> 10.94. Those are the gpt-oss-120b rows on B200, already
+// over-predicted (1.34x on TensorRT-LLM, 1.13x on vLLM) by a step overhead fitted to every
+// stack's rows; they read more bytes now, as the checkpoint does. A refit of the five framework
+// overheads with the new bytes (TPOT p90 34.0 in sample) was not taken: the public file's
+// leave-one-source-out inference median went 14.7 -> 16.5 with it.
 const Gate kGates[] = {
-    {"ttft_ms", 36.4, 91.7},
-    {"tpot_ms", 11.6, 34.8},
-    {"ttft_ms/b200-hgx", 36.7, 83.8},
+    {"ttft_ms", 36.0, 91.7},
+    {"tpot_ms", 11.6, 35.2},
+    {"ttft_ms/b200-hgx", 35.8, 83.2},
     {"ttft_ms/h100-sxm-dgx", 32.7, 85.2},
-    {"ttft_ms/h200-sxm-hgx", 43.4, 162.0},
-    {"tpot_ms/b200-hgx", 12.3, 36.9},
-    {"tpot_ms/h100-sxm-dgx", 10.9, 29.8},
+    {"ttft_ms/h200-sxm-hgx", 42.7, 162.0},
+    {"tpot_ms/b200-hgx", 12.4, 39.6},
+    {"tpot_ms/h100-sxm-dgx", 11.0, 29.8},
     {"tpot_ms/h200-sxm-hgx", 12.0, 36.8},
 };
 

@@ -239,3 +239,35 @@ TEST(Params, LayerBreakdownSumsToTotal) {
   EXPECT_DOUBLE_EQ(count_params(ds).routed_total, 58.0 * 256 * 3 * 7168 * 2048);
   EXPECT_DOUBLE_EQ(count_params(ds).expert, 3.0 * 7168 * 2048);
 }
+
+// gpt-oss-120b's checkpoint keeps its attention, router, embedding and LM head in bf16 beside the
+// MXFP4 experts (quantization_config.modules_to_not_convert). Served (checkpoint_formats), those
+// GEMMs carry Op::unquantized; trained, none do (the recipe sets the formats). Its weight bytes
+// are the rest at the format's size plus those parameters at 2 bytes, each summed here from
+// layer_params: the checkpoint's 60.8 GiB at MXFP4 (4.25 bits).
+TEST(Unquantized, GptOssServesItsBf16ModulesInBf16) {
+  const ModelSpec m = load_model("gpt-oss-120b", kModels);
+  workload::LayerShard s;
+  s.batch = 1;
+  s.seq = s.q_len = s.kv_len = 16;
+  s.checkpoint_formats = true;
+  std::string marked;
+  for (const auto& op : workload::layer_ops(m, 0, s))
+    if (op.unquantized) marked += op.name + " ";
+  EXPECT_EQ(marked, "qkv_proj o_proj router ");
+  EXPECT_TRUE(workload::head_ops(m, s).at(1).unquantized);  // lm_head
+  s.checkpoint_formats = false;
+  for (const auto& op : workload::layer_ops(m, 0, s)) EXPECT_FALSE(op.unquantized) << op.name;
+  EXPECT_FALSE(workload::head_ops(m, s).at(1).unquantized);
+
+  double unq = workload::embedding_params(m) + workload::lm_head_params(m);
+  for (int i = 0; i < m.layers; ++i) {
+    const auto lp = workload::layer_params(m, i);
+    unq += lp.attention() + lp.router_matmul + lp.router_bias;
+  }
+  EXPECT_NEAR(workload::unquantized_params(m), unq, 1.0);
+  const double total = count_params(m).total;
+  EXPECT_NEAR(workload::weight_bytes(m, core::Dtype::Mxfp4).base(), (total - unq) * 4.25 / 8.0 + unq * 2.0, 1.0);
+  EXPECT_NEAR(workload::weight_bytes(m, core::Dtype::Bf16).base(), total * 2.0, 1.0);
+  EXPECT_NEAR(workload::weight_bytes(m, core::Dtype::Mxfp4).base() / 1073741824.0, 60.7, 0.1);
+}

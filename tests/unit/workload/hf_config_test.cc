@@ -305,3 +305,33 @@ TEST(HfConfig, AVariantSuffixReadsTheShippedModelAndSaysSo) {
   EXPECT_TRUE(contains(e, "unknown model 'llama3.1-9b-instruct'")) << e;
   EXPECT_TRUE(contains(load_error("instruct", kHfModels), "unknown model 'instruct'"));
 }
+
+namespace {
+
+// quantization_config.modules_to_not_convert: the modules a quantized checkpoint keeps in bf16.
+TEST(HfConfigQuantization, GptOssKeepsAttentionRouterEmbeddingAndHeadInBf16) {
+  const ModelSpec m = load_model("gpt-oss-120b", kHfModels);
+  EXPECT_TRUE(m.unquantized.attention);
+  EXPECT_TRUE(m.unquantized.router);
+  EXPECT_TRUE(m.unquantized.embedding);
+  EXPECT_TRUE(m.unquantized.lm_head);
+  // DeepSeek-V3's block-FP8 checkpoint lists none: every linear layer takes the plan's format.
+  EXPECT_FALSE(load_model("deepseek-v3", kHfModels).unquantized.any());
+  EXPECT_FALSE(load_model("llama3.1-8b", kHfModels).unquantized.any());
+}
+
+TEST(HfConfigQuantization, UnknownModulesAreStatedAndNonStringsRefused) {
+  const ModelSpec m = load_model(llama_with("unq_some", R"("quantization_config": {"quant_method": "fp8",
+      "modules_to_not_convert": ["lm_head", "model.layers.3.mlp.down_proj"]})"), kHfModels);
+  EXPECT_TRUE(m.unquantized.lm_head);
+  EXPECT_FALSE(m.unquantized.attention);
+  bool stated = false;
+  for (const auto& note : m.approximations)
+    stated = stated || (contains(note, "model.layers.3.mlp.down_proj") && contains(note, "not modelled apart"));
+  EXPECT_TRUE(stated);
+  const std::string e = load_error(llama_with("unq_bad", R"("quantization_config": {"modules_to_not_convert": ["lm_head", 7]})"));
+  EXPECT_TRUE(contains(e, "quantization_config.modules_to_not_convert")) << e;
+  EXPECT_TRUE(contains(e, "not a string")) << e;
+}
+
+}  // namespace
