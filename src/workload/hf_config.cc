@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <initializer_list>
 #include <map>
@@ -975,8 +976,6 @@ void read_falcon(FieldReader& r, ModelSpec& m) {
   m.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
 }
 
-/// Reads the fields of m.family; a multimodal wrapper reads its text_config instead, and
-/// m.family becomes the text model's type.
 /// The modules a quantized checkpoint keeps in bf16: quantization_config.modules_to_not_convert,
 /// module-name patterns as Hugging Face writes them ("model.layers.*.self_attn", "lm_head").
 /// Names it does not recognise (a single layer's module, a vision tower) are stated as
@@ -996,7 +995,10 @@ void read_unquantized_modules(FieldReader& r, ModelSpec& m) {
     }
     const std::string s = v.get<std::string>();
     auto has = [&](const char* part) { return s.find(part) != std::string::npos; };
-    if (has("self_attn") || has(".attn") || has("attention")) m.unquantized.attention = true;
+    const size_t at = s.find("layers.");
+    const bool one_layer = at != std::string::npos && at + 7 < s.size() && std::isdigit(static_cast<unsigned char>(s[at + 7]));
+    if (one_layer || has("vision") || has("visual") || has("audio")) unread.push_back(s);  // not every text layer
+    else if (has("self_attn") || has(".attn") || has("attention")) m.unquantized.attention = true;
     else if (has("router") || (has("mlp.gate") && !has("gate_proj") && !has("gate_up"))) m.unquantized.router = true;
     else if (has("embed_tokens") || has("wte")) m.unquantized.embedding = true;
     else if (has("lm_head")) m.unquantized.lm_head = true;
@@ -1007,6 +1009,8 @@ void read_unquantized_modules(FieldReader& r, ModelSpec& m) {
                                " not modelled apart (their weights take the plan's format)");
 }
 
+/// Reads the fields of m.family; a multimodal wrapper reads its text_config instead, and
+/// m.family becomes the text model's type.
 void read_family(FieldReader& r, ModelSpec& m) {
   const auto& types = supported_types();
   if (m.family.empty()) return;
