@@ -369,8 +369,7 @@ ServeMemory serve_stage(const ModelSpec& model, const ServePlan& plan, long long
     const LayerParams lp = workload::layer_params(model, i);
     dense += lp.non_routed();
     routed += lp.routed();
-    if (model.unquantized.attention) unquantized += lp.attention();
-    if (model.unquantized.router) unquantized += lp.router_matmul + lp.router_bias;
+    unquantized += workload::unquantized_layer_params(model, lp);
     kv_elements += d(model.layer_context(i, context)) * workload::kv_elements_per_token_layer(model, i, plan.tp);
     state += state_layer_chip(model, i, plan);
   }

@@ -286,7 +286,8 @@ void bytes_text(std::ostream& o, const ModelFigures& f) {
       << (dt == core::Dtype::Nvfp4 ? "" : ",");
   if (f.model.unquantized.any())
     o << "\n              (" << unquantized_modules(f.model) << " kept in bf16 by the checkpoint's "
-      << "quantization_config: " << bytes(core::bytes(workload::unquantized_params(f.model) * 2.0)) << ")";
+      << "quantization_config: " << bytes(core::bytes(workload::unquantized_params(f.model) *
+                                      core::bytes_per_element(core::Dtype::Bf16))) << ")";
   o << "\n  kv cache   ";
   if (f.model.attention_layers() == 0) {
     o << " none (no attention layer: each sequence holds only its recurrent state)\n";

@@ -358,13 +358,14 @@ core::Bytes weight_bytes(const ModelSpec& m, core::Dtype dtype) {
                      unq * core::bytes_per_element(unquantized_weight_dtype(dtype)));
 }
 
+double unquantized_layer_params(const ModelSpec& m, const LayerParams& lp) {
+  return (m.unquantized.attention ? lp.attention() : 0.0) +
+         (m.unquantized.router ? lp.router_matmul + lp.router_bias : 0.0);
+}
+
 double unquantized_params(const ModelSpec& m) {
   if (!m.unquantized.any()) return 0.0;
-  double n = over_layers(m, [&](int i) {
-    const LayerParams lp = layer_params(m, i);
-    return (m.unquantized.attention ? lp.attention() : 0.0) +
-           (m.unquantized.router ? lp.router_matmul + lp.router_bias : 0.0);
-  });
+  double n = over_layers(m, [&](int i) { return unquantized_layer_params(m, layer_params(m, i)); });
   if (m.unquantized.embedding) n += embedding_params(m);
   if (m.unquantized.lm_head) n += lm_head_params(m);
   return n;

@@ -396,8 +396,8 @@ void mark_unquantized(const ModelSpec& md, const LayerShard& s, std::vector<Op>&
   if (!s.checkpoint_formats || (!md.unquantized.attention && !md.unquantized.router)) return;
   for (Op& op : ops) {
     if (op.kind != OpKind::Gemm) continue;
-    const bool attention = op.role == GemmRole::QkvProjection || op.name == "o_proj";
-    if ((md.unquantized.attention && attention) || (md.unquantized.router && op.name == "router")) op.unquantized = true;
+    if ((md.unquantized.attention && op.is_attention_projection()) || (md.unquantized.router && op.name == "router"))
+      op.unquantized = true;
   }
 }
 

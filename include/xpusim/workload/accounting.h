@@ -152,6 +152,8 @@ double decode_flops_per_token(const ModelSpec& m, long long context);
 /// Parameters a quantized checkpoint keeps in bf16 (ModelSpec::unquantized): its attention and
 /// router weights, embedding and LM head as its quantization_config lists them; 0 for most models.
 double unquantized_params(const ModelSpec& m);
+/// Of one layer's parameters `lp`, those the checkpoint keeps in bf16 (attention, router).
+double unquantized_layer_params(const ModelSpec& m, const LayerParams& lp);
 
 /// Bytes of all weights stored in `dtype`, those the checkpoint keeps unquantized in bf16
 /// (unquantized_params; norms and biases kept in bf16 are ignored).

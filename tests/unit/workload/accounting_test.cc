@@ -244,7 +244,8 @@ TEST(Params, LayerBreakdownSumsToTotal) {
 // MXFP4 experts (quantization_config.modules_to_not_convert). Served (checkpoint_formats), those
 // GEMMs carry Op::unquantized; trained, none do (the recipe sets the formats). Its weight bytes
 // are the rest at the format's size plus those parameters at 2 bytes, each summed here from
-// layer_params: the checkpoint's 60.8 GiB at MXFP4 (4.25 bits).
+// layer_params; that sum comes to 60.7 GiB at MXFP4 (4.25 bits), the size of the published
+// checkpoint (about 65 GB, recalled from its model card, not in ../shared).
 TEST(Unquantized, GptOssServesItsBf16ModulesInBf16) {
   const ModelSpec m = load_model("gpt-oss-120b", kModels);
   workload::LayerShard s;
