@@ -579,7 +579,10 @@ Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long lo
     RowScenario sized = *rs;
     size_benchmark_loop(*env.calibration, sized);
     serve::ServeScenario& sc = sized.scenario;
-    if (request_cap > 0) sc.load.requests = std::min(sc.load.requests, request_cap);
+    if (request_cap > 0 && sc.load.requests > request_cap) {
+      sc.load.requests = request_cap;
+      p.run_shortened = true;
+    }
     auto rep = runs ? runs->run(sc, env) : serve::run_scenario(sc, env);
     if (!rep) {
       p.status = Status::Unsupported;

@@ -70,7 +70,17 @@ struct CvGate {
 // MoE rows move (the MLPerf DeepSeek-R1 GB300 server TTFT and two TensorRT-LLM B200 throughput
 // rows, all closer in sample: 8.4/42.3 → 8.4/40.3) and the infer median with them: 14.48/90.85 →
 // 14.67/90.72; train 7.52/19.77 → 7.34/19.71.
-const CvGate kCvGates[] = {{"train", 7.4, 19.8}, {"infer", 14.7, 90.8}};
+// Re-based on 2026-12-07 (stop 69), a judgment written down here: the fits had been fitting the
+// 72-chip MLPerf offline rows as their runs shortened to 24,576 requests read (Llama-2-70B on
+// GB200 −55 % where `validate` reads −14 %, DeepSeek-R1 on GB300 −65 % against −0.6 %), which
+// pulled the Blackwell and TensorRT-LLM keys of every fold towards faster. Now a shortened run is
+// scaled to its full run (docs/calibration.md, "Shortened runs fitted as the full runs they
+// stand for"). No in-sample prediction moves; the folds' TensorRT-LLM throughput rows near the
+// median move 1–6 points further under (H100 Llama-3.1-8B 1000/1000 −13.9 → −16.2 %, H100 Llama
+// 7B bs112 −9.1 → −15.1 %) and others closer (B200 gpt-oss DEP2 47.6 → 42.8 %, Qwen3-30B B200
+// 39.3 → 34.6 %): infer 14.67/90.72 → 16.47/90.72; train 7.34/19.71 → 7.34/19.72. The silicon
+// set's model folds are unchanged (TTFT 35.7/90.6 → 35.8/90.5, TPOT 14.2/36.8 → 14.2/36.9).
+const CvGate kCvGates[] = {{"train", 7.4, 19.8}, {"infer", 16.5, 90.8}};
 
 TEST(CalibratePublicFile, EveryFoldPredictsItsRowsWithinTheCvGates) {
   const hw::Catalog catalog = hw::Catalog::load(std::string(XS_TESTDATA_DIR) + "/catalog");

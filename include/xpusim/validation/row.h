@@ -55,6 +55,9 @@ struct Prediction {
   /// fit): run as the source states (its deployment extended the context), flagged and counted
   /// (issue 45, item 5).
   std::string beyond_context;
+  /// A serving run shortened to Context::serving_request_cap: it simulated fewer requests than
+  /// the row's benchmark holds (the calibrator's inner loop scales it, validation/fit.h).
+  bool run_shortened = false;
   std::string framework;                 ///< training preset or serving framework that ran
   std::vector<ExplainItem> explain;      ///< the plan and the time breakdown behind `predicted`
 };
