@@ -233,8 +233,12 @@ class Fitter {
     for (size_t j = 0; j < use.size(); ++j)
       if (p[j].run_shortened && usable(rows_[use[j]], p[j])) shortened_.push_back(use[j]);
     const std::vector<double> full = measure_run_scales();
-    for (size_t j = 0, k = 0; j < use.size() && k < shortened_.size(); ++j)
-      if (use[j] == shortened_[k] && full[k++] > 0) p[j].predicted = full[k - 1];
+    size_t k = 0;  // shortened_ is in the order of `use`
+    for (size_t j = 0; j < use.size() && k < shortened_.size(); ++j) {
+      if (use[j] != shortened_[k]) continue;
+      if (full[k] > 0) p[j].predicted = full[k];
+      ++k;
+    }
   }
 
   /// Runs shortened_ in full and shortened at the current values, sets their run_scale_ and

@@ -60,8 +60,8 @@ struct FitOptions {
   double search_factor = 10.0;     ///< search within [shipped/f, shipped·f] ∩ range
   double prior_weight = 1.0;       ///< 0 = no prior (tests of the optimiser alone)
   /// Requests per infer row inside the optimiser (Context::serving_request_cap): MLPerf's
-  /// minimum query count. A run it shortens is simulated once in full at the fit's start and
-  /// scaled by full / shortened from then on. The reported figures simulate every request.
+  /// minimum query count. A run it shortens is scaled by full / shortened, both simulated at each
+  /// sweep's start (docs/calibration.md). The reported figures simulate every request.
   long long inner_request_cap = 24576;
   int threads = core::default_threads();  ///< rows predicted in parallel (results do not depend on it)
   /// Predict every row at the values kept, for FitResult::loss_end. A cross-validation fold's
