@@ -290,7 +290,8 @@ void apply_offline(const Row& row, const RowNotes& notes, RowScenario& rs) {
     // MLPerf offline runs at least 600 s, repeating the sample set as needed.
     load.requests = std::max<long long>(kOrcaSamples, kOfflineRequestsPerChip * chips);
     rs.assumptions.push_back("MLPerf offline: " + std::to_string(load.requests) +
-                             " samples queued at once");
+                             " samples queued at once (the source does not record its sample count; MLPerf "
+                             "requires a run of at least 600 s)");
   } else if (notes.prefill_only) {
     load.requests = kPrefillOnlyRequestsPerChip * chips;
   } else {
@@ -567,6 +568,18 @@ void size_benchmark_loop(const calib::Params& params, RowScenario& rs) {
                            "; the source records no request count)");
 }
 
+namespace {
+
+/// An offline run's throughput is taken over the whole run, so its length is part of the answer.
+std::string offline_run_length(const serve::ServeReport& rep) {
+  return "the simulated offline run lasts " + core::fmt_num(rep.sim.duration.base(), 3) +
+         " s, first request to last completion; its throughput is taken over the whole run, ramp-up and drain "
+         "included, so it moves with the run's length (docs/serving.md, \"An offline run's length moves its "
+         "throughput\")";
+}
+
+}  // namespace
+
 Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long long request_cap, ServeRunCache* runs) {
   Prediction p;
   try {
@@ -592,6 +605,7 @@ Prediction predict_infer_row(const Row& row, const serve::ServeEnv& env, long lo
     p.predicted = metric_value(*rep, rs->metric);
     p.framework = rep->framework;
     p.assumptions = sized.assumptions;
+    if (sc.load.arrival == serve::ArrivalKind::Offline) p.assumptions.push_back(offline_run_length(*rep));
     for (const auto& a : rep->assumptions) p.assumptions.push_back(a);
     p.explain = explain_serve(*rep);
     flag_beyond_context(row, rep->model_context, p);

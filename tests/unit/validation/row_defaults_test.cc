@@ -230,6 +230,27 @@ TEST(MlperfServer, RateAndStatisticComeFromTheFixedPhrasing) {
   EXPECT_DOUBLE_EQ(rs->scenario.load.rate_per_s, 75.0);
 }
 
+// An offline row's throughput is taken over the whole run, so the prediction states the run's
+// simulated length beside the sample count: an MLPerf Llama-2-70B offline row on 8 H100 (24,576
+// samples of 290 output tokens, MLPerf's minimum count) lasts its output tokens over its
+// predicted throughput.
+TEST(MlperfOffline, ThePredictionStatesTheSimulatedRunsLength) {
+  auto row = mlperf_server_row("throughput_tokens_per_s", "");
+  row.mode = "offline";
+  const auto p = validation::predict_row(row, context()).prediction;
+  ASSERT_EQ(p.status, validation::Status::Ok) << p.reason;
+  std::string count, length;
+  for (const auto& a : p.assumptions) {
+    if (a.rfind("MLPerf offline: ", 0) == 0) count = a;
+    if (a.rfind("the simulated offline run lasts ", 0) == 0) length = a;
+  }
+  EXPECT_NE(count.find("24576 samples"), std::string::npos) << count;
+  EXPECT_NE(count.find("at least 600 s"), std::string::npos) << count;
+  ASSERT_FALSE(length.empty());
+  const double stated = std::stod(length.substr(std::string("the simulated offline run lasts ").size()));
+  EXPECT_NEAR(stated, 24576.0 * 290.0 / p.predicted, 0.01 * stated);
+}
+
 /// A closed-loop benchmark row of the silicon set's kind: Llama-3.1-8B fp8 on one H100, vLLM.
 validation::Row closed_loop_row(long long clients) {
   auto r = mlperf_server_row("ttft_ms", "");
