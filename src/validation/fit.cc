@@ -196,7 +196,11 @@ class Fitter {
   /// other parts of the step than the steady state): measured again at the current values (each
   /// sweep's start), with the shortened rows' residuals set from their full runs.
   void rescale_shortened_runs() {
-    const std::vector<double> full = measure_run_scales();
+    if (shortened_.empty()) return;
+    for (int i : shortened_) run_scale_[static_cast<size_t>(i)] = 1.0;
+    std::vector<Prediction> cut;
+    predict(shortened_, cut);
+    const std::vector<double> full = measure_run_scales(cut);
     for (size_t k = 0; k < shortened_.size(); ++k) {
       const int i = shortened_[k];
       if (!in_fit_[i] || full[k] <= 0) continue;
@@ -230,28 +234,29 @@ class Fitter {
   /// rescale_shortened_runs() measures the ratio again; `p` (the shortened predictions of `use`)
   /// is scaled in place.
   void scale_shortened_runs(const std::vector<int>& use, std::vector<Prediction>& p) {
+    std::vector<size_t> at;  // where each shortened row sits in `use`
+    std::vector<Prediction> cut;
     for (size_t j = 0; j < use.size(); ++j)
-      if (p[j].run_shortened && usable(rows_[use[j]], p[j])) shortened_.push_back(use[j]);
-    const std::vector<double> full = measure_run_scales();
-    size_t k = 0;  // shortened_ is in the order of `use`
-    for (size_t j = 0; j < use.size() && k < shortened_.size(); ++j) {
-      if (use[j] != shortened_[k]) continue;
-      if (full[k] > 0) p[j].predicted = full[k];
-      ++k;
-    }
+      if (p[j].run_shortened && usable(rows_[use[j]], p[j])) {
+        shortened_.push_back(use[j]);
+        at.push_back(j);
+        cut.push_back(p[j]);
+      }
+    const std::vector<double> full = measure_run_scales(cut);
+    for (size_t k = 0; k < shortened_.size(); ++k)
+      if (full[k] > 0) p[at[k]].predicted = full[k];
   }
 
-  /// Runs shortened_ in full and shortened at the current values, sets their run_scale_ and
-  /// returns the full runs' predictions (0 where either run is unusable; its scale stays).
-  std::vector<double> measure_run_scales() {
+  /// Runs shortened_ in full at the current values, sets their run_scale_ from `cut` (their
+  /// unscaled shortened runs at the same values) and returns the full runs' predictions (0 where
+  /// either run is unusable; its scale stays 1).
+  std::vector<double> measure_run_scales(const std::vector<Prediction>& cut) {
     std::vector<double> out(shortened_.size(), 0.0);
     if (shortened_.empty()) return out;
     Context whole = ctx_;
     whole.serving_request_cap = 0;
-    for (int i : shortened_) run_scale_[static_cast<size_t>(i)] = 1.0;
-    std::vector<Prediction> full, cut;
+    std::vector<Prediction> full;
     predict(shortened_, whole, full);
-    predict(shortened_, cut);
     for (size_t k = 0; k < shortened_.size(); ++k) {
       const Row& row = rows_[shortened_[k]];
       if (!usable(row, full[k]) || !usable(row, cut[k])) continue;
